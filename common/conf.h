@@ -1,0 +1,60 @@
+/* The configuration: one libconfig file read into a validated struct.
+ *
+ * This is the only module that touches libconfig.  Every error names the
+ * file, the line, the key and the bad value.  Unknown keys are errors.
+ * Everything the rest of the code reads from the config is already checked
+ * here, so no other module validates config values again.
+ */
+#ifndef L3BOND_CONF_H
+#define L3BOND_CONF_H
+
+#include <net/if.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/wire.h"
+#include "egress/reseq.h"
+#include "ingress/sched.h"
+
+enum conf_role {
+	ROLE_CPE = 0,
+	ROLE_CONCENTRATOR = 1,
+};
+
+enum conf_limits {
+	CONF_NAME_MAX = 16,  /* path name, with NUL */
+	CONF_ADDR_MAX = 64,  /* textual address, with NUL */
+	CONF_ERR_MAX = 512,
+};
+
+struct conf_path {
+	char name[CONF_NAME_MAX];
+	enum path_class cls;
+	char ifname[IF_NAMESIZE];
+	uint32_t fwmark;
+	char peer[CONF_ADDR_MAX]; /* peer address for this path; "" if none */
+	uint16_t peer_port;       /* 0: the top-level port */
+};
+
+struct conf {
+	enum conf_role role;
+	uint32_t session_id;
+	uint16_t port;
+	struct ing_sched_params sched;
+	struct egr_reseq_params reseq;
+	unsigned npaths;
+	struct conf_path path[WIRE_MAX_PATHS];
+};
+
+/* Fills c with the defaults of every key (no paths). */
+void conf_defaults(struct conf *c);
+
+/* Reads and validates file into c.  On error returns -EINVAL (or -errno for
+ * I/O) and writes one line "file:line: key: bad value 'v': why" into err;
+ * c is then untouched. */
+int conf_load(struct conf *c, const char *file, char *err, size_t errlen);
+
+const char *conf_role_name(enum conf_role r);
+const char *conf_class_name(enum path_class c);
+
+#endif

@@ -1,0 +1,157 @@
+/* The l3bond wire format: one header for every packet on the tunnel.
+ *
+ * Packet on the wire (inside outer IPv4/IPv6 + UDP):
+ *
+ *   0       1       2       3
+ *   +-------+-------+-------+-------+
+ *   |ver|typ| path  |     pgap      |   ver: high nibble, type: low nibble
+ *   +-------+-------+-------+-------+
+ *   |          session id           |
+ *   +-------------------------------+
+ *   |     global sequence (gseq)    |
+ *   +-------------------------------+
+ *   |     local sequence (lseq)     |
+ *   +-------------------------------+
+ *   |   sender timestamp (us, u32)  |
+ *   +-------------------------------+
+ *   |  body (DATA: whole inner IP)  |
+ *   +-------------------------------+
+ *   |   authentication tag (16 B)   |
+ *   +-------------------------------+
+ *
+ * All fields big-endian.  pgap is the distance in global sequence to the
+ * previous DATA packet sent on the same path (0: unknown, first, or more
+ * than 65535); with it the egress knows exactly which global sequence number
+ * a one-packet gap in a path's local sequence was, and can give that hole up
+ * at once instead of waiting for the reorder timeout (paths are FIFO).
+ *
+ * For control types (REPORT, PROBE, ...) gseq carries the sender's control
+ * counter, lseq is 0 and pgap is 0.
+ *
+ * Packets are parsed by copying into host structs; a packet pointer is never
+ * cast to a struct.  Parsing never reads past the buffer; each malformed input
+ * is rejected with its own reason.
+ */
+#ifndef L3BOND_WIRE_H
+#define L3BOND_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum wire_limits {
+	WIRE_VERSION = 1,
+	WIRE_HDR_LEN = 20,
+	WIRE_TAG_LEN = 16,
+	WIRE_OUTER4_LEN = 28, /* outer IPv4 20 + UDP 8 */
+	WIRE_OVERHEAD = WIRE_OUTER4_LEN + WIRE_HDR_LEN + WIRE_TAG_LEN,
+	WIRE_MAX_PATHS = 16,
+	WIRE_MIN_INNER = 20,     /* smallest IPv4 packet */
+	WIRE_MAX_INNER = 65535,  /* largest IP packet */
+	WIRE_REPORT_ENTRY = 16,
+	WIRE_REPORT_MAX = 4 + WIRE_MAX_PATHS * WIRE_REPORT_ENTRY,
+	WIRE_PROBE_LEN = 8,
+	WIRE_HELLO_LEN = 8,
+};
+
+enum wire_type {
+	WIRE_DATA = 1,
+	WIRE_REPORT = 2,
+	WIRE_PROBE = 3,
+	WIRE_PROBE_ACK = 4,
+	WIRE_HELLO = 5,
+	WIRE_HELLO_ACK = 6,
+	WIRE_TYPE_MAX = WIRE_HELLO_ACK,
+};
+
+/* Why a packet was rejected.  Each value is its own counter. */
+enum wire_drop {
+	WIRE_OK = 0,
+	WIRE_E_SHORT,        /* shorter than header + tag */
+	WIRE_E_VERSION,      /* unknown version */
+	WIRE_E_TYPE,         /* unknown type */
+	WIRE_E_PATH,         /* path id >= WIRE_MAX_PATHS */
+	WIRE_E_INNER_SHORT,  /* DATA body shorter than an IP header */
+	WIRE_E_INNER_VERSION,/* DATA body neither IPv4 nor IPv6 */
+	WIRE_E_INNER_LEN,    /* IP header length fields disagree with the body */
+	WIRE_E_BODY_LEN,     /* control body of the wrong size for its type */
+	WIRE_E_REPORT_COUNT, /* REPORT path count too large or entries bad */
+	WIRE_E_CONTROL_SEQ,  /* control packet with lseq or pgap set */
+	WIRE_DROP_MAX,
+};
+
+struct wire_hdr {
+	uint8_t version;
+	uint8_t type;
+	uint8_t path;
+	uint16_t pgap;
+	uint32_t session;
+	uint32_t gseq;
+	uint32_t lseq;
+	uint32_t tstamp;
+};
+
+struct wire_report_path {
+	uint8_t path;
+	uint32_t rx_pkts;   /* cumulative DATA packets received on the path */
+	uint32_t lost_pkts; /* cumulative packets missing in its local sequence */
+	uint32_t delay_us;  /* receiver-measured one-way delay estimate, 0: none */
+};
+
+/* Report body: u8 count, 3 bytes zero, then count entries of 16 bytes:
+ * u8 path, 3 bytes zero, u32 rx, u32 lost, u32 delay_us.  Counters are
+ * cumulative (wrapping) so that a lost report loses no information; the
+ * report sequence number travels in the header's gseq. */
+struct wire_report {
+	uint8_t n;
+	struct wire_report_path p[WIRE_MAX_PATHS];
+};
+
+/* PROBE: u32 probe id, u32 last gseq sent on this path.
+ * PROBE_ACK: u32 echoed probe id, u32 echoed sender timestamp. */
+struct wire_probe {
+	uint32_t id;
+	uint32_t value;
+};
+
+/* HELLO: u32 epoch, u32 flags.  HELLO_ACK: u32 epoch, u32 echoed epoch. */
+struct wire_hello {
+	uint32_t epoch;
+	uint32_t value;
+};
+
+/* A parsed packet.  body points into the caller's buffer. */
+struct wire_msg {
+	struct wire_hdr hdr;
+	const uint8_t *body;
+	size_t body_len;
+	const uint8_t *tag;
+	union {
+		struct wire_report report;
+		struct wire_probe probe;
+		struct wire_hello hello;
+	} u;
+};
+
+/* Writes the WIRE_HDR_LEN header bytes of h into buf; the version written
+ * is always WIRE_VERSION (h->version is ignored). */
+void wire_put_hdr(uint8_t *buf, const struct wire_hdr *h);
+
+/* Parses and validates a whole packet (header, body for its type, tag
+ * present).  Returns WIRE_OK or the reason it is malformed. */
+enum wire_drop wire_parse(const uint8_t *pkt, size_t len, struct wire_msg *m);
+
+/* Builds a complete packet into out (header, body, zeroed tag).  Returns the
+ * packet length, or -ENOSPC if cap is too small, -EINVAL on bad input. */
+int wire_build(uint8_t *out, size_t cap, const struct wire_hdr *h,
+	       const uint8_t *body, size_t body_len);
+
+/* Encodes a REPORT/PROBE/HELLO body.  Return the body length or -ENOSPC /
+ * -EINVAL. */
+int wire_put_report(uint8_t *buf, size_t cap, const struct wire_report *r);
+int wire_put_probe(uint8_t *buf, size_t cap, const struct wire_probe *p);
+int wire_put_hello(uint8_t *buf, size_t cap, const struct wire_hello *h);
+
+const char *wire_drop_name(enum wire_drop d);
+const char *wire_type_name(uint8_t type);
+
+#endif

@@ -1,0 +1,24 @@
+/* The egress of one direction: per-path loss accounting feeding the
+ * resequencer.  The daemon and the simulator both go through egr_on_data so
+ * that they run the same logic. */
+#ifndef L3BOND_EGRESS_H
+#define L3BOND_EGRESS_H
+
+#include "common/wire.h"
+#include "egress/loss.h"
+#include "egress/reseq.h"
+
+struct egr {
+	struct egr_loss loss;
+	struct egr_reseq reseq;
+};
+
+int egr_init(struct egr *e, const struct egr_reseq_params *p, unsigned npaths,
+	     egr_release_fn fn, void *ctx);
+void egr_free(struct egr *e);
+
+/* A validated DATA header arrives; see egr_reseq_push. */
+enum egr_verdict egr_on_data(struct egr *e, const struct wire_hdr *h,
+			     uint64_t now_us, uint64_t cookie);
+
+#endif

@@ -1,0 +1,124 @@
+/* The egress resequencer ("Multipath bonding at Layer 3", 4.3, extended).
+ *
+ * Packets are identified by their global sequence number; the resequencer
+ * keeps only metadata and an opaque cookie per packet (the daemon's slot and
+ * kernel packet id, the simulator's packet record), and hands cookies back
+ * through the release callback, in global sequence order.
+ *
+ * Rules:
+ * - the next expected packet is released at once, with every buffered
+ *   packet that then follows in order;
+ * - an early packet is buffered with its arrival time;
+ * - the hole at the head is given up (counted as lost) when
+ *   a) it has waited t_lto since the first packet beyond it arrived, or
+ *   b) early_release is on and it is known lost: the path that carried it
+ *      has already delivered a later local sequence number (learnt from the
+ *      header's pgap), or every path that is up has delivered a later global
+ *      sequence number (FIFO paths cannot bring it any more);
+ * - a packet behind the head is dropped: as a duplicate if it was released,
+ *   as late otherwise;
+ * - capacity is a power of two; a packet that lies capacity or more ahead of
+ *   the head forces the head forward (holes counted as overflow losses,
+ *   buffered packets released in order), in at most capacity steps however
+ *   far it jumps.
+ *
+ * Memory is allocated once at init.  The release callback must not call back
+ * into the resequencer.
+ */
+#ifndef L3BOND_RESEQ_H
+#define L3BOND_RESEQ_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/wire.h"
+
+typedef void (*egr_release_fn)(void *ctx, uint64_t cookie, uint32_t gseq);
+
+struct egr_reseq_params {
+	uint32_t t_lto_us;
+	bool early_release;
+	uint32_t capacity; /* power of two, >= 2 */
+};
+
+/* What happened to a pushed packet.  On EGR_DROP_* the resequencer keeps
+ * nothing: the caller drops the packet. */
+enum egr_verdict {
+	EGR_RELEASED = 0, /* released now (maybe with followers) */
+	EGR_BUFFERED,
+	EGR_DROP_LATE,
+	EGR_DROP_DUP,
+	EGR_DROP_PATH, /* path index out of range (egr_on_data only) */
+};
+
+struct egr_reseq_stats {
+	uint64_t in_order;      /* released on arrival */
+	uint64_t buffered;      /* buffered on arrival */
+	uint64_t released;      /* all releases */
+	uint64_t late;          /* dropped: behind the head, never released */
+	uint64_t dup;           /* dropped: duplicate */
+	uint64_t hole_timeout;  /* holes given up after t_lto */
+	uint64_t hole_early;    /* holes given up early (known lost) */
+	uint64_t hole_overflow; /* holes given up because the window was full */
+	uint64_t overflow;      /* packets that forced the window forward */
+	uint64_t hole_path_down;/* holes given up when a path went down */
+	uint64_t hole_flush;    /* holes given up by flush/reset */
+};
+
+struct egr_reseq_slot;
+
+struct egr_reseq {
+	struct egr_reseq_params p;
+	egr_release_fn release;
+	void *ctx;
+	unsigned npaths;
+	uint32_t mask;
+	struct egr_reseq_slot *slot; /* capacity slots, by gseq & mask */
+	uint32_t *arrivals;          /* gseq in arrival order, 2 * capacity */
+	uint32_t arr_head, arr_tail;
+	bool started;
+	uint32_t next;               /* head: next expected gseq */
+	uint32_t count;              /* packets buffered */
+	bool path_up[WIRE_MAX_PATHS];
+	bool path_seen[WIRE_MAX_PATHS];
+	uint32_t path_top[WIRE_MAX_PATHS]; /* highest gseq delivered per path */
+	struct egr_reseq_stats st;
+};
+
+/* Returns 0, -EINVAL (bad params), or -ENOMEM. */
+int egr_reseq_init(struct egr_reseq *r, const struct egr_reseq_params *p,
+		   unsigned npaths, egr_release_fn fn, void *ctx);
+void egr_reseq_free(struct egr_reseq *r);
+
+/* Timeout and early_release can change at run time; capacity cannot.
+ * Returns 0 or -EINVAL. */
+int egr_reseq_set_params(struct egr_reseq *r, const struct egr_reseq_params *p);
+
+/* One DATA packet arrives.  missing: packets missing on its path just before
+ * it (from egr_loss_on_packet); pgap: from its header. */
+enum egr_verdict egr_reseq_push(struct egr_reseq *r, uint32_t gseq,
+				unsigned path, uint32_t missing, uint16_t pgap,
+				uint64_t now_us, uint64_t cookie);
+
+/* Gives up holes whose time is over and releases what follows. */
+void egr_reseq_poll(struct egr_reseq *r, uint64_t now_us);
+
+/* When the next timeout falls due; false if nothing is waiting. */
+bool egr_reseq_deadline(const struct egr_reseq *r, uint64_t *when_us);
+
+/* A path goes down or comes back.  Down: its holes are not waited for. */
+void egr_reseq_set_path_up(struct egr_reseq *r, unsigned path, bool up);
+
+/* Releases everything buffered, in order, giving up the holes (shutdown). */
+void egr_reseq_flush(struct egr_reseq *r);
+
+/* Forgets the sequence state (peer restarted): buffered packets are
+ * released in order first. */
+void egr_reseq_reset(struct egr_reseq *r);
+
+static inline uint32_t egr_reseq_depth(const struct egr_reseq *r)
+{
+	return r->count;
+}
+
+#endif

@@ -1,0 +1,106 @@
+/* The ingress scheduler: smooth weighted round robin over the paths, with
+ * the mobile weight adapted to the loss the peer's egress reports (AWI, IWI,
+ * DWD, from "Multipath bonding at Layer 3", section 3).
+ *
+ * Invariants:
+ * - every fixed path has the constant weight w_fixed;
+ * - the mobile weight w_mobile starts at 0 and stays in [0, w_mobile_max];
+ *   it is shared equally by the mobile paths that are up;
+ * - if no fixed path is up, the mobile paths that are up share the traffic
+ *   equally, whatever w_mobile is; if no path is up, nothing is picked;
+ * - the pick is smooth (nginx-style SWRR): no path gets a run of picks longer
+ *   than its weight ratio requires;
+ * - each pick consumes one global and one local (per path) sequence number.
+ *
+ * Reports carry cumulative per-path counters; the scheduler keeps the last
+ * report's counters and reacts to the difference, so a lost report loses no
+ * loss information, and a stale or duplicated report (by report sequence)
+ * is ignored.  Time never comes from a clock here: callers pass it in.
+ */
+#ifndef L3BOND_SCHED_H
+#define L3BOND_SCHED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/wire.h"
+
+enum path_class {
+	PATH_FIXED = 0,
+	PATH_MOBILE = 1,
+};
+
+struct ing_sched_params {
+	double k;            /* AWI steepness */
+	uint32_t t_dwd_ms;   /* quiet time before DWD; multiple of t_report_ms */
+	uint32_t t_report_ms;
+	double w_fixed;      /* constant weight of each fixed path */
+	double w_mobile_max; /* clamp of w_mobile */
+};
+
+struct ing_sched_path {
+	enum path_class cls;
+	bool up;
+	double cur;            /* SWRR running credit */
+	uint32_t lseq;         /* next local sequence number */
+	uint32_t last_gseq;    /* gseq of the previous packet on this path */
+	bool sent_any;
+	uint64_t sent;         /* packets picked for this path since start */
+	/* last cumulative counters seen in a report */
+	bool have_report;
+	uint32_t rep_rx;
+	uint32_t rep_lost;
+};
+
+struct ing_sched_stats {
+	uint64_t reports;       /* reports applied */
+	uint64_t stale_reports; /* ignored: not newer than the last one */
+	uint64_t awi;
+	uint64_t iwi;
+	uint64_t dwd;
+	uint64_t no_path;       /* picks refused: no path up */
+};
+
+struct ing_sched {
+	struct ing_sched_params p;
+	unsigned n;
+	struct ing_sched_path path[WIRE_MAX_PATHS];
+	double w_mobile;
+	uint32_t gseq;            /* next global sequence number */
+	uint32_t fixed_sent;      /* sent on fixed paths since the last report */
+	uint32_t quiet_reports;   /* consecutive loss-free reports */
+	bool have_report_seq;
+	uint32_t report_seq;      /* last applied report sequence */
+	struct ing_sched_stats st;
+};
+
+/* Validates params (k >= 0, w_fixed > 0, w_mobile_max >= 0, t_report_ms >
+ * 0, t_dwd_ms a multiple of t_report_ms) and n in [1, WIRE_MAX_PATHS].
+ * All paths start up.  Returns 0 or -EINVAL. */
+int ing_sched_init(struct ing_sched *s, const struct ing_sched_params *p,
+		   unsigned n, const enum path_class *cls);
+
+/* Replaces the tunables (reload) keeping weights, credits and sequence
+ * numbers; w_mobile is re-clamped.  Returns 0 or -EINVAL (nothing changed). */
+int ing_sched_set_params(struct ing_sched *s, const struct ing_sched_params *p);
+
+void ing_sched_set_up(struct ing_sched *s, unsigned path, bool up);
+
+/* Picks the path for the next DATA packet and fills h->path, h->gseq,
+ * h->lseq and h->pgap.  Returns the path index, or -ENETDOWN if no path is
+ * up (nothing consumed). */
+int ing_sched_pick(struct ing_sched *s, struct wire_hdr *h);
+
+/* Applies a REPORT from the peer's egress: seq is the report sequence (the
+ * header's gseq).  Runs AWI/IWI on fixed-path loss, DWD otherwise. */
+void ing_sched_on_report(struct ing_sched *s, uint32_t seq,
+			 const struct wire_report *r);
+
+/* Effective SWRR weight of a path now (0 if down). */
+double ing_sched_weight(const struct ing_sched *s, unsigned path);
+
+/* Restarts sequence numbers and report baselines (peer restarted, new
+ * epoch); weights are kept. */
+void ing_sched_reset_seq(struct ing_sched *s, uint32_t gseq0);
+
+#endif

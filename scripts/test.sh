@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The test command: installs dependencies, builds twice (plain and with
+# ASan+UBSan) and runs every test in both builds.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/deps.sh
+for variant in plain asan; do
+	if [ $variant = asan ]; then
+		scripts/build.sh --asan
+		dir=build-asan
+	else
+		scripts/build.sh
+		dir=build
+	fi
+	echo "== tests ($variant build)"
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		ctest --test-dir "$dir" --output-on-failure -j "$(nproc)"
+done
