@@ -1,0 +1,264 @@
+/* Encoding and validation of the l3bond wire format (see wire.h).
+ *
+ * Parsing copies fields into host structs through the be*() readers; every
+ * read is preceded by a length check, so no input can make us read past the
+ * buffer.  Each way a packet can be malformed has its own reason, which the
+ * daemon counts.
+ */
+#include "common/wire.h"
+
+#include <errno.h>
+#include <string.h>
+
+_Static_assert(WIRE_OVERHEAD == 64, "tunnel overhead must stay at 64 bytes");
+_Static_assert(WIRE_TYPE_MAX < 16, "type must fit its nibble");
+_Static_assert(WIRE_VERSION < 16, "version must fit its nibble");
+_Static_assert(WIRE_MAX_PATHS <= 256, "path id is one byte");
+
+enum {
+	OFF_VERTYPE = 0,
+	OFF_PATH = 1,
+	OFF_PGAP = 2,
+	OFF_SESSION = 4,
+	OFF_GSEQ = 8,
+	OFF_LSEQ = 12,
+	OFF_TSTAMP = 16,
+	OFF_END = 20,
+};
+_Static_assert((int)OFF_END == (int)WIRE_HDR_LEN, "header layout");
+
+static uint16_t be16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static uint32_t be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
+static void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = v >> 8;
+	p[1] = v & 0xff;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	p[0] = v >> 24;
+	p[1] = (v >> 16) & 0xff;
+	p[2] = (v >> 8) & 0xff;
+	p[3] = v & 0xff;
+}
+
+void wire_put_hdr(uint8_t *buf, const struct wire_hdr *h)
+{
+	buf[OFF_VERTYPE] = (uint8_t)(WIRE_VERSION << 4 | (h->type & 0x0f));
+	buf[OFF_PATH] = h->path;
+	put16(buf + OFF_PGAP, h->pgap);
+	put32(buf + OFF_SESSION, h->session);
+	put32(buf + OFF_GSEQ, h->gseq);
+	put32(buf + OFF_LSEQ, h->lseq);
+	put32(buf + OFF_TSTAMP, h->tstamp);
+}
+
+static void get_hdr(const uint8_t *buf, struct wire_hdr *h)
+{
+	h->version = buf[OFF_VERTYPE] >> 4;
+	h->type = buf[OFF_VERTYPE] & 0x0f;
+	h->path = buf[OFF_PATH];
+	h->pgap = be16(buf + OFF_PGAP);
+	h->session = be32(buf + OFF_SESSION);
+	h->gseq = be32(buf + OFF_GSEQ);
+	h->lseq = be32(buf + OFF_LSEQ);
+	h->tstamp = be32(buf + OFF_TSTAMP);
+}
+
+/* The inner packet must be one whole IPv4 or IPv6 packet: the egress hands
+ * it to the kernel as it is, so its length fields must match exactly. */
+static enum wire_drop check_inner(const uint8_t *p, size_t len)
+{
+	if (len < WIRE_MIN_INNER)
+		return WIRE_E_INNER_SHORT;
+	switch (p[0] >> 4) {
+	case 4: {
+		size_t ihl = (size_t)(p[0] & 0x0f) * 4;
+
+		if (ihl < 20 || ihl > len || be16(p + 2) != len)
+			return WIRE_E_INNER_LEN;
+		return WIRE_OK;
+	}
+	case 6:
+		if (len < 40)
+			return WIRE_E_INNER_SHORT;
+		if (40 + (size_t)be16(p + 4) != len)
+			return WIRE_E_INNER_LEN;
+		return WIRE_OK;
+	default:
+		return WIRE_E_INNER_VERSION;
+	}
+}
+
+static enum wire_drop get_report(const uint8_t *p, size_t len,
+				 struct wire_report *r)
+{
+	if (len < 4)
+		return WIRE_E_BODY_LEN;
+	if (p[0] > WIRE_MAX_PATHS)
+		return WIRE_E_REPORT_COUNT;
+	if (len != 4 + (size_t)p[0] * WIRE_REPORT_ENTRY)
+		return WIRE_E_BODY_LEN;
+	r->n = p[0];
+	for (unsigned i = 0; i < r->n; i++) {
+		const uint8_t *e = p + 4 + i * WIRE_REPORT_ENTRY;
+
+		if (e[0] >= WIRE_MAX_PATHS)
+			return WIRE_E_REPORT_COUNT;
+		r->p[i].path = e[0];
+		r->p[i].rx_pkts = be32(e + 4);
+		r->p[i].lost_pkts = be32(e + 8);
+		r->p[i].delay_us = be32(e + 12);
+	}
+	return WIRE_OK;
+}
+
+/* PROBE, PROBE_ACK, HELLO and HELLO_ACK bodies are two u32 each. */
+static enum wire_drop get_pair(const uint8_t *p, size_t len, uint32_t *a,
+			       uint32_t *b)
+{
+	if (len != 8)
+		return WIRE_E_BODY_LEN;
+	*a = be32(p);
+	*b = be32(p + 4);
+	return WIRE_OK;
+}
+
+enum wire_drop wire_parse(const uint8_t *pkt, size_t len, struct wire_msg *m)
+{
+	if (len < WIRE_HDR_LEN + WIRE_TAG_LEN)
+		return WIRE_E_SHORT;
+	get_hdr(pkt, &m->hdr);
+	if (m->hdr.version != WIRE_VERSION)
+		return WIRE_E_VERSION;
+	if (m->hdr.type == 0 || m->hdr.type > WIRE_TYPE_MAX)
+		return WIRE_E_TYPE;
+	if (m->hdr.path >= WIRE_MAX_PATHS)
+		return WIRE_E_PATH;
+	m->body = pkt + WIRE_HDR_LEN;
+	m->body_len = len - WIRE_HDR_LEN - WIRE_TAG_LEN;
+	m->tag = pkt + len - WIRE_TAG_LEN;
+
+	if (m->hdr.type == WIRE_DATA)
+		return check_inner(m->body, m->body_len);
+	if (m->hdr.lseq != 0 || m->hdr.pgap != 0)
+		return WIRE_E_CONTROL_SEQ;
+	switch (m->hdr.type) {
+	case WIRE_REPORT:
+		return get_report(m->body, m->body_len, &m->u.report);
+	case WIRE_PROBE:
+	case WIRE_PROBE_ACK:
+		return get_pair(m->body, m->body_len, &m->u.probe.id,
+				&m->u.probe.value);
+	default: /* HELLO, HELLO_ACK */
+		return get_pair(m->body, m->body_len, &m->u.hello.epoch,
+				&m->u.hello.value);
+	}
+}
+
+int wire_build(uint8_t *out, size_t cap, const struct wire_hdr *h,
+	       const uint8_t *body, size_t body_len)
+{
+	size_t total = WIRE_HDR_LEN + body_len + WIRE_TAG_LEN;
+
+	if (h->type == 0 || h->type > WIRE_TYPE_MAX ||
+	    h->path >= WIRE_MAX_PATHS || body_len > WIRE_MAX_INNER)
+		return -EINVAL;
+	if (total > cap)
+		return -ENOSPC;
+	wire_put_hdr(out, h);
+	if (body_len)
+		memcpy(out + WIRE_HDR_LEN, body, body_len);
+	memset(out + WIRE_HDR_LEN + body_len, 0, WIRE_TAG_LEN);
+	return (int)total;
+}
+
+int wire_put_report(uint8_t *buf, size_t cap, const struct wire_report *r)
+{
+	size_t len = 4 + (size_t)r->n * WIRE_REPORT_ENTRY;
+
+	if (r->n > WIRE_MAX_PATHS)
+		return -EINVAL;
+	for (unsigned i = 0; i < r->n; i++)
+		if (r->p[i].path >= WIRE_MAX_PATHS)
+			return -EINVAL;
+	if (len > cap)
+		return -ENOSPC;
+	memset(buf, 0, len);
+	buf[0] = r->n;
+	for (unsigned i = 0; i < r->n; i++) {
+		uint8_t *e = buf + 4 + i * WIRE_REPORT_ENTRY;
+
+		e[0] = r->p[i].path;
+		put32(e + 4, r->p[i].rx_pkts);
+		put32(e + 8, r->p[i].lost_pkts);
+		put32(e + 12, r->p[i].delay_us);
+	}
+	return (int)len;
+}
+
+static int put_pair(uint8_t *buf, size_t cap, uint32_t a, uint32_t b)
+{
+	if (cap < 8)
+		return -ENOSPC;
+	put32(buf, a);
+	put32(buf + 4, b);
+	return 8;
+}
+
+int wire_put_probe(uint8_t *buf, size_t cap, const struct wire_probe *p)
+{
+	return put_pair(buf, cap, p->id, p->value);
+}
+
+int wire_put_hello(uint8_t *buf, size_t cap, const struct wire_hello *h)
+{
+	return put_pair(buf, cap, h->epoch, h->value);
+}
+
+const char *wire_drop_name(enum wire_drop d)
+{
+	static const char *const names[WIRE_DROP_MAX] = {
+		[WIRE_OK] = "ok",
+		[WIRE_E_SHORT] = "short",
+		[WIRE_E_VERSION] = "bad_version",
+		[WIRE_E_TYPE] = "bad_type",
+		[WIRE_E_PATH] = "bad_path",
+		[WIRE_E_INNER_SHORT] = "inner_short",
+		[WIRE_E_INNER_VERSION] = "inner_bad_version",
+		[WIRE_E_INNER_LEN] = "inner_bad_length",
+		[WIRE_E_BODY_LEN] = "bad_body_length",
+		[WIRE_E_REPORT_COUNT] = "bad_report",
+		[WIRE_E_CONTROL_SEQ] = "control_with_seq",
+	};
+
+	if ((unsigned)d >= WIRE_DROP_MAX || !names[d])
+		return "unknown";
+	return names[d];
+}
+
+const char *wire_type_name(uint8_t type)
+{
+	static const char *const names[WIRE_TYPE_MAX + 1] = {
+		[WIRE_DATA] = "data",
+		[WIRE_REPORT] = "report",
+		[WIRE_PROBE] = "probe",
+		[WIRE_PROBE_ACK] = "probe_ack",
+		[WIRE_HELLO] = "hello",
+		[WIRE_HELLO_ACK] = "hello_ack",
+	};
+
+	if (type > WIRE_TYPE_MAX || !names[type])
+		return "unknown";
+	return names[type];
+}

@@ -1,0 +1,26 @@
+/* One direction's egress: loss accounting in front of the resequencer. */
+#include "egress/egress.h"
+
+int egr_init(struct egr *e, const struct egr_reseq_params *p, unsigned npaths,
+	     egr_release_fn fn, void *ctx)
+{
+	egr_loss_init(&e->loss, npaths);
+	return egr_reseq_init(&e->reseq, p, npaths, fn, ctx);
+}
+
+void egr_free(struct egr *e)
+{
+	egr_reseq_free(&e->reseq);
+}
+
+enum egr_verdict egr_on_data(struct egr *e, const struct wire_hdr *h,
+			     uint64_t now_us, uint64_t cookie)
+{
+	uint32_t missing;
+
+	if (h->path >= e->loss.n || h->path >= e->reseq.npaths)
+		return EGR_DROP_PATH;
+	missing = egr_loss_on_packet(&e->loss, h->path, h->lseq);
+	return egr_reseq_push(&e->reseq, h->gseq, h->path, missing, h->pgap,
+			      now_us, cookie);
+}

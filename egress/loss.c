@@ -1,0 +1,54 @@
+/* Per-path loss accounting from gaps in the local sequence (see loss.h). */
+#include "egress/loss.h"
+
+#include <string.h>
+
+#include "common/seq.h"
+
+void egr_loss_init(struct egr_loss *l, unsigned npaths)
+{
+	memset(l, 0, sizeof(*l));
+	l->n = npaths > WIRE_MAX_PATHS ? WIRE_MAX_PATHS : npaths;
+}
+
+uint32_t egr_loss_on_packet(struct egr_loss *l, unsigned path, uint32_t lseq)
+{
+	struct egr_loss_path *p;
+	int32_t d;
+
+	if (path >= l->n)
+		return 0;
+	p = &l->p[path];
+	p->rx++;
+	if (!p->started) {
+		p->started = true;
+		p->next_lseq = lseq + 1;
+		return 0;
+	}
+	d = seq_diff(lseq, p->next_lseq);
+	if (d < 0) {
+		p->behind++;
+		return 0;
+	}
+	p->next_lseq = lseq + 1;
+	if (d > EGR_LOSS_MAX_GAP) {
+		/* Not loss we could have caused: a restarted sender or a
+		 * forged packet.  Follow it without reporting the gap. */
+		p->jumps++;
+		return 0;
+	}
+	p->lost += (uint32_t)d;
+	return (uint32_t)d;
+}
+
+uint32_t egr_loss_report(struct egr_loss *l, struct wire_report *r)
+{
+	r->n = (uint8_t)l->n;
+	for (unsigned i = 0; i < l->n; i++) {
+		r->p[i].path = (uint8_t)i;
+		r->p[i].rx_pkts = l->p[i].rx;
+		r->p[i].lost_pkts = l->p[i].lost;
+		r->p[i].delay_us = l->p[i].delay_us;
+	}
+	return ++l->report_seq;
+}

@@ -1,0 +1,319 @@
+/* The egress resequencer (see reseq.h for the rules it keeps).
+ *
+ * A ring of capacity slots indexed by gseq & mask holds, for each global
+ * sequence number in [head, head + capacity), either a buffered packet, a
+ * "known lost" mark, or nothing.  Slots behind the head keep what happened
+ * to their last sequence number (released or given up) so that a duplicate
+ * can be told from a late packet while its slot has not been reused.
+ *
+ * A hole's wait starts when the first packet beyond it arrives, which is the
+ * earliest arrival among buffered packets.  Arrivals are monotonic, so a
+ * FIFO of buffered sequence numbers in arrival order, pruned lazily of the
+ * ones already released, gives that earliest arrival in O(1) amortised.
+ * While its front packet stays buffered every entry lies within two
+ * capacities of sequence space, so 2 * capacity entries always suffice.
+ */
+#include "egress/reseq.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/seq.h"
+
+enum slot_state {
+	SLOT_EMPTY = 0,
+	SLOT_PKT,      /* buffered packet */
+	SLOT_LOST,     /* known lost (early release), not yet at the head */
+	SLOT_RELEASED, /* behind the head: was released */
+	SLOT_SKIPPED,  /* behind the head: was given up */
+};
+
+struct egr_reseq_slot {
+	uint32_t gseq;
+	uint8_t state;
+	uint64_t arrival_us;
+	uint64_t cookie;
+};
+
+enum { RESEQ_MAX_CAPACITY = 1u << 20 };
+
+static struct egr_reseq_slot *slot_of(const struct egr_reseq *r, uint32_t g)
+{
+	return &r->slot[g & r->mask];
+}
+
+static bool holds(const struct egr_reseq *r, uint32_t g, enum slot_state st)
+{
+	const struct egr_reseq_slot *s = slot_of(r, g);
+
+	return s->state == st && s->gseq == g;
+}
+
+static bool params_ok(const struct egr_reseq_params *p)
+{
+	return p->t_lto_us > 0 && p->capacity >= 2 &&
+	       p->capacity <= RESEQ_MAX_CAPACITY &&
+	       (p->capacity & (p->capacity - 1)) == 0;
+}
+
+int egr_reseq_init(struct egr_reseq *r, const struct egr_reseq_params *p,
+		   unsigned npaths, egr_release_fn fn, void *ctx)
+{
+	if (!params_ok(p) || npaths == 0 || npaths > WIRE_MAX_PATHS || !fn)
+		return -EINVAL;
+	*r = (struct egr_reseq){ .p = *p, .release = fn, .ctx = ctx,
+				 .npaths = npaths, .mask = p->capacity - 1 };
+	r->slot = calloc(p->capacity, sizeof(*r->slot));
+	r->arrivals = calloc(2 * (size_t)p->capacity, sizeof(*r->arrivals));
+	if (!r->slot || !r->arrivals) {
+		egr_reseq_free(r);
+		return -ENOMEM;
+	}
+	for (unsigned i = 0; i < npaths; i++)
+		r->path_up[i] = true;
+	return 0;
+}
+
+void egr_reseq_free(struct egr_reseq *r)
+{
+	free(r->slot);
+	free(r->arrivals);
+	r->slot = NULL;
+	r->arrivals = NULL;
+}
+
+int egr_reseq_set_params(struct egr_reseq *r, const struct egr_reseq_params *p)
+{
+	if (!params_ok(p) || p->capacity != r->p.capacity)
+		return -EINVAL;
+	r->p = *p;
+	return 0;
+}
+
+/* Hands the head packet out and moves the head on. */
+static void release_head(struct egr_reseq *r)
+{
+	struct egr_reseq_slot *s = slot_of(r, r->next);
+
+	s->state = SLOT_RELEASED;
+	r->count--;
+	r->st.released++;
+	r->release(r->ctx, s->cookie, r->next);
+	r->next++;
+}
+
+/* Gives up the hole at the head. */
+static void skip_head(struct egr_reseq *r, uint64_t *counter)
+{
+	struct egr_reseq_slot *s = slot_of(r, r->next);
+
+	s->state = SLOT_SKIPPED;
+	s->gseq = r->next;
+	(*counter)++;
+	r->next++;
+}
+
+/* FIFO paths: once every path that is up has delivered something after g,
+ * g cannot arrive any more.  With no path up, nothing is waited for. */
+static bool all_passed(const struct egr_reseq *r, uint32_t g)
+{
+	for (unsigned i = 0; i < r->npaths; i++) {
+		if (!r->path_up[i])
+			continue;
+		if (!r->path_seen[i] || !seq_after(r->path_top[i], g))
+			return false;
+	}
+	return true;
+}
+
+/* Releases what is in order at the head, giving up holes that are known
+ * lost; passed_counter, when set, also gives up holes every live path has
+ * passed. */
+static void drain(struct egr_reseq *r, uint64_t *passed_counter)
+{
+	while (r->count > 0) {
+		if (holds(r, r->next, SLOT_PKT))
+			release_head(r);
+		else if (holds(r, r->next, SLOT_LOST))
+			skip_head(r, &r->st.hole_early);
+		else if (passed_counter && all_passed(r, r->next))
+			skip_head(r, passed_counter);
+		else
+			break;
+	}
+}
+
+static void drain_normal(struct egr_reseq *r)
+{
+	drain(r, r->p.early_release ? &r->st.hole_early : NULL);
+}
+
+static void mark_lost(struct egr_reseq *r, uint32_t g)
+{
+	struct egr_reseq_slot *s = slot_of(r, g);
+	int32_t d = seq_diff(g, r->next);
+
+	if (d < 0 || (uint32_t)d >= r->p.capacity || holds(r, g, SLOT_PKT))
+		return;
+	s->state = SLOT_LOST;
+	s->gseq = g;
+}
+
+/* Moves the head forward to target, releasing buffered packets on the way.
+ * At most capacity slots are walked however far target is. */
+static void force_head(struct egr_reseq *r, uint32_t target)
+{
+	r->st.overflow++;
+	while (r->count > 0 && seq_before(r->next, target)) {
+		if (holds(r, r->next, SLOT_PKT))
+			release_head(r);
+		else
+			skip_head(r, &r->st.hole_overflow);
+	}
+	if (seq_before(r->next, target))
+		r->next = target;
+}
+
+static void arrival_push(struct egr_reseq *r, uint32_t g)
+{
+	uint32_t amask = 2 * r->p.capacity - 1;
+
+	if (r->arr_tail - r->arr_head > amask) {
+		/* Cannot happen (see the top of the file); stay bounded. */
+		r->arr_head++;
+	}
+	r->arrivals[r->arr_tail++ & amask] = g;
+}
+
+/* The buffered packet that arrived first, or NULL. */
+static const struct egr_reseq_slot *first_arrival(const struct egr_reseq *r,
+						  uint32_t *pos)
+{
+	uint32_t amask = 2 * r->p.capacity - 1;
+
+	for (uint32_t i = *pos; i != r->arr_tail; i++) {
+		uint32_t g = r->arrivals[i & amask];
+
+		if (holds(r, g, SLOT_PKT)) {
+			*pos = i;
+			return slot_of(r, g);
+		}
+	}
+	*pos = r->arr_tail;
+	return NULL;
+}
+
+enum egr_verdict egr_reseq_push(struct egr_reseq *r, uint32_t g,
+				unsigned path, uint32_t missing, uint16_t pgap,
+				uint64_t now_us, uint64_t cookie)
+{
+	struct egr_reseq_slot *s;
+	int32_t d;
+
+	if (path >= r->npaths)
+		return EGR_DROP_PATH;
+	if (!r->started) {
+		r->started = true;
+		r->next = g;
+	}
+	if (!r->path_seen[path] || seq_after(g, r->path_top[path])) {
+		r->path_seen[path] = true;
+		r->path_top[path] = g;
+	}
+	if (r->p.early_release && missing > 0 && pgap != 0)
+		mark_lost(r, g - pgap);
+
+	d = seq_diff(g, r->next);
+	if (d < 0) {
+		if ((uint32_t)-(int64_t)d < r->p.capacity &&
+		    holds(r, g, SLOT_RELEASED)) {
+			r->st.dup++;
+			return EGR_DROP_DUP;
+		}
+		r->st.late++;
+		return EGR_DROP_LATE;
+	}
+	if ((uint32_t)d >= r->p.capacity)
+		force_head(r, g - r->p.capacity + 1);
+
+	s = slot_of(r, g);
+	if (g == r->next) {
+		s->state = SLOT_PKT;
+		s->gseq = g;
+		s->cookie = cookie;
+		r->count++;
+		r->st.in_order++;
+		release_head(r);
+		drain_normal(r);
+		return EGR_RELEASED;
+	}
+	if (holds(r, g, SLOT_PKT)) {
+		r->st.dup++;
+		return EGR_DROP_DUP;
+	}
+	s->state = SLOT_PKT;
+	s->gseq = g;
+	s->arrival_us = now_us;
+	s->cookie = cookie;
+	r->count++;
+	r->st.buffered++;
+	arrival_push(r, g);
+	drain_normal(r);
+	return holds(r, g, SLOT_PKT) ? EGR_BUFFERED : EGR_RELEASED;
+}
+
+void egr_reseq_poll(struct egr_reseq *r, uint64_t now_us)
+{
+	while (r->count > 0) {
+		const struct egr_reseq_slot *first = first_arrival(r, &r->arr_head);
+
+		if (!first || now_us < first->arrival_us + r->p.t_lto_us)
+			break;
+		skip_head(r, &r->st.hole_timeout);
+		drain_normal(r);
+	}
+}
+
+bool egr_reseq_deadline(const struct egr_reseq *r, uint64_t *when_us)
+{
+	uint32_t pos = r->arr_head;
+	const struct egr_reseq_slot *first;
+
+	if (r->count == 0)
+		return false;
+	first = first_arrival(r, &pos);
+	if (!first)
+		return false;
+	*when_us = first->arrival_us + r->p.t_lto_us;
+	return true;
+}
+
+void egr_reseq_set_path_up(struct egr_reseq *r, unsigned path, bool up)
+{
+	if (path >= r->npaths)
+		return;
+	r->path_up[path] = up;
+	if (!up)
+		drain(r, &r->st.hole_path_down);
+}
+
+void egr_reseq_flush(struct egr_reseq *r)
+{
+	while (r->count > 0) {
+		if (holds(r, r->next, SLOT_PKT))
+			release_head(r);
+		else
+			skip_head(r, &r->st.hole_flush);
+	}
+	r->arr_head = r->arr_tail;
+}
+
+void egr_reseq_reset(struct egr_reseq *r)
+{
+	egr_reseq_flush(r);
+	memset(r->slot, 0, (size_t)r->p.capacity * sizeof(*r->slot));
+	r->arr_head = r->arr_tail = 0;
+	r->started = false;
+	memset(r->path_seen, 0, sizeof(r->path_seen));
+}
