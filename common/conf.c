@@ -1,0 +1,977 @@
+/* The configuration file: libconfig syntax, read into a validated struct conf.
+ *
+ * Each key has one small parse_<key>() that checks type and range and stores
+ * the value; two key tables (top level, path group) drive the walk, so
+ * unknown keys, missing keys and the per-key checks all go through walk().
+ * Rules that tie keys together (t_dwd_ms a multiple of t_report_ms, peer
+ * against role, at least one fixed path) are checked once all keys are read.
+ *
+ * Everything is built in a private struct conf and copied out only when the
+ * whole file is valid: a failed reload leaves the running config as it was.
+ * Every error is one line "file:line: key: bad value 'v': why".
+ */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <libconfig.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/conf.h"
+
+enum {
+	DEF_PORT = 7040,
+	DEF_T_DWD_MS = 250,
+	DEF_T_REPORT_MS = 50,
+	DEF_W_FIXED = 50,
+	DEF_W_MOBILE_MAX = 45,
+	DEF_T_LTO_MS = 50,
+	DEF_CAPACITY = 4096,
+};
+#define DEF_K 0.5
+
+static const char *const role_names[] = {
+	[ROLE_CPE] = "cpe",
+	[ROLE_CONCENTRATOR] = "concentrator",
+};
+
+static const char *const class_names[] = {
+	[PATH_FIXED] = "fixed",
+	[PATH_MOBILE] = "mobile",
+};
+
+struct loader {
+	const char *file;
+	char *err;
+	size_t errlen;
+	char key[48]; /* the key being read, as errors name it */
+	unsigned cur; /* index of the path group being read */
+	struct conf c;
+};
+
+struct key {
+	const char *name;
+	bool required;
+	int (*parse)(struct loader *l, const config_setting_t *s, void *obj);
+};
+
+/* ---- errors ---------------------------------------------------------- */
+
+/* The value of s as the user wrote it, on one line, for quoting. */
+static const char *show(const config_setting_t *s, char *buf, size_t n)
+{
+	bool hex = config_setting_get_format(s) == CONFIG_FORMAT_HEX;
+	const char *str;
+	size_t i, len;
+
+	switch (config_setting_type(s)) {
+	case CONFIG_TYPE_INT:
+		/* a hex int is a bit pattern: 0xffffffff, not -1 */
+		if (hex) {
+			snprintf(buf, n, "0x%x",
+				 (unsigned)config_setting_get_int(s));
+		} else {
+			snprintf(buf, n, "%d", config_setting_get_int(s));
+		}
+		break;
+	case CONFIG_TYPE_INT64:
+		if (hex) {
+			snprintf(buf, n, "0x%llx",
+				 (unsigned long long)config_setting_get_int64(
+					 s));
+		} else {
+			snprintf(buf, n, "%lld", config_setting_get_int64(s));
+		}
+		break;
+	case CONFIG_TYPE_FLOAT:
+		snprintf(buf, n, "%g", config_setting_get_float(s));
+		break;
+	case CONFIG_TYPE_BOOL:
+		snprintf(buf, n, "%s",
+			 config_setting_get_bool(s) ? "true" : "false");
+		break;
+	case CONFIG_TYPE_STRING:
+		/* keep the error on one line whatever the string holds */
+		str = config_setting_get_string(s);
+		len = strlen(str);
+		for (i = 0; i < len && i + 1 < n; i++) {
+			buf[i] = iscntrl((unsigned char)str[i]) ? '?' : str[i];
+		}
+		buf[i] = '\0';
+		break;
+	case CONFIG_TYPE_GROUP:
+		snprintf(buf, n, "{...}");
+		break;
+	case CONFIG_TYPE_LIST:
+		len = (size_t)config_setting_length(s);
+		snprintf(buf, n, "(%zu %s)", len,
+			 len == 1 ? "entry" : "entries");
+		break;
+	case CONFIG_TYPE_ARRAY:
+		snprintf(buf, n, "[...]");
+		break;
+	default:
+		snprintf(buf, n, "?");
+		break;
+	}
+	return buf;
+}
+
+/* Writes "file:line: key: [bad value 'value': ]why" and returns -EINVAL.
+ * at may be NULL (no place in the file: line 0). */
+static int __attribute__((format(printf, 4, 0)))
+vfail(struct loader *l, const config_setting_t *at, const char *value,
+      const char *fmt, va_list ap)
+{
+	const char *file = l->file;
+	unsigned line = 0;
+	int n;
+
+	if (!l->err || !l->errlen) {
+		return -EINVAL;
+	}
+	if (at) {
+		if (config_setting_source_file(at)) {
+			file = config_setting_source_file(at);
+		}
+		line = config_setting_source_line(at);
+	}
+	if (value) {
+		n = snprintf(l->err, l->errlen,
+			     "%s:%u: %s: bad value '%s': ", file, line, l->key,
+			     value);
+	} else {
+		n = snprintf(l->err, l->errlen, "%s:%u: %s: ", file, line,
+			     l->key);
+	}
+	if (n >= 0 && (size_t)n < l->errlen) {
+		vsnprintf(l->err + n, l->errlen - (size_t)n, fmt, ap);
+	}
+	return -EINVAL;
+}
+
+/* An error about the key itself (unknown, missing), at setting at. */
+static int __attribute__((format(printf, 3, 4)))
+fail(struct loader *l, const config_setting_t *at, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vfail(l, at, NULL, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+/* A bad value: quotes the value of s. */
+static int __attribute__((format(printf, 3, 4)))
+bad(struct loader *l, const config_setting_t *s, const char *fmt, ...)
+{
+	char value[96];
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vfail(l, s, show(s, value, sizeof(value)), fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+/* A bad value that is not s's own (a default checked against s). */
+static int __attribute__((format(printf, 4, 5)))
+bad_at(struct loader *l, const config_setting_t *at, const char *value,
+       const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vfail(l, at, value, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+static void set_key(struct loader *l, const char *prefix, const char *name)
+{
+	snprintf(l->key, sizeof(l->key), "%s%s", prefix, name);
+}
+
+/* ---- typed getters: check the type, then the range ------------------- */
+
+static int get_int(struct loader *l, const config_setting_t *s, long long min,
+		   long long max, long long *out)
+{
+	long long v;
+
+	switch (config_setting_type(s)) {
+	case CONFIG_TYPE_INT:
+		/* libconfig stores 0x80000000..0xffffffff in a 32-bit int
+		 * as negative numbers; a hex literal means the bit pattern */
+		if (config_setting_get_format(s) == CONFIG_FORMAT_HEX) {
+			v = (uint32_t)config_setting_get_int(s);
+		} else {
+			v = config_setting_get_int(s);
+		}
+		break;
+	case CONFIG_TYPE_INT64:
+		v = config_setting_get_int64(s);
+		break;
+	default:
+		return bad(l, s, "expected an integer");
+	}
+	if (v < min || v > max) {
+		return bad(l, s, "out of range %lld..%lld", min, max);
+	}
+	*out = v;
+	return 0;
+}
+
+/* A number: float or integer, finite, within [min, max]. */
+static int get_number(struct loader *l, const config_setting_t *s, double min,
+		      double max, double *out)
+{
+	double v;
+
+	switch (config_setting_type(s)) {
+	case CONFIG_TYPE_INT:
+	case CONFIG_TYPE_INT64:
+		v = (double)config_setting_get_int64(s);
+		break;
+	case CONFIG_TYPE_FLOAT:
+		v = config_setting_get_float(s);
+		break;
+	default:
+		return bad(l, s, "expected a number");
+	}
+	if (!isfinite(v)) {
+		return bad(l, s, "not a finite number");
+	}
+	if (v < min || v > max) {
+		return bad(l, s, "out of range %g..%g", min, max);
+	}
+	*out = v;
+	return 0;
+}
+
+static int get_bool(struct loader *l, const config_setting_t *s, bool *out)
+{
+	if (config_setting_type(s) != CONFIG_TYPE_BOOL) {
+		return bad(l, s, "expected true or false");
+	}
+	*out = config_setting_get_bool(s);
+	return 0;
+}
+
+/* A string of 1..maxlen characters. */
+static int get_string(struct loader *l, const config_setting_t *s,
+		      size_t maxlen, const char **out)
+{
+	const char *v;
+	size_t len;
+
+	if (config_setting_type(s) != CONFIG_TYPE_STRING) {
+		return bad(l, s, "expected a string");
+	}
+	v = config_setting_get_string(s);
+	len = strlen(v);
+	if (len < 1 || len > maxlen) {
+		return bad(l, s, "must be 1 to %zu characters long", maxlen);
+	}
+	*out = v;
+	return 0;
+}
+
+/* One of names[0..n-1]; the index goes to *out. */
+static int get_choice(struct loader *l, const config_setting_t *s,
+		      const char *const *names, size_t n, unsigned *out)
+{
+	const char *v;
+	unsigned i;
+
+	if (config_setting_type(s) != CONFIG_TYPE_STRING) {
+		return bad(l, s, "expected a string");
+	}
+	v = config_setting_get_string(s);
+	for (i = 0; i < n; i++) {
+		if (!strcmp(v, names[i])) {
+			*out = i;
+			return 0;
+		}
+	}
+	/* every choice set we have has exactly two members */
+	return bad(l, s, "expected \"%s\" or \"%s\"", names[0], names[n - 1]);
+}
+
+/* ---- one parser per key ---------------------------------------------- */
+
+static int parse_role(struct loader *l, const config_setting_t *s, void *obj)
+{
+	struct conf *c = obj;
+	unsigned v;
+	int ret;
+
+	ret = get_choice(l, s, role_names, 2, &v);
+	if (!ret) {
+		c->role = (enum conf_role)v;
+	}
+	return ret;
+}
+
+static int parse_session_id(struct loader *l, const config_setting_t *s,
+			    void *obj)
+{
+	struct conf *c = obj;
+	long long v;
+	int ret;
+
+	ret = get_int(l, s, 1, UINT32_MAX, &v);
+	if (!ret) {
+		c->session_id = (uint32_t)v;
+	}
+	return ret;
+}
+
+static int parse_port(struct loader *l, const config_setting_t *s, void *obj)
+{
+	struct conf *c = obj;
+	long long v;
+	int ret;
+
+	ret = get_int(l, s, 1, UINT16_MAX, &v);
+	if (!ret) {
+		c->port = (uint16_t)v;
+	}
+	return ret;
+}
+
+static int parse_k(struct loader *l, const config_setting_t *s, void *obj)
+{
+	struct conf *c = obj;
+
+	return get_number(l, s, 0, 10, &c->sched.k);
+}
+
+static int parse_t_dwd_ms(struct loader *l, const config_setting_t *s,
+			  void *obj)
+{
+	struct conf *c = obj;
+	long long v;
+	int ret;
+
+	/* the multiple of t_report_ms is checked in check_dwd() */
+	ret = get_int(l, s, 0, 60000, &v);
+	if (!ret) {
+		c->sched.t_dwd_ms = (uint32_t)v;
+	}
+	return ret;
+}
+
+static int parse_t_report_ms(struct loader *l, const config_setting_t *s,
+			     void *obj)
+{
+	struct conf *c = obj;
+	long long v;
+	int ret;
+
+	ret = get_int(l, s, 10, 10000, &v);
+	if (!ret) {
+		c->sched.t_report_ms = (uint32_t)v;
+	}
+	return ret;
+}
+
+static int parse_w_fixed(struct loader *l, const config_setting_t *s, void *obj)
+{
+	struct conf *c = obj;
+	long long v;
+	int ret;
+
+	ret = get_int(l, s, 1, 1000, &v);
+	if (!ret) {
+		c->sched.w_fixed = (double)v;
+	}
+	return ret;
+}
+
+static int parse_w_mobile_max(struct loader *l, const config_setting_t *s,
+			      void *obj)
+{
+	struct conf *c = obj;
+	long long v;
+	int ret;
+
+	ret = get_int(l, s, 0, 1000, &v);
+	if (!ret) {
+		c->sched.w_mobile_max = (double)v;
+	}
+	return ret;
+}
+
+static int parse_t_lto_ms(struct loader *l, const config_setting_t *s,
+			  void *obj)
+{
+	struct conf *c = obj;
+	long long v;
+	int ret;
+
+	ret = get_int(l, s, 1, 10000, &v);
+	if (!ret) {
+		c->reseq.t_lto_us = (uint32_t)v * 1000;
+	}
+	return ret;
+}
+
+static int parse_early_release(struct loader *l, const config_setting_t *s,
+			       void *obj)
+{
+	struct conf *c = obj;
+
+	return get_bool(l, s, &c->reseq.early_release);
+}
+
+static int parse_reorder_capacity(struct loader *l, const config_setting_t *s,
+				  void *obj)
+{
+	struct conf *c = obj;
+	long long v;
+	int ret;
+
+	ret = get_int(l, s, 16, 1048576, &v);
+	if (ret) {
+		return ret;
+	}
+	/* the resequencer indexes its slots with gseq & (capacity - 1) */
+	if (v & (v - 1)) {
+		return bad(l, s, "not a power of two");
+	}
+	c->reseq.capacity = (uint32_t)v;
+	return 0;
+}
+
+static int parse_name(struct loader *l, const config_setting_t *s, void *obj)
+{
+	struct conf_path *p = obj;
+	const char *v;
+	unsigned i;
+	int ret;
+
+	ret = get_string(l, s, CONF_NAME_MAX - 1, &v);
+	if (ret) {
+		return ret;
+	}
+	/* names end up in metrics labels and l3bondctl output */
+	if (strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789_-") != strlen(v)) {
+		return bad(l, s, "only a-z, 0-9, '_' and '-' are allowed");
+	}
+	for (i = 0; i < l->cur; i++) {
+		if (!strcmp(l->c.path[i].name, v)) {
+			return bad(l, s, "paths[%u] has the same name", i);
+		}
+	}
+	strcpy(p->name, v);
+	return 0;
+}
+
+static int parse_class(struct loader *l, const config_setting_t *s, void *obj)
+{
+	struct conf_path *p = obj;
+	unsigned v;
+	int ret;
+
+	ret = get_choice(l, s, class_names, 2, &v);
+	if (!ret) {
+		p->cls = (enum path_class)v;
+	}
+	return ret;
+}
+
+static int parse_interface(struct loader *l, const config_setting_t *s,
+			   void *obj)
+{
+	struct conf_path *p = obj;
+	const char *v, *ch;
+	int ret;
+
+	ret = get_string(l, s, IF_NAMESIZE - 1, &v);
+	if (ret) {
+		return ret;
+	}
+	/* the kernel's dev_valid_name(): such a device cannot exist */
+	if (!strcmp(v, ".") || !strcmp(v, "..")) {
+		return bad(l, s, "not a valid interface name");
+	}
+	for (ch = v; *ch; ch++) {
+		if (*ch == '/' || *ch == ':' || isspace((unsigned char)*ch)) {
+			return bad(l, s,
+				   "'/', ':' and white space are not "
+				   "allowed in an interface name");
+		}
+	}
+	strcpy(p->ifname, v);
+	return 0;
+}
+
+static int parse_fwmark(struct loader *l, const config_setting_t *s, void *obj)
+{
+	struct conf_path *p = obj;
+	long long v;
+	int ret;
+
+	ret = get_int(l, s, 0, UINT32_MAX, &v);
+	if (!ret) {
+		p->fwmark = (uint32_t)v;
+	}
+	return ret;
+}
+
+static int parse_peer(struct loader *l, const config_setting_t *s, void *obj)
+{
+	struct conf_path *p = obj;
+	unsigned char addr[sizeof(struct in6_addr)];
+	const char *v;
+	int ret;
+
+	ret = get_string(l, s, CONF_ADDR_MAX - 1, &v);
+	if (ret) {
+		return ret;
+	}
+	if (l->c.role == ROLE_CONCENTRATOR) {
+		return bad(l, s,
+			   "not allowed with role \"concentrator\": the "
+			   "concentrator learns its peers from the packets "
+			   "it receives");
+	}
+	if (inet_pton(AF_INET, v, addr) != 1 &&
+	    inet_pton(AF_INET6, v, addr) != 1) {
+		return bad(l, s, "not an IPv4 or IPv6 address");
+	}
+	strcpy(p->peer, v);
+	return 0;
+}
+
+static int parse_peer_port(struct loader *l, const config_setting_t *s,
+			   void *obj)
+{
+	struct conf_path *p = obj;
+	long long v;
+	int ret;
+
+	ret = get_int(l, s, 1, UINT16_MAX, &v);
+	if (!ret) {
+		p->peer_port = (uint16_t)v;
+	}
+	return ret;
+}
+
+static int parse_paths(struct loader *l, const config_setting_t *s, void *obj);
+
+/* role comes before paths: a path's peer is checked against it */
+static const struct key top_keys[] = {
+	{"role", true, parse_role},
+	{"session_id", true, parse_session_id},
+	{"port", false, parse_port},
+	{"k", false, parse_k},
+	{"t_dwd_ms", false, parse_t_dwd_ms},
+	{"t_report_ms", false, parse_t_report_ms},
+	{"w_fixed", false, parse_w_fixed},
+	{"w_mobile_max", false, parse_w_mobile_max},
+	{"t_lto_ms", false, parse_t_lto_ms},
+	{"early_release", false, parse_early_release},
+	{"reorder_capacity", false, parse_reorder_capacity},
+	{"paths", true, parse_paths},
+};
+
+static const struct key path_keys[] = {
+	{"name", true, parse_name},
+	{"class", true, parse_class},
+	{"interface", true, parse_interface},
+	{"fwmark", false, parse_fwmark},
+	{"peer", false, parse_peer},
+	{"peer_port", false, parse_peer_port},
+};
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Reads group's keys into obj.  Unknown keys are looked for first, so that
+ * a misspelt key is reported as such and not as the right one missing. */
+static int walk(struct loader *l, const config_setting_t *group,
+		const char *prefix, const struct key *keys, size_t nkeys,
+		void *obj)
+{
+	const config_setting_t *s;
+	const struct key *k;
+	int i, n, ret;
+
+	n = config_setting_length(group);
+	for (i = 0; i < n; i++) {
+		s = config_setting_get_elem(group, (unsigned)i);
+		for (k = keys; k < keys + nkeys; k++) {
+			if (!strcmp(k->name, config_setting_name(s))) {
+				break;
+			}
+		}
+		if (k == keys + nkeys) {
+			set_key(l, prefix, config_setting_name(s));
+			return fail(l, s, "unknown key");
+		}
+	}
+	for (k = keys; k < keys + nkeys; k++) {
+		set_key(l, prefix, k->name);
+		s = config_setting_get_member(group, k->name);
+		if (!s) {
+			if (k->required) {
+				return fail(l, group, "missing");
+			}
+			continue;
+		}
+		ret = k->parse(l, s, obj);
+		if (ret) {
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static int parse_paths(struct loader *l, const config_setting_t *s, void *obj)
+{
+	struct conf *c = obj;
+	const config_setting_t *e;
+	char prefix[24];
+	unsigned i, n;
+	int ret;
+
+	if (!config_setting_is_list(s)) {
+		return bad(l, s,
+			   "expected a list of path groups "
+			   "( { ... }, { ... } )");
+	}
+	n = (unsigned)config_setting_length(s);
+	if (n < 2 || n > WIRE_MAX_PATHS) {
+		return bad(l, s, "need 2 to %d paths", WIRE_MAX_PATHS);
+	}
+	for (i = 0; i < n; i++) {
+		e = config_setting_get_elem(s, i);
+		snprintf(prefix, sizeof(prefix), "paths[%u]", i);
+		if (!config_setting_is_group(e)) {
+			set_key(l, prefix, "");
+			return bad(l, e, "expected a path group { ... }");
+		}
+		strcat(prefix, ".");
+		l->cur = i;
+		ret = walk(l, e, prefix, path_keys, ARRAY_SIZE(path_keys),
+			   &c->path[i]);
+		if (ret) {
+			return ret;
+		}
+		if (c->role == ROLE_CPE && !c->path[i].peer[0]) {
+			set_key(l, prefix, "peer");
+			return fail(l, e,
+				    "missing: required with role \"cpe\"");
+		}
+	}
+	c->npaths = n;
+
+	for (i = 0; i < n; i++) {
+		if (c->path[i].cls == PATH_FIXED) {
+			return 0;
+		}
+	}
+	set_key(l, "", "paths");
+	return bad(l, s, "no path of class \"fixed\"; at least one is needed");
+}
+
+/* DWD counts quiet report intervals, so T_dwd must be whole intervals. */
+static int check_dwd(struct loader *l, const config_setting_t *root)
+{
+	const config_setting_t *dwd, *report;
+	char value[16];
+
+	if (l->c.sched.t_dwd_ms % l->c.sched.t_report_ms == 0) {
+		return 0;
+	}
+	set_key(l, "", "t_dwd_ms");
+	dwd = config_setting_get_member(root, "t_dwd_ms");
+	if (dwd) {
+		return bad(l, dwd, "not a multiple of t_report_ms (%u)",
+			   l->c.sched.t_report_ms);
+	}
+	/* the default does not fit the t_report_ms given: point there */
+	report = config_setting_get_member(root, "t_report_ms");
+	snprintf(value, sizeof(value), "%u", l->c.sched.t_dwd_ms);
+	return bad_at(l, report, value,
+		      "the default is not a multiple of t_report_ms (%u)",
+		      l->c.sched.t_report_ms);
+}
+
+/* ---- reading the file ------------------------------------------------ */
+
+/* libconfig 1.5 reads a decimal integer literal with atoi() and a hex one
+ * into an int, so "session_id = 4294967297" silently becomes 1; it only
+ * reads 64 bits with an L suffix.  Newer versions promote such literals.
+ * Ask the library in use which kind it wraps. */
+struct wrap {
+	bool dec;
+	bool hex;
+};
+
+static struct wrap probe_wrap(void)
+{
+	struct wrap w = {false, false};
+	long long v;
+	config_t cfg;
+
+	config_init(&cfg);
+	if (config_read_string(&cfg, "d = 4294967297; h = 0x100000001;")) {
+		w.dec = !config_lookup_int64(&cfg, "d", &v) ||
+			v != 4294967297LL;
+		w.hex = !config_lookup_int64(&cfg, "h", &v) ||
+			v != 4294967297LL;
+	}
+	config_destroy(&cfg);
+	return w;
+}
+
+/* The first integer literal the library would wrap. */
+struct wide {
+	unsigned line;
+	char key[32];
+	char text[40];
+};
+
+static bool is_name_char(int ch)
+{
+	return isalnum(ch) || ch == '_' || ch == '-' || ch == '*';
+}
+
+/* Reads a number token that starts with ch; notes it in *wd if it is an
+ * integer literal w says the library would wrap. */
+static void scan_number(FILE *f, int ch, unsigned line, const char *key,
+			struct wrap w, struct wide *wd)
+{
+	char tok[32];
+	size_t len = 0;
+	bool hex, flt = false, huge = false;
+	const char *digits;
+	unsigned long long u;
+	long long v;
+	int prev = 0;
+
+	for (;;) {
+		if (!(isalnum(ch) || ch == '.' ||
+		      ((ch == '-' || ch == '+') &&
+		       (len == 0 || prev == 'e' || prev == 'E')))) {
+			break;
+		}
+		if (len + 1 < sizeof(tok)) {
+			tok[len++] = (char)ch;
+		} else {
+			huge = true;
+		}
+		prev = ch;
+		ch = getc(f);
+	}
+	if (ch != EOF) {
+		ungetc(ch, f);
+	}
+	tok[len] = '\0';
+	if (wd->line || prev == 'L') {
+		return;
+	}
+	digits = tok + (tok[0] == '-' || tok[0] == '+');
+	hex = digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X');
+	if (hex) {
+		errno = 0;
+		u = strtoull(digits + 2, NULL, 16);
+		if (!w.hex || !(huge || errno == ERANGE || u > UINT32_MAX)) {
+			return;
+		}
+	} else {
+		flt = strpbrk(digits, ".eE") != NULL;
+		errno = 0;
+		v = strtoll(tok, NULL, 10);
+		if (flt || !w.dec ||
+		    !(huge || errno == ERANGE || v < INT_MIN || v > INT_MAX)) {
+			return;
+		}
+	}
+	wd->line = line;
+	snprintf(wd->key, sizeof(wd->key), "%s", key);
+	snprintf(wd->text, sizeof(wd->text), "%s%s", tok, huge ? "..." : "");
+}
+
+/* Reads the whole file once before libconfig does: this gives the real
+ * errno for a file that cannot be read (libconfig only says "file I/O
+ * error") and finds integer literals the library would wrap.  A tiny lexer
+ * of libconfig's syntax: comments and strings are skipped, names are
+ * remembered so the error can say which key the literal belongs to. */
+static int prescan(const char *file, struct wrap w, struct wide *wd)
+{
+	char key[32] = "";
+	unsigned line = 1;
+	size_t len;
+	int ch, nx, ret = 0;
+	FILE *f;
+
+	f = fopen(file, "r");
+	if (!f) {
+		return -errno;
+	}
+	while ((ch = getc(f)) != EOF) {
+		if (ch == '\n') {
+			line++;
+		} else if (ch == '#' || ch == '/') {
+			/* '#' and '//' both run to the end of the line */
+			nx = ch == '#' ? '/' : getc(f);
+			if (nx == '/') {
+				while ((ch = getc(f)) != EOF && ch != '\n') {
+				}
+				line += ch == '\n';
+			} else if (nx == '*') {
+				for (ch = 0, nx = getc(f); nx != EOF;
+				     ch = nx, nx = getc(f)) {
+					line += nx == '\n';
+					if (ch == '*' && nx == '/') {
+						break;
+					}
+				}
+			} else if (nx != EOF) {
+				ungetc(nx, f);
+			}
+		} else if (ch == '"') {
+			while ((ch = getc(f)) != EOF && ch != '"') {
+				line += ch == '\n';
+				if (ch == '\\' && getc(f) == '\n') {
+					line++;
+				}
+			}
+		} else if (isalpha(ch) || ch == '*') {
+			for (len = 0; is_name_char(ch); ch = getc(f)) {
+				if (len + 1 < sizeof(key)) {
+					key[len++] = (char)ch;
+				}
+			}
+			key[len] = '\0';
+			if (ch != EOF) {
+				ungetc(ch, f);
+			}
+		} else if (isdigit(ch) || ch == '.' || ch == '-' || ch == '+') {
+			nx = getc(f);
+			if (nx != EOF) {
+				ungetc(nx, f);
+			}
+			if (isdigit(ch) || isdigit(nx) || nx == '.') {
+				scan_number(f, ch, line, key, w, wd);
+			}
+		}
+	}
+	if (ferror(f)) {
+		ret = errno ? -errno : -EIO;
+	}
+	fclose(f);
+	return ret;
+}
+
+void conf_defaults(struct conf *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->role = ROLE_CPE;
+	c->session_id = 0;
+	c->port = DEF_PORT;
+	c->sched.k = DEF_K;
+	c->sched.t_dwd_ms = DEF_T_DWD_MS;
+	c->sched.t_report_ms = DEF_T_REPORT_MS;
+	c->sched.w_fixed = DEF_W_FIXED;
+	c->sched.w_mobile_max = DEF_W_MOBILE_MAX;
+	c->reseq.t_lto_us = DEF_T_LTO_MS * 1000;
+	c->reseq.early_release = true;
+	c->reseq.capacity = DEF_CAPACITY;
+	c->npaths = 0;
+}
+
+int conf_load(struct conf *c, const char *file, char *err, size_t errlen)
+{
+	struct loader l = {.file = file, .err = err, .errlen = errlen};
+	struct wide wd = {0};
+	const config_setting_t *root;
+	config_t cfg;
+	int ret;
+
+	if (err && errlen) {
+		err[0] = '\0';
+	}
+	ret = prescan(file, probe_wrap(), &wd);
+	if (ret) {
+		if (err && errlen) {
+			snprintf(err, errlen, "%s: %s", file, strerror(-ret));
+		}
+		return ret;
+	}
+
+	conf_defaults(&l.c);
+	config_init(&cfg);
+	if (!config_read_file(&cfg, file)) {
+		if (config_error_type(&cfg) == CONFIG_ERR_FILE_IO) {
+			/* it was readable a moment ago */
+			ret = -EIO;
+			if (err && errlen) {
+				snprintf(err, errlen, "%s: %s", file,
+					 config_error_text(&cfg));
+			}
+		} else {
+			ret = -EINVAL;
+			if (err && errlen) {
+				snprintf(err, errlen, "%s:%d: parse error: %s",
+					 config_error_file(&cfg)
+						 ? config_error_file(&cfg)
+						 : file,
+					 config_error_line(&cfg),
+					 config_error_text(&cfg));
+			}
+		}
+		goto out_destroy;
+	}
+	if (wd.line) {
+		snprintf(l.key, sizeof(l.key), "%s", wd.key);
+		ret = -EINVAL;
+		if (err && errlen) {
+			snprintf(err, errlen,
+				 "%s:%u: %s: bad value '%s': "
+				 "too large for this libconfig, which would "
+				 "wrap it to 32 bits; write '%sL'",
+				 file, wd.line, wd.key, wd.text, wd.text);
+		}
+		goto out_destroy;
+	}
+
+	root = config_root_setting(&cfg);
+	ret = walk(&l, root, "", top_keys, ARRAY_SIZE(top_keys), &l.c);
+	if (!ret) {
+		ret = check_dwd(&l, root);
+	}
+	if (!ret) {
+		*c = l.c;
+	}
+out_destroy:
+	config_destroy(&cfg);
+	return ret;
+}
+
+const char *conf_role_name(enum conf_role r)
+{
+	if ((unsigned)r >= ARRAY_SIZE(role_names)) {
+		return "?";
+	}
+	return role_names[r];
+}
+
+const char *conf_class_name(enum path_class cls)
+{
+	if ((unsigned)cls >= ARRAY_SIZE(class_names)) {
+		return "?";
+	}
+	return class_names[cls];
+}

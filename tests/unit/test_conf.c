@@ -1,0 +1,694 @@
+/* Unit tests of common/conf.c: the two sample configs, defaults, and a
+ * numbered table of bad files, each with the exact error it must give
+ * (file:line, key, value) and the check that the caller's struct conf is
+ * untouched.  Runs with tests/unit as the working directory.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <libconfig.h>
+
+#include "common/conf.h"
+
+/* ---- helpers --------------------------------------------------------- */
+
+/* Writes text to a new temporary file; its name goes to path. */
+static void write_temp(char *path, size_t n, const char *text)
+{
+	size_t len = strlen(text);
+	int fd;
+
+	snprintf(path, n, "/tmp/test_conf.XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, len), (ssize_t)len);
+	assert_int_equal(close(fd), 0);
+}
+
+/* A struct conf whose every byte is known, to prove conf_load left it. */
+static void poison(struct conf *c)
+{
+	memset(c, 0x5a, sizeof(*c));
+}
+
+static void assert_untouched(const struct conf *c)
+{
+	struct conf ref;
+
+	poison(&ref);
+	assert_memory_equal(c, &ref, sizeof(ref));
+}
+
+static int load_text(const char *text, struct conf *c, char *err, size_t errlen,
+		     char *path, size_t pathlen)
+{
+	int ret;
+
+	write_temp(path, pathlen, text);
+	ret = conf_load(c, path, err, errlen);
+	unlink(path);
+	return ret;
+}
+
+static void assert_defaults_except_paths(const struct conf *c)
+{
+	struct conf d;
+
+	conf_defaults(&d);
+	assert_int_equal(c->port, d.port);
+	assert_true(c->sched.k == d.sched.k);
+	assert_int_equal(c->sched.t_dwd_ms, d.sched.t_dwd_ms);
+	assert_int_equal(c->sched.t_report_ms, d.sched.t_report_ms);
+	assert_true(c->sched.w_fixed == d.sched.w_fixed);
+	assert_true(c->sched.w_mobile_max == d.sched.w_mobile_max);
+	assert_int_equal(c->reseq.t_lto_us, d.reseq.t_lto_us);
+	assert_int_equal(c->reseq.early_release, d.reseq.early_release);
+	assert_int_equal(c->reseq.capacity, d.reseq.capacity);
+}
+
+/* ---- the building blocks of the bad files ---------------------------- */
+
+#define HEAD	 "role = \"cpe\";\nsession_id = 1;\n" /* lines 1-2 */
+#define DSL_KEYS "name = \"dsl\"; class = \"fixed\"; interface = \"wan-dsl\"; "
+#define LTE_KEYS "name = \"lte\"; class = \"mobile\"; interface = \"wan-lte\"; "
+#define PEER	 "peer = \"192.0.2.1\"; "
+#define DSL	 "{ " DSL_KEYS PEER "}"
+#define PATHS	 "paths = (\n" DSL ",\n{ " LTE_KEYS PEER "}\n);\n"
+/* one line of top-level keys: line 3 */
+#define TOP(line) HEAD line "\n" PATHS
+/* the second path, on line 5, with the given keys */
+#define PATH2(keys) HEAD "paths = (\n" DSL ",\n{ " keys " }\n);\n"
+/* a concentrator whose second path, on line 5, has the given keys */
+#define CONC2(keys)                                                            \
+	"role = \"concentrator\";\nsession_id = 1;\n"                          \
+	"paths = (\n{ " DSL_KEYS "},\n{ " keys " }\n);\n"
+#define E4 "{}, {}, {}, {}, "
+
+struct bad_case {
+	const char *text;
+	const char *want; /* the error starts with the file name, then this */
+};
+
+static const struct bad_case bad_cases[] = {
+	/* 0: role */
+	{"role = \"router\";\nsession_id = 1;\n" PATHS,
+	 ":1: role: bad value 'router': expected \"cpe\" or \"concentrator\""},
+	{"role = 1;\nsession_id = 1;\n" PATHS,
+	 ":1: role: bad value '1': expected a string"},
+	{"role = \"\";\nsession_id = 1;\n" PATHS,
+	 ":1: role: bad value '': expected \"cpe\" or \"concentrator\""},
+	{"role = \"CPE\";\nsession_id = 1;\n" PATHS,
+	 ":1: role: bad value 'CPE': expected \"cpe\" or \"concentrator\""},
+	{"session_id = 1;\n" PATHS, ":0: role: missing"},
+	/* 5: session_id */
+	{"role = \"cpe\";\nsession_id = 0;\n" PATHS,
+	 ":2: session_id: bad value '0': out of range 1..4294967295"},
+	{"role = \"cpe\";\nsession_id = 4294967296L;\n" PATHS,
+	 ":2: session_id: bad value '4294967296': out of range 1..4294967295"},
+	{"role = \"cpe\";\nsession_id = -1;\n" PATHS,
+	 ":2: session_id: bad value '-1': out of range"},
+	{"role = \"cpe\";\nsession_id = \"1\";\n" PATHS,
+	 ":2: session_id: bad value '1': expected an integer"},
+	{"role = \"cpe\";\n" PATHS, ":0: session_id: missing"},
+	/* 10: port */
+	{TOP("port = 0;"), ":3: port: bad value '0': out of range 1..65535"},
+	{TOP("port = 65536;"), ":3: port: bad value '65536': out of range"},
+	{TOP("port = 0x10000;"), ":3: port: bad value '0x10000': out of range"},
+	{TOP("port = \"7040\";"),
+	 ":3: port: bad value '7040': expected an integer"},
+	{TOP("port = 7040.5;"),
+	 ":3: port: bad value '7040.5': expected an integer"},
+	/* 15: k */
+	{TOP("k = -0.1;"), ":3: k: bad value '-0.1': out of range 0..10"},
+	{TOP("k = 10.5;"), ":3: k: bad value '10.5': out of range 0..10"},
+	{TOP("k = 11;"), ":3: k: bad value '11': out of range 0..10"},
+	{TOP("k = 1e999;"), ":3: k: bad value 'inf': not a finite number"},
+	{TOP("k = \"0.5\";"), ":3: k: bad value '0.5': expected a number"},
+	{TOP("k = true;"), ":3: k: bad value 'true': expected a number"},
+	/* 21: t_dwd_ms, t_report_ms */
+	{TOP("t_dwd_ms = -50;"),
+	 ":3: t_dwd_ms: bad value '-50': out of range 0..60000"},
+	{TOP("t_dwd_ms = 60050;"),
+	 ":3: t_dwd_ms: bad value '60050': out of range 0..60000"},
+	{TOP("t_dwd_ms = \"250\";"),
+	 ":3: t_dwd_ms: bad value '250': expected an integer"},
+	{TOP("t_dwd_ms = 260;"),
+	 ":3: t_dwd_ms: bad value '260': not a multiple of t_report_ms (50)"},
+	{HEAD "t_report_ms = 100;\nt_dwd_ms = 250;\n" PATHS,
+	 ":4: t_dwd_ms: bad value '250': not a multiple of t_report_ms (100)"},
+	{TOP("t_report_ms = 100;"),
+	 ":3: t_dwd_ms: bad value '250': the default is not a multiple of "
+	 "t_report_ms (100)"},
+	{TOP("t_report_ms = 9;"),
+	 ":3: t_report_ms: bad value '9': out of range 10..10000"},
+	{TOP("t_report_ms = 10001;"),
+	 ":3: t_report_ms: bad value '10001': out of range 10..10000"},
+	{TOP("t_report_ms = 50.0;"),
+	 ":3: t_report_ms: bad value '50': expected an integer"},
+	/* 30: weights */
+	{TOP("w_fixed = 0;"),
+	 ":3: w_fixed: bad value '0': out of range 1..1000"},
+	{TOP("w_fixed = 1001;"),
+	 ":3: w_fixed: bad value '1001': out of range 1..1000"},
+	{TOP("w_fixed = 50.5;"),
+	 ":3: w_fixed: bad value '50.5': expected an integer"},
+	{TOP("w_mobile_max = -1;"),
+	 ":3: w_mobile_max: bad value '-1': out of range 0..1000"},
+	{TOP("w_mobile_max = 1001;"),
+	 ":3: w_mobile_max: bad value '1001': out of range 0..1000"},
+	{TOP("w_mobile_max = \"45\";"),
+	 ":3: w_mobile_max: bad value '45': expected an integer"},
+	/* 36: resequencer */
+	{TOP("t_lto_ms = 0;"),
+	 ":3: t_lto_ms: bad value '0': out of range 1..10000"},
+	{TOP("t_lto_ms = 10001;"),
+	 ":3: t_lto_ms: bad value '10001': out of range 1..10000"},
+	{TOP("t_lto_ms = true;"),
+	 ":3: t_lto_ms: bad value 'true': expected an integer"},
+	{TOP("early_release = 1;"),
+	 ":3: early_release: bad value '1': expected true or false"},
+	{TOP("early_release = \"yes\";"),
+	 ":3: early_release: bad value 'yes': expected true or false"},
+	{TOP("reorder_capacity = 3000;"),
+	 ":3: reorder_capacity: bad value '3000': not a power of two"},
+	{TOP("reorder_capacity = 8;"),
+	 ":3: reorder_capacity: bad value '8': out of range 16..1048576"},
+	{TOP("reorder_capacity = 2097152;"),
+	 ":3: reorder_capacity: bad value '2097152': out of range 16..1048576"},
+	{TOP("reorder_capacity = 4096.0;"),
+	 ":3: reorder_capacity: bad value '4096': expected an integer"},
+	/* 45: unknown keys */
+	{TOP("bogus = 1;"), ":3: bogus: unknown key"},
+	{"rol = \"cpe\";\nsession_id = 1;\n" PATHS, ":1: rol: unknown key"},
+	{PATH2(LTE_KEYS PEER "mtu = 1400;"), ":5: paths[1].mtu: unknown key"},
+	/* 48: the paths list */
+	{HEAD, ":0: paths: missing"},
+	{HEAD "paths = (\n" DSL "\n);\n",
+	 ":3: paths: bad value '(1 entry)': need 2 to 16 paths"},
+	{HEAD "paths = (" E4 E4 E4 E4 "{});\n",
+	 ":3: paths: bad value '(17 entries)': need 2 to 16 paths"},
+	{HEAD "paths = { a = 1; };\n",
+	 ":3: paths: bad value '{...}': expected a list of path groups"},
+	{HEAD "paths = (\n" DSL ",\n5\n);\n",
+	 ":5: paths[1]: bad value '5': expected a path group"},
+	{HEAD "paths = (\n{ " LTE_KEYS PEER "},\n"
+	      "{ name = \"lte2\"; class = \"mobile\"; interface = "
+	      "\"wan-lte2\"; " PEER "}\n);\n",
+	 ":3: paths: bad value '(2 entries)': no path of class \"fixed\""},
+	/* 54: path name */
+	{PATH2("name = \"dsl\"; class = \"mobile\"; interface = "
+	       "\"wan-lte\"; " PEER),
+	 ":5: paths[1].name: bad value 'dsl': paths[0] has the same name"},
+	{PATH2("name = \"LTE\"; class = \"mobile\"; interface = "
+	       "\"wan-lte\"; " PEER),
+	 ":5: paths[1].name: bad value 'LTE': only a-z, 0-9, '_' and '-'"},
+	{PATH2("name = \"l.te\"; class = \"mobile\"; interface = "
+	       "\"wan-lte\"; " PEER),
+	 ":5: paths[1].name: bad value 'l.te': only a-z"},
+	{PATH2("name = \"\"; class = \"mobile\"; interface = "
+	       "\"wan-lte\"; " PEER),
+	 ":5: paths[1].name: bad value '': must be 1 to 15 characters"},
+	{PATH2("name = \"abcdefghijklmnop\"; class = \"mobile\"; "
+	       "interface = \"wan-lte\"; " PEER),
+	 ":5: paths[1].name: bad value 'abcdefghijklmnop': must be 1 to 15"},
+	{PATH2("name = 1; class = \"mobile\"; interface = \"wan-lte\"; " PEER),
+	 ":5: paths[1].name: bad value '1': expected a string"},
+	{PATH2("class = \"mobile\"; interface = \"wan-lte\"; " PEER),
+	 ":5: paths[1].name: missing"},
+	/* 61: class */
+	{PATH2("name = \"lte\"; class = \"wireless\"; interface = "
+	       "\"wan-lte\"; " PEER),
+	 ":5: paths[1].class: bad value 'wireless': expected \"fixed\" or "
+	 "\"mobile\""},
+	{PATH2("name = \"lte\"; interface = \"wan-lte\"; " PEER),
+	 ":5: paths[1].class: missing"},
+	/* 63: interface */
+	{PATH2("name = \"lte\"; class = \"mobile\"; interface = "
+	       "\"wan/lte\"; " PEER),
+	 ":5: paths[1].interface: bad value 'wan/lte': '/', ':' and white "
+	 "space are not allowed"},
+	{PATH2("name = \"lte\"; class = \"mobile\"; interface = \"wan "
+	       "lte\"; " PEER),
+	 ":5: paths[1].interface: bad value 'wan lte': '/'"},
+	{PATH2("name = \"lte\"; class = \"mobile\"; interface = "
+	       "\"wan\\tlte\"; " PEER),
+	 ":5: paths[1].interface: bad value 'wan?lte': '/'"},
+	{PATH2("name = \"lte\"; class = \"mobile\"; interface = "
+	       "\"wan:1\"; " PEER),
+	 ":5: paths[1].interface: bad value 'wan:1': '/'"},
+	{PATH2("name = \"lte\"; class = \"mobile\"; interface = \"..\"; " PEER),
+	 ":5: paths[1].interface: bad value '..': not a valid interface name"},
+	{PATH2("name = \"lte\"; class = \"mobile\"; interface = \"\"; " PEER),
+	 ":5: paths[1].interface: bad value '': must be 1 to 15 characters"},
+	{PATH2("name = \"lte\"; class = \"mobile\"; "
+	       "interface = \"wan-lte-0123456789\"; " PEER),
+	 ":5: paths[1].interface: bad value 'wan-lte-0123456789': must be 1 "
+	 "to 15"},
+	{PATH2("name = \"lte\"; class = \"mobile\"; interface = 3; " PEER),
+	 ":5: paths[1].interface: bad value '3': expected a string"},
+	{PATH2("name = \"lte\"; class = \"mobile\"; " PEER),
+	 ":5: paths[1].interface: missing"},
+	/* 72: fwmark */
+	{PATH2(LTE_KEYS PEER "fwmark = -1;"),
+	 ":5: paths[1].fwmark: bad value '-1': out of range 0..4294967295"},
+	{PATH2(LTE_KEYS PEER "fwmark = 0x100000000L;"),
+	 ":5: paths[1].fwmark: bad value '0x100000000': out of range"},
+	{PATH2(LTE_KEYS PEER "fwmark = \"0x10\";"),
+	 ":5: paths[1].fwmark: bad value '0x10': expected an integer"},
+	/* 75: peer */
+	{PATH2(LTE_KEYS "peer = \"192.0.2.256\";"),
+	 ":5: paths[1].peer: bad value '192.0.2.256': not an IPv4 or IPv6 "
+	 "address"},
+	{PATH2(LTE_KEYS "peer = \"concentrator.example.net\";"),
+	 ":5: paths[1].peer: bad value 'concentrator.example.net': not an"},
+	{PATH2(LTE_KEYS "peer = \"2001:db8::1::2\";"),
+	 ":5: paths[1].peer: bad value '2001:db8::1::2': not an"},
+	{PATH2(LTE_KEYS "peer = \"\";"),
+	 ":5: paths[1].peer: bad value '': must be 1 to 63 characters"},
+	{PATH2(LTE_KEYS "peer = 3;"),
+	 ":5: paths[1].peer: bad value '3': expected a string"},
+	{PATH2(LTE_KEYS), ":5: paths[1].peer: missing: required with role "
+			  "\"cpe\""},
+	{CONC2(LTE_KEYS "peer = \"192.0.2.1\";"),
+	 ":5: paths[1].peer: bad value '192.0.2.1': not allowed with role "
+	 "\"concentrator\": the concentrator learns its peers from the "
+	 "packets"},
+	/* 82: peer_port */
+	{PATH2(LTE_KEYS PEER "peer_port = 0;"),
+	 ":5: paths[1].peer_port: bad value '0': out of range 1..65535"},
+	{PATH2(LTE_KEYS PEER "peer_port = 65536;"),
+	 ":5: paths[1].peer_port: bad value '65536': out of range 1..65535"},
+	{PATH2(LTE_KEYS PEER "peer_port = \"7040\";"),
+	 ":5: paths[1].peer_port: bad value '7040': expected an integer"},
+	/* 85: parse errors: libconfig's text, with the line */
+	{"role = \"cpe\";\nsession_id = ;\n" PATHS,
+	 ":2: parse error: syntax error"},
+	{HEAD "session_id = 2;\n" PATHS,
+	 ":3: parse error: duplicate setting name"},
+	{PATH2(LTE_KEYS PEER "name = \"x\";"),
+	 ":5: parse error: duplicate setting name"},
+	{HEAD "paths = (\n" DSL ",\n{ " LTE_KEYS PEER "}\n",
+	 ":6: parse error: syntax error"},
+	/* 89: a multi-line group: missing keys point at its line */
+	{HEAD "paths = (\n" DSL ",\n{\n" LTE_KEYS "\n}\n);\n",
+	 ":5: paths[1].peer: missing"},
+};
+
+static void test_bad_files(void **state)
+{
+	char path[64], want[256], err[CONF_ERR_MAX];
+	struct conf c;
+	unsigned i;
+	int ret;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
+		poison(&c);
+		err[0] = '\0';
+		ret = load_text(bad_cases[i].text, &c, err, sizeof(err), path,
+				sizeof(path));
+		snprintf(want, sizeof(want), "%s%s", path, bad_cases[i].want);
+		if (ret != -EINVAL || strncmp(err, want, strlen(want)) ||
+		    strchr(err, '\n')) {
+			print_error(
+				"case %u: ret %d\n  got:  %s\n  want: %s...\n",
+				i, ret, err, want);
+			fail();
+		}
+		assert_untouched(&c);
+	}
+}
+
+/* ---- good files ------------------------------------------------------ */
+
+static void test_defaults(void **state)
+{
+	struct conf c;
+
+	(void)state;
+	poison(&c);
+	conf_defaults(&c);
+	assert_int_equal(c.role, ROLE_CPE);
+	assert_int_equal(c.session_id, 0);
+	assert_int_equal(c.port, 7040);
+	assert_true(c.sched.k == 0.5);
+	assert_int_equal(c.sched.t_dwd_ms, 250);
+	assert_int_equal(c.sched.t_report_ms, 50);
+	assert_true(c.sched.w_fixed == 50.0);
+	assert_true(c.sched.w_mobile_max == 45.0);
+	assert_int_equal(c.reseq.t_lto_us, 50000);
+	assert_true(c.reseq.early_release);
+	assert_int_equal(c.reseq.capacity, 4096);
+	assert_int_equal(c.npaths, 0);
+	assert_int_equal(c.path[0].name[0], '\0');
+}
+
+static void test_names(void **state)
+{
+	(void)state;
+	assert_string_equal(conf_role_name(ROLE_CPE), "cpe");
+	assert_string_equal(conf_role_name(ROLE_CONCENTRATOR), "concentrator");
+	assert_string_equal(conf_role_name((enum conf_role)7), "?");
+	assert_string_equal(conf_class_name(PATH_FIXED), "fixed");
+	assert_string_equal(conf_class_name(PATH_MOBILE), "mobile");
+	assert_string_equal(conf_class_name((enum path_class) - 1), "?");
+}
+
+static void test_sample_cpe(void **state)
+{
+	char err[CONF_ERR_MAX];
+	struct conf c;
+	int ret;
+
+	(void)state;
+	poison(&c);
+	ret = conf_load(&c, "../../conf/cpe.conf", err, sizeof(err));
+	if (ret) {
+		print_error("%s\n", err);
+	}
+	assert_int_equal(ret, 0);
+	assert_int_equal(c.role, ROLE_CPE);
+	assert_int_equal(c.session_id, 42);
+	assert_int_equal(c.port, 7040);
+	assert_true(c.sched.k == 0.5);
+	assert_int_equal(c.sched.t_dwd_ms, 250);
+	assert_int_equal(c.sched.t_report_ms, 50);
+	assert_true(c.sched.w_fixed == 50.0);
+	assert_true(c.sched.w_mobile_max == 45.0);
+	assert_int_equal(c.reseq.t_lto_us, 50000);
+	assert_true(c.reseq.early_release);
+	assert_int_equal(c.reseq.capacity, 4096);
+	assert_int_equal(c.npaths, 2);
+	assert_string_equal(c.path[0].name, "dsl");
+	assert_int_equal(c.path[0].cls, PATH_FIXED);
+	assert_string_equal(c.path[0].ifname, "wan-dsl");
+	assert_int_equal(c.path[0].fwmark, 0x10);
+	assert_string_equal(c.path[0].peer, "198.51.100.10");
+	assert_int_equal(c.path[0].peer_port, 0);
+	assert_string_equal(c.path[1].name, "lte");
+	assert_int_equal(c.path[1].cls, PATH_MOBILE);
+	assert_string_equal(c.path[1].ifname, "wan-lte");
+	assert_int_equal(c.path[1].fwmark, 0x20);
+	assert_string_equal(c.path[1].peer, "198.51.100.10");
+	assert_int_equal(c.path[1].peer_port, 7040);
+}
+
+static void test_sample_concentrator(void **state)
+{
+	char err[CONF_ERR_MAX];
+	struct conf c;
+	int ret;
+
+	(void)state;
+	poison(&c);
+	ret = conf_load(&c, "../../conf/concentrator.conf", err, sizeof(err));
+	if (ret) {
+		print_error("%s\n", err);
+	}
+	assert_int_equal(ret, 0);
+	assert_int_equal(c.role, ROLE_CONCENTRATOR);
+	assert_int_equal(c.session_id, 42);
+	assert_int_equal(c.port, 7040);
+	assert_true(c.sched.k == 0.5);
+	assert_int_equal(c.sched.t_dwd_ms, 250);
+	assert_int_equal(c.sched.t_report_ms, 50);
+	assert_true(c.sched.w_fixed == 50.0);
+	assert_true(c.sched.w_mobile_max == 45.0);
+	assert_int_equal(c.reseq.t_lto_us, 50000);
+	assert_true(c.reseq.early_release);
+	assert_int_equal(c.reseq.capacity, 4096);
+	assert_int_equal(c.npaths, 2);
+	assert_string_equal(c.path[0].name, "dsl");
+	assert_int_equal(c.path[0].cls, PATH_FIXED);
+	assert_string_equal(c.path[0].ifname, "eth-dsl");
+	assert_string_equal(c.path[0].peer, "");
+	assert_string_equal(c.path[1].name, "lte");
+	assert_int_equal(c.path[1].cls, PATH_MOBILE);
+	assert_string_equal(c.path[1].ifname, "eth-lte");
+	assert_string_equal(c.path[1].peer, "");
+	assert_int_equal(c.path[1].fwmark, 0);
+	assert_int_equal(c.path[1].peer_port, 0);
+}
+
+static void test_minimal(void **state)
+{
+	char err[CONF_ERR_MAX];
+	struct conf c;
+
+	(void)state;
+	poison(&c);
+	assert_int_equal(conf_load(&c, "conf/minimal.conf", err, sizeof(err)),
+			 0);
+	assert_int_equal(c.role, ROLE_CPE);
+	assert_int_equal(c.session_id, 1);
+	assert_defaults_except_paths(&c);
+	assert_int_equal(c.npaths, 2);
+	assert_string_equal(c.path[0].name, "dsl");
+	assert_int_equal(c.path[0].cls, PATH_FIXED);
+	assert_string_equal(c.path[0].ifname, "wan-dsl");
+	assert_int_equal(c.path[0].fwmark, 0);
+	assert_string_equal(c.path[0].peer, "192.0.2.1");
+	assert_int_equal(c.path[0].peer_port, 0);
+	assert_string_equal(c.path[1].peer, "2001:db8::1");
+	assert_int_equal(c.path[1].cls, PATH_MOBILE);
+}
+
+/* Every key at the edge of its range, int for k, hex, the L suffix, three
+ * kinds of comments with huge numbers that must not be taken for values. */
+static void test_edges(void **state)
+{
+	static const char text[] =
+		"# 99999999999 in a comment\n"
+		"// 0x1234567890 too\n"
+		"/* 88888888888\n   77777777777 */\n"
+		"role = \"concentrator\";\n"
+		"session_id = 4294967295L;\n"
+		"port = 65535;\n"
+		"k = 10;\n"
+		"t_dwd_ms = 0;\n"
+		"t_report_ms = 10000;\n"
+		"w_fixed = 1000;\n"
+		"w_mobile_max = 0;\n"
+		"t_lto_ms = 10000;\n"
+		"early_release = false;\n"
+		"reorder_capacity = 1048576;\n"
+		"paths = (\n"
+		"{ name = \"a-b_0123456789a\"; class = \"mobile\"; "
+		"interface = \"abcdefghijklmno\"; fwmark = 0xffffffff; "
+		"peer_port = 1; },\n"
+		"{ name = \"z\"; class = \"fixed\"; interface = \"x\"; "
+		"fwmark = 4294967295L; }\n"
+		");\n";
+	char path[64], err[CONF_ERR_MAX];
+	struct conf c;
+	int ret;
+
+	(void)state;
+	ret = load_text(text, &c, err, sizeof(err), path, sizeof(path));
+	if (ret) {
+		print_error("%s\n", err);
+	}
+	assert_int_equal(ret, 0);
+	assert_int_equal(c.role, ROLE_CONCENTRATOR);
+	assert_int_equal(c.session_id, UINT32_MAX);
+	assert_int_equal(c.port, 65535);
+	assert_true(c.sched.k == 10.0);
+	assert_int_equal(c.sched.t_dwd_ms, 0);
+	assert_int_equal(c.sched.t_report_ms, 10000);
+	assert_true(c.sched.w_fixed == 1000.0);
+	assert_true(c.sched.w_mobile_max == 0.0);
+	assert_int_equal(c.reseq.t_lto_us, 10000000);
+	assert_false(c.reseq.early_release);
+	assert_int_equal(c.reseq.capacity, 1048576);
+	assert_int_equal(c.npaths, 2);
+	assert_string_equal(c.path[0].name, "a-b_0123456789a");
+	assert_int_equal(c.path[0].cls, PATH_MOBILE);
+	assert_string_equal(c.path[0].ifname, "abcdefghijklmno");
+	assert_int_equal(c.path[0].fwmark, UINT32_MAX);
+	assert_int_equal(c.path[0].peer_port, 1);
+	assert_string_equal(c.path[1].name, "z");
+	assert_int_equal(c.path[1].fwmark, UINT32_MAX);
+
+	/* the other ends, and a float k */
+	ret = load_text("role = \"cpe\";\nsession_id = 1;\nk = 0;\n"
+			"t_report_ms = 10;\nt_dwd_ms = 60000;\nw_fixed = 1;\n"
+			"w_mobile_max = 1000;\nt_lto_ms = 1;\n"
+			"reorder_capacity = 16;\nport = 1;\n" PATHS,
+			&c, err, sizeof(err), path, sizeof(path));
+	assert_int_equal(ret, 0);
+	assert_int_equal(c.session_id, 1);
+	assert_true(c.sched.k == 0.0);
+	assert_int_equal(c.sched.t_dwd_ms, 60000);
+	assert_int_equal(c.sched.t_report_ms, 10);
+	assert_int_equal(c.reseq.t_lto_us, 1000);
+	assert_int_equal(c.reseq.capacity, 16);
+	assert_int_equal(c.port, 1);
+
+	ret = load_text(TOP("k = 0.1;"), &c, err, sizeof(err), path,
+			sizeof(path));
+	assert_int_equal(ret, 0);
+	assert_true(c.sched.k == 0.1);
+}
+
+static long long lib_reads(const char *text)
+{
+	long long v = 0;
+	config_t cfg;
+
+	config_init(&cfg);
+	assert_true(config_read_string(&cfg, text));
+	assert_true(config_lookup_int64(&cfg, "v", &v));
+	config_destroy(&cfg);
+	return v;
+}
+
+/* libconfig 1.5 silently wraps integer literals that do not fit in 32
+ * bits; conf_load must refuse them there, and take them where the library
+ * reads them right. */
+static void test_wide_literals(void **state)
+{
+	char path[64], want[256], err[CONF_ERR_MAX];
+	bool wraps_dec = lib_reads("v = 4294967297;") != 4294967297LL;
+	bool wraps_hex = lib_reads("v = 0x100000001;") != 4294967297LL;
+	struct conf c;
+	int ret;
+
+	(void)state;
+	poison(&c);
+	ret = load_text("role = \"cpe\";\nsession_id = 4294967297;\n" PATHS, &c,
+			err, sizeof(err), path, sizeof(path));
+	if (wraps_dec) {
+		assert_int_equal(ret, -EINVAL);
+		snprintf(want, sizeof(want),
+			 "%s:2: session_id: bad value "
+			 "'4294967297': too large for this libconfig",
+			 path);
+		assert_memory_equal(err, want, strlen(want));
+		assert_non_null(strstr(err, "write '4294967297L'"));
+		assert_untouched(&c);
+	} else {
+		/* read right, then refused for its range */
+		assert_int_equal(ret, -EINVAL);
+		assert_non_null(strstr(err, ":2: session_id: bad value "
+					    "'4294967297': out of range"));
+	}
+
+	poison(&c);
+	ret = load_text("role = \"cpe\";\nsession_id = 3000000000;\n" PATHS, &c,
+			err, sizeof(err), path, sizeof(path));
+	if (wraps_dec) {
+		assert_int_equal(ret, -EINVAL);
+		assert_non_null(strstr(err, ":2: session_id: bad value "
+					    "'3000000000': too large"));
+	} else {
+		assert_int_equal(ret, 0);
+		assert_int_equal(c.session_id, 3000000000u);
+	}
+
+	poison(&c);
+	ret = load_text(PATH2(LTE_KEYS PEER "fwmark = 0x100000001;"), &c, err,
+			sizeof(err), path, sizeof(path));
+	assert_int_equal(ret, -EINVAL);
+	if (wraps_hex) {
+		assert_non_null(strstr(err, ":5: fwmark: bad value "
+					    "'0x100000001': too large"));
+	} else {
+		assert_non_null(strstr(err, ":5: paths[1].fwmark: bad value "
+					    "'0x100000001': out of range"));
+	}
+
+	/* negative numbers and floats are not mistaken for wide ints */
+	ret = load_text(TOP("k = 2.5e-1; # -99999999999"), &c, err, sizeof(err),
+			path, sizeof(path));
+	assert_int_equal(ret, 0);
+	assert_true(c.sched.k == 0.25);
+	ret = load_text(TOP("port = -99999999999;"), &c, err, sizeof(err), path,
+			sizeof(path));
+	assert_int_equal(ret, -EINVAL);
+	assert_non_null(strstr(err, ":3: port: bad value '-99999999999'"));
+}
+
+static void test_io_errors(void **state)
+{
+	char err[CONF_ERR_MAX];
+	struct conf c;
+
+	(void)state;
+	poison(&c);
+	assert_int_equal(
+		conf_load(&c, "conf/nonexistent.conf", err, sizeof(err)),
+		-ENOENT);
+	assert_string_equal(err, "conf/nonexistent.conf: No such file or "
+				 "directory");
+	assert_untouched(&c);
+
+	assert_int_equal(conf_load(&c, "conf", err, sizeof(err)), -EISDIR);
+	assert_string_equal(err, "conf: Is a directory");
+	assert_untouched(&c);
+}
+
+/* A short or absent error buffer still gets a terminated prefix. */
+static void test_err_buffer(void **state)
+{
+	char path[64], err[10];
+	struct conf c;
+
+	(void)state;
+	poison(&c);
+	memset(err, 'x', sizeof(err));
+	assert_int_equal(load_text(TOP("port = 0;"), &c, err, sizeof(err), path,
+				   sizeof(path)),
+			 -EINVAL);
+	assert_int_equal(strlen(err), sizeof(err) - 1);
+	assert_memory_equal(err, path, sizeof(err) - 1);
+	assert_int_equal(
+		load_text(TOP("port = 0;"), &c, NULL, 0, path, sizeof(path)),
+		-EINVAL);
+	assert_int_equal(conf_load(&c, "conf/nonexistent.conf", NULL, 0),
+			 -ENOENT);
+	assert_untouched(&c);
+}
+
+/* A good load replaces the whole struct, paths included. */
+static void test_reload_replaces(void **state)
+{
+	char err[CONF_ERR_MAX];
+	struct conf c;
+
+	(void)state;
+	assert_int_equal(conf_load(&c, "../../conf/cpe.conf", err, sizeof(err)),
+			 0);
+	assert_int_equal(conf_load(&c, "conf/minimal.conf", err, sizeof(err)),
+			 0);
+	assert_int_equal(c.session_id, 1);
+	assert_int_equal(c.path[0].fwmark, 0);
+	assert_string_equal(c.path[0].peer, "192.0.2.1");
+	assert_int_equal(c.path[1].peer_port, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_sample_cpe),
+		cmocka_unit_test(test_sample_concentrator),
+		cmocka_unit_test(test_minimal),
+		cmocka_unit_test(test_edges),
+		cmocka_unit_test(test_bad_files),
+		cmocka_unit_test(test_wide_literals),
+		cmocka_unit_test(test_io_errors),
+		cmocka_unit_test(test_err_buffer),
+		cmocka_unit_test(test_reload_replaces),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
