@@ -123,9 +123,9 @@ int ing_sched_pick(struct ing_sched *s, struct wire_hdr *h)
 /* Loss on the fixed paths since the last report, from cumulative counters.
  * The first report of a path only sets its baseline; a counter that went
  * backwards (peer egress restarted) resets it. */
-static uint32_t fixed_loss(struct ing_sched *s, const struct wire_report *r)
+static uint64_t fixed_loss(struct ing_sched *s, const struct wire_report *r)
 {
-	uint32_t lost = 0;
+	uint64_t lost = 0; /* 16 deltas of up to 2^31 each: no wrap */
 
 	for (unsigned i = 0; i < r->n; i++) {
 		const struct wire_report_path *e = &r->p[i];
@@ -148,7 +148,7 @@ static uint32_t fixed_loss(struct ing_sched *s, const struct wire_report *r)
 void ing_sched_on_report(struct ing_sched *s, uint32_t seq,
 			 const struct wire_report *r)
 {
-	uint32_t lost;
+	uint64_t lost;
 
 	if (s->have_report_seq && !seq_after(seq, s->report_seq)) {
 		s->st.stale_reports++;
@@ -162,7 +162,7 @@ void ing_sched_on_report(struct ing_sched *s, uint32_t seq,
 	if (lost > 0) {
 		if (s->w_mobile == 0) {
 			/* IWI: congestion is just arising, react at once. */
-			s->w_mobile += lost;
+			s->w_mobile += (double)lost;
 			s->st.iwi++;
 		} else {
 			double ratio = 1;
