@@ -249,7 +249,9 @@ enum egr_verdict egr_reseq_push(struct egr_reseq *r, uint32_t g,
 		return EGR_RELEASED;
 	}
 	if (holds(r, g, SLOT_PKT)) {
+		/* Its path bookkeeping above may still free the head. */
 		r->st.dup++;
+		drain_normal(r);
 		return EGR_DROP_DUP;
 	}
 	s->state = SLOT_PKT;

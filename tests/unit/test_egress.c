@@ -1,0 +1,375 @@
+/* Unit tests of the egress glue (egress/egress.c): egr_on_data feeds the
+ * per-path loss accounting and the resequencer with the same packet.
+ *
+ * Written from egress/egress.h and notes/semantics.md.  The headers come
+ * from the real ingress scheduler (ingress/sched.h), so gseq, lseq and pgap
+ * are what a peer would send: two fixed paths, path 0 fast (50 us) and path
+ * 1 slow (2 ms), one packet of path 0 lost.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "egress/egress.h"
+#include "ingress/sched.h"
+
+#define COOKIE(g) ((uint64_t)(uint32_t)(g) * 10 + 7)
+
+enum {
+	N_PKTS = 200,
+	SEND_GAP_US = 100,
+	DELAY0_US = 50,
+	DELAY1_US = 2000,
+	T_LTO_US = 5000,
+	DROP_NTH = 20, /* the 20th packet of path 0 is lost */
+};
+
+struct sink {
+	unsigned n;
+	uint64_t now;
+	uint32_t g[N_PKTS + 16];
+	uint64_t cookie[N_PKTS + 16];
+	uint64_t at[N_PKTS + 16];
+};
+
+static void sink_release(void *ctx, uint64_t cookie, uint32_t gseq)
+{
+	struct sink *s = ctx;
+
+	assert_true(s->n < N_PKTS + 16);
+	s->g[s->n] = gseq;
+	s->cookie[s->n] = cookie;
+	s->at[s->n] = s->now;
+	s->n++;
+}
+
+struct pkt {
+	struct wire_hdr h;
+	uint64_t arr;
+};
+
+static const struct ing_sched_params sched_params = {
+	.k = 1.0,
+	.t_dwd_ms = 250,
+	.t_report_ms = 50,
+	.w_fixed = 1.0,
+	.w_mobile_max = 10.0,
+};
+
+/* Builds N_PKTS headers with the scheduler; returns the index of the lost
+ * packet and, in *after, the index of the next packet on its path. */
+static unsigned make_traffic(struct pkt *pk, unsigned *after)
+{
+	static const enum path_class cls[2] = {PATH_FIXED, PATH_FIXED};
+	struct ing_sched s;
+	unsigned i, n0 = 0, drop = N_PKTS;
+
+	assert_int_equal(ing_sched_init(&s, &sched_params, 2, cls), 0);
+	for (i = 0; i < N_PKTS; i++) {
+		memset(&pk[i].h, 0, sizeof(pk[i].h));
+		pk[i].h.version = WIRE_VERSION;
+		pk[i].h.type = WIRE_DATA;
+		pk[i].h.session = 0x1234;
+		pk[i].h.tstamp = i * SEND_GAP_US;
+		assert_true(ing_sched_pick(&s, &pk[i].h) >= 0);
+		pk[i].arr = (uint64_t)i * SEND_GAP_US +
+			    (pk[i].h.path == 0 ? DELAY0_US : DELAY1_US);
+		if (pk[i].h.path == 0 && ++n0 == DROP_NTH) {
+			drop = i;
+		}
+	}
+	assert_true(drop < N_PKTS);
+	for (i = drop + 1; i < N_PKTS && pk[i].h.path != 0; i++) {
+	}
+	assert_true(i < N_PKTS);
+	*after = i;
+	/* what the header says: the next packet of path 0 points back at the
+	 * lost one, and its local sequence skips one */
+	assert_int_equal(pk[i].h.lseq, pk[drop].h.lseq + 1);
+	assert_int_equal((uint32_t)(pk[i].h.gseq - pk[i].h.pgap),
+			 pk[drop].h.gseq);
+	/* the packet just before the lost one went on the slow path */
+	assert_int_equal(pk[drop - 1].h.path, 1);
+	assert_int_equal(pk[drop - 1].h.gseq + 1, pk[drop].h.gseq);
+	return drop;
+}
+
+/* Runs the traffic through egr_on_data in arrival order, polling at every
+ * deadline like the daemon's event loop. */
+static void run_traffic(bool early)
+{
+	struct egr_reseq_params p = {
+		.t_lto_us = T_LTO_US,
+		.early_release = early,
+		.capacity = 256,
+	};
+	struct pkt *pk = calloc(N_PKTS, sizeof(*pk));
+	unsigned order[N_PKTS];
+	struct sink *snk = calloc(1, sizeof(*snk));
+	struct egr e;
+	struct wire_report r;
+	unsigned drop, after, i, j, n0 = 0, n1 = 0;
+	uint32_t gd, early_at = 0;
+	bool early_seen = false;
+	uint64_t w;
+
+	assert_non_null(pk);
+	assert_non_null(snk);
+	drop = make_traffic(pk, &after);
+	gd = pk[drop].h.gseq;
+
+	/* arrival order (stable on send order) */
+	for (i = 0; i < N_PKTS; i++) {
+		order[i] = i;
+		for (j = i; j > 0 && pk[order[j - 1]].arr > pk[order[j]].arr;
+		     j--) {
+			unsigned t = order[j];
+
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+	}
+
+	assert_int_equal(egr_init(&e, &p, 2, sink_release, snk), 0);
+	for (i = 0; i < N_PKTS; i++) {
+		const struct pkt *k = &pk[order[i]];
+		enum egr_verdict v;
+		uint64_t early_before = e.reseq.st.hole_early;
+
+		if (order[i] == drop) {
+			continue;
+		}
+		while (egr_reseq_deadline(&e.reseq, &w) && w <= k->arr) {
+			snk->now = w;
+			egr_reseq_poll(&e.reseq, w);
+		}
+		if (order[i] == after) {
+			egr_loss_report(&e.loss, &r);
+			assert_int_equal(r.p[0].lost_pkts, 0);
+		}
+		snk->now = k->arr;
+		v = egr_on_data(&e, &k->h, k->arr, COOKIE(k->h.gseq));
+		assert_true(v == EGR_RELEASED || v == EGR_BUFFERED);
+		if (order[i] == after) {
+			/* the loss is in the very next report... */
+			egr_loss_report(&e.loss, &r);
+			assert_int_equal(r.n, 2);
+			assert_int_equal(r.p[0].lost_pkts, 1);
+			assert_int_equal(r.p[1].lost_pkts, 0);
+			/* ...while the resequencer has not reached the hole
+			 * yet: path 1 is 2 ms behind */
+			assert_int_equal(e.reseq.st.hole_early, 0);
+			assert_int_equal(e.reseq.st.hole_timeout, 0);
+			assert_true(egr_reseq_depth(&e.reseq) > 0);
+		}
+		if (early_before == 0 && e.reseq.st.hole_early > 0) {
+			early_seen = true;
+			early_at = k->h.gseq;
+		}
+		if (k->h.path == 0) {
+			n0++;
+		} else {
+			n1++;
+		}
+	}
+	while (egr_reseq_deadline(&e.reseq, &w)) {
+		snk->now = w;
+		egr_reseq_poll(&e.reseq, w);
+	}
+
+	/* everything but the lost one, in order, with its cookie */
+	assert_int_equal(snk->n, N_PKTS - 1);
+	for (i = 0, j = 0; i < N_PKTS; i++) {
+		if (i == gd) {
+			continue;
+		}
+		assert_int_equal(snk->g[j], i);
+		assert_int_equal(snk->cookie[j], COOKIE(i));
+		j++;
+	}
+	assert_int_equal(egr_reseq_depth(&e.reseq), 0);
+	assert_int_equal(e.reseq.st.released, N_PKTS - 1);
+	assert_int_equal(e.reseq.st.late, 0);
+	assert_int_equal(e.reseq.st.dup, 0);
+	assert_int_equal(e.reseq.st.hole_overflow, 0);
+
+	/* gd + 1 went on path 1; when was it released? */
+	assert_int_equal(pk[gd + 1].h.path, 1);
+	for (j = 0; j < snk->n && snk->g[j] != gd + 1; j++) {
+	}
+	assert_true(j < snk->n);
+	if (early) {
+		/* given up by pgap as soon as the head reached it: when the
+		 * slow path delivered gd - 1, not gd + 1 (which the
+		 * all-paths-passed rule would have needed) */
+		assert_true(early_seen);
+		assert_int_equal(early_at, gd - 1);
+		assert_int_equal(e.reseq.st.hole_early, 1);
+		assert_int_equal(e.reseq.st.hole_timeout, 0);
+		assert_int_equal(snk->at[j], pk[gd + 1].arr);
+	} else {
+		/* waited t_lto since the first packet beyond it arrived */
+		assert_false(early_seen);
+		assert_int_equal(e.reseq.st.hole_early, 0);
+		assert_int_equal(e.reseq.st.hole_timeout, 1);
+		assert_int_equal(snk->at[j], pk[after].arr + T_LTO_US);
+	}
+
+	/* loss counters at the end */
+	assert_int_equal(e.loss.p[0].rx, n0);
+	assert_int_equal(e.loss.p[0].lost, 1);
+	assert_int_equal(e.loss.p[1].rx, n1);
+	assert_int_equal(e.loss.p[1].lost, 0);
+	assert_int_equal(n0 + n1, N_PKTS - 1);
+
+	egr_free(&e);
+	free(snk);
+	free(pk);
+}
+
+static void test_fast_path_loss_early(void **state)
+{
+	(void)state;
+	run_traffic(true);
+}
+
+static void test_fast_path_loss_timeout(void **state)
+{
+	(void)state;
+	run_traffic(false);
+}
+
+static void test_path_out_of_range(void **state)
+{
+	static const uint8_t bad[] = {2, 3, WIRE_MAX_PATHS - 1, WIRE_MAX_PATHS,
+				      200, 255};
+	struct egr_reseq_params p = {.t_lto_us = 1000, .capacity = 64};
+	struct sink *snk = calloc(1, sizeof(*snk));
+	struct wire_hdr h;
+	struct egr e;
+	struct egr_loss loss_before;
+	struct egr_reseq_stats st_before;
+	size_t i;
+
+	(void)state;
+	assert_non_null(snk);
+	assert_int_equal(egr_init(&e, &p, 2, sink_release, snk), 0);
+	memset(&h, 0, sizeof(h));
+	h.type = WIRE_DATA;
+	h.path = 0;
+	h.gseq = 10;
+	h.lseq = 3;
+	assert_int_equal(egr_on_data(&e, &h, 0, COOKIE(10)), EGR_RELEASED);
+	h.path = 1;
+	h.gseq = 12;
+	h.lseq = 0;
+	assert_int_equal(egr_on_data(&e, &h, 1, COOKIE(12)), EGR_BUFFERED);
+
+	memcpy(&loss_before, &e.loss, sizeof(loss_before));
+	memcpy(&st_before, &e.reseq.st, sizeof(st_before));
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		h.path = bad[i];
+		h.gseq = 11; /* would fill the hole */
+		h.lseq = 1;
+		assert_int_equal(egr_on_data(&e, &h, 2, COOKIE(11)),
+				 EGR_DROP_PATH);
+	}
+	assert_memory_equal(&e.loss, &loss_before, sizeof(loss_before));
+	assert_memory_equal(&e.reseq.st, &st_before, sizeof(st_before));
+	assert_int_equal(snk->n, 1);
+	assert_int_equal(egr_reseq_depth(&e.reseq), 1);
+
+	/* a good path still fills it */
+	h.path = 0;
+	assert_int_equal(egr_on_data(&e, &h, 3, COOKIE(11)), EGR_RELEASED);
+	assert_int_equal(snk->n, 3);
+	assert_int_equal(snk->g[1], 11);
+	assert_int_equal(snk->g[2], 12);
+	/* lseq 3 then 1 on path 0: behind, not a loss */
+	assert_int_equal(e.loss.p[0].behind, 1);
+	assert_int_equal(e.loss.p[0].lost, 0);
+	egr_free(&e);
+	free(snk);
+}
+
+static void test_missing_reaches_reseq(void **state)
+{
+	/* one path: lseq gap of 1 with pgap at the head hole -> given up at
+	 * once even with a second path never seen */
+	struct egr_reseq_params p = {.t_lto_us = 1000,
+				     .early_release = true,
+				     .capacity = 64};
+	struct sink *snk = calloc(1, sizeof(*snk));
+	struct wire_hdr h;
+	struct egr e;
+
+	(void)state;
+	assert_non_null(snk);
+	assert_int_equal(egr_init(&e, &p, 2, sink_release, snk), 0);
+	memset(&h, 0, sizeof(h));
+	h.type = WIRE_DATA;
+	h.gseq = 100;
+	h.lseq = 50;
+	assert_int_equal(egr_on_data(&e, &h, 0, COOKIE(100)), EGR_RELEASED);
+	/* 101 on path 0 (lseq 51) lost; 102 arrives, lseq 52, pgap 1 */
+	h.gseq = 102;
+	h.lseq = 52;
+	h.pgap = 1;
+	assert_int_equal(egr_on_data(&e, &h, 1, COOKIE(102)), EGR_RELEASED);
+	assert_int_equal(e.reseq.st.hole_early, 1);
+	assert_int_equal(e.loss.p[0].lost, 1);
+	/* same, but no loss seen on the path (lseq in order): pgap alone
+	 * does not give the hole up */
+	h.gseq = 104;
+	h.lseq = 53;
+	h.pgap = 1;
+	assert_int_equal(egr_on_data(&e, &h, 2, COOKIE(104)), EGR_BUFFERED);
+	assert_int_equal(e.reseq.st.hole_early, 1);
+	assert_int_equal(snk->n, 2);
+	egr_free(&e);
+	free(snk);
+}
+
+static void nop_release(void *ctx, uint64_t cookie, uint32_t gseq)
+{
+	(void)ctx;
+	(void)cookie;
+	(void)gseq;
+}
+
+static void test_init(void **state)
+{
+	struct egr_reseq_params p = {.t_lto_us = 1000, .capacity = 3};
+	struct egr e;
+
+	(void)state;
+	assert_int_equal(egr_init(&e, &p, 2, nop_release, NULL), -EINVAL);
+	p.capacity = 64;
+	p.t_lto_us = 0;
+	assert_int_equal(egr_init(&e, &p, 2, nop_release, NULL), -EINVAL);
+	p.t_lto_us = 1000;
+	assert_int_equal(egr_init(&e, &p, 3, nop_release, NULL), 0);
+	assert_int_equal(e.loss.n, 3);
+	egr_free(&e);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_init),
+		cmocka_unit_test(test_path_out_of_range),
+		cmocka_unit_test(test_missing_reaches_reseq),
+		cmocka_unit_test(test_fast_path_loss_early),
+		cmocka_unit_test(test_fast_path_loss_timeout),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,287 @@
+/* Unit tests of per-path loss accounting (egress/loss.c), written from
+ * egress/loss.h and notes/semantics.md.
+ *
+ * A vector row is one packet on a path: its local sequence number, absolute
+ * or relative to the expected next one (as the row before left it), and the
+ * expected return value and counters of that path afterwards.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "egress/loss.h"
+
+struct lrow {
+	unsigned path;
+	bool abs;       /* lseq is val; else lseq = expected next + val */
+	uint32_t val;
+	uint32_t ret;
+	uint32_t rx, lost;
+	uint64_t jumps, behind;
+	uint32_t next;  /* expected next lseq afterwards (after started) */
+};
+
+#define A(p_, l_) .path = (p_), .abs = true, .val = (l_)
+#define D(p_, d_) .path = (p_), .abs = false, .val = (uint32_t)(d_)
+
+static const struct lrow rows[] = {
+	/* 0: first packet: no loss whatever its number */
+	{A(0, 1000), .ret = 0, .rx = 1, .next = 1001},
+	/* 1, 2: in order */
+	{D(0, 0), .ret = 0, .rx = 2, .next = 1002},
+	{D(0, 0), .ret = 0, .rx = 3, .next = 1003},
+	/* 3: 1003, 1004 missing */
+	{D(0, 2), .ret = 2, .rx = 4, .lost = 2, .next = 1006},
+	/* 4: one missing */
+	{D(0, 1), .ret = 1, .rx = 5, .lost = 3, .next = 1008},
+	/* 5: behind by one (a duplicate of the last): not taken back */
+	{D(0, -1), .ret = 0, .rx = 6, .lost = 3, .behind = 1, .next = 1008},
+	/* 6: far behind */
+	{D(0, -1000), .ret = 0, .rx = 7, .lost = 3, .behind = 2,
+	 .next = 1008},
+	/* 7: in order again */
+	{D(0, 0), .ret = 0, .rx = 8, .lost = 3, .behind = 2, .next = 1009},
+	/* 8: gap of exactly EGR_LOSS_MAX_GAP: loss */
+	{D(0, 65536), .ret = 65536, .rx = 9, .lost = 3 + 65536, .behind = 2,
+	 .next = 1009 + 65536 + 1},
+	/* 9: gap of 65537: a jump, no loss, resynchronised */
+	{D(0, 65537), .ret = 0, .rx = 10, .lost = 3 + 65536, .jumps = 1,
+	 .behind = 2, .next = 1009 + 65537 + 65537 + 1},
+	/* 10: exactly 2^31 away: not after, so behind; next unchanged */
+	{D(0, 0x80000000u), .ret = 0, .rx = 11, .lost = 3 + 65536,
+	 .jumps = 1, .behind = 3, .next = 1009 + 65537 + 65537 + 1},
+	/* 11: 2^31 - 1 ahead: a jump */
+	{D(0, 0x7fffffffu), .ret = 0, .rx = 12, .lost = 3 + 65536,
+	 .jumps = 2, .behind = 3,
+	 .next = 1009 + 65537 + 65537 + 1 + 0x7fffffffu + 1},
+	/* 12: 2^31 + 1 away: behind */
+	{D(0, 0x80000001u), .ret = 0, .rx = 13, .lost = 3 + 65536,
+	 .jumps = 2, .behind = 4,
+	 .next = 1009 + 65537 + 65537 + 1 + 0x7fffffffu + 1},
+
+	/* path 1: lseq wraps at 2^32 */
+	/* 13 */
+	{A(1, 0xfffffffeu), .ret = 0, .rx = 1, .next = 0xffffffffu},
+	{D(1, 0), .ret = 0, .rx = 2, .next = 0},
+	{D(1, 0), .ret = 0, .rx = 3, .next = 1},
+	/* 16: 1 and 2 missing */
+	{D(1, 2), .ret = 2, .rx = 4, .lost = 2, .next = 4},
+	/* 17: 0xffffffff is behind 4 */
+	{A(1, 0xffffffffu), .ret = 0, .rx = 5, .lost = 2, .behind = 1,
+	 .next = 4},
+	/* 18: a gap across the wrap */
+	{A(1, 7), .ret = 3, .rx = 6, .lost = 5, .behind = 1, .next = 8},
+	/* 19: far behind (before the wrap): next unchanged; then a gap */
+	{A(1, 0xfffffff0u), .ret = 0, .rx = 7, .lost = 5, .behind = 2,
+	 .next = 8},
+	{A(1, 10), .ret = 2, .rx = 8, .lost = 7, .behind = 2, .next = 11},
+
+	/* path 0 unaffected by path 1: continues where it was */
+	/* 21 */
+	{D(0, 0), .ret = 0, .rx = 14, .lost = 3 + 65536, .jumps = 2,
+	 .behind = 4, .next = 1009 + 65537 + 65537 + 1 + 0x7fffffffu + 2},
+};
+
+static void check_path(unsigned ri, const struct egr_loss_path *p,
+		       const struct lrow *w)
+{
+	if (!p->started || p->rx != w->rx || p->lost != w->lost ||
+	    p->jumps != w->jumps || p->behind != w->behind ||
+	    p->next_lseq != w->next) {
+		fail_msg("row %u: started %d rx %" PRIu32 " lost %" PRIu32
+			 " jumps %" PRIu64 " behind %" PRIu64 " next %" PRIu32
+			 "; want rx %" PRIu32 " lost %" PRIu32 " jumps %" PRIu64
+			 " behind %" PRIu64 " next %" PRIu32,
+			 ri, p->started, p->rx, p->lost, p->jumps, p->behind,
+			 p->next_lseq, w->rx, w->lost, w->jumps, w->behind,
+			 w->next);
+	}
+}
+
+static void test_vectors(void **state)
+{
+	struct egr_loss l;
+	const struct lrow *last[WIRE_MAX_PATHS] = {NULL};
+	unsigned ri, q;
+
+	(void)state;
+	memset(&l, 0xa5, sizeof(l)); /* init must not rely on zeroed memory */
+	egr_loss_init(&l, 3);
+	for (q = 0; q < 3; q++) {
+		assert_false(l.p[q].started);
+		assert_int_equal(l.p[q].rx, 0);
+		assert_int_equal(l.p[q].lost, 0);
+		assert_int_equal(l.p[q].jumps, 0);
+		assert_int_equal(l.p[q].behind, 0);
+		assert_int_equal(l.p[q].delay_us, 0);
+	}
+	for (ri = 0; ri < sizeof(rows) / sizeof(rows[0]); ri++) {
+		const struct lrow *w = &rows[ri];
+		uint32_t lseq, got;
+
+		if (w->abs) {
+			lseq = w->val;
+		} else {
+			assert_non_null(last[w->path]);
+			lseq = last[w->path]->next + w->val;
+		}
+		got = egr_loss_on_packet(&l, w->path, lseq);
+		if (got != w->ret) {
+			fail_msg("row %u: path %u lseq %" PRIu32
+				 " returned %" PRIu32 ", want %" PRIu32,
+				 ri, w->path, lseq, got, w->ret);
+		}
+		check_path(ri, &l.p[w->path], w);
+		/* the other paths did not move */
+		for (q = 0; q < 3; q++) {
+			if (q != w->path && last[q]) {
+				check_path(ri, &l.p[q], last[q]);
+			}
+		}
+		last[w->path] = w;
+	}
+	assert_false(l.p[2].started);
+	assert_int_equal(l.p[2].rx, 0);
+}
+
+static void test_counters_wrap(void **state)
+{
+	struct egr_loss l;
+
+	(void)state;
+	egr_loss_init(&l, 1);
+	assert_int_equal(egr_loss_on_packet(&l, 0, 5), 0);
+	l.p[0].rx = 0xffffffffu;
+	l.p[0].lost = 0xfffffffeu;
+	assert_int_equal(egr_loss_on_packet(&l, 0, 6), 0);
+	assert_int_equal(l.p[0].rx, 0);
+	assert_int_equal(egr_loss_on_packet(&l, 0, 10), 3);
+	assert_int_equal(l.p[0].rx, 1);
+	assert_int_equal(l.p[0].lost, 1);
+}
+
+static void test_report(void **state)
+{
+	struct egr_loss l;
+	struct wire_report r;
+	unsigned i;
+
+	(void)state;
+	egr_loss_init(&l, 2);
+
+	/* first report: seq 1, both paths, all zero */
+	memset(&r, 0xa5, sizeof(r));
+	assert_int_equal(egr_loss_report(&l, &r), 1);
+	assert_int_equal(r.n, 2);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(r.p[i].path, i);
+		assert_int_equal(r.p[i].rx_pkts, 0);
+		assert_int_equal(r.p[i].lost_pkts, 0);
+		assert_int_equal(r.p[i].delay_us, 0);
+	}
+
+	/* path 0: 10, 11, 14 (2 lost); path 1: 0, 1 */
+	egr_loss_on_packet(&l, 0, 10);
+	egr_loss_on_packet(&l, 0, 11);
+	assert_int_equal(egr_loss_on_packet(&l, 0, 14), 2);
+	egr_loss_on_packet(&l, 1, 0);
+	egr_loss_on_packet(&l, 1, 1);
+	assert_int_equal(egr_loss_report(&l, &r), 2);
+	assert_int_equal(r.n, 2);
+	assert_int_equal(r.p[0].path, 0);
+	assert_int_equal(r.p[0].rx_pkts, 3);
+	assert_int_equal(r.p[0].lost_pkts, 2);
+	assert_int_equal(r.p[1].path, 1);
+	assert_int_equal(r.p[1].rx_pkts, 2);
+	assert_int_equal(r.p[1].lost_pkts, 0);
+
+	/* cumulative: not reset by a report */
+	assert_int_equal(egr_loss_on_packet(&l, 1, 5), 3);
+	assert_int_equal(egr_loss_report(&l, &r), 3);
+	assert_int_equal(r.p[0].rx_pkts, 3);
+	assert_int_equal(r.p[0].lost_pkts, 2);
+	assert_int_equal(r.p[1].rx_pkts, 3);
+	assert_int_equal(r.p[1].lost_pkts, 3);
+
+	/* a report without new packets repeats the counters */
+	assert_int_equal(egr_loss_report(&l, &r), 4);
+	assert_int_equal(r.p[1].lost_pkts, 3);
+
+	/* the delay estimate is carried as it is */
+	l.p[1].delay_us = 12345;
+	assert_int_equal(egr_loss_report(&l, &r), 5);
+	assert_int_equal(r.p[1].delay_us, 12345);
+	assert_int_equal(r.p[0].delay_us, 0);
+
+	/* report seq wraps */
+	l.report_seq = 0xffffffffu;
+	assert_int_equal(egr_loss_report(&l, &r), 0);
+	assert_int_equal(egr_loss_report(&l, &r), 1);
+}
+
+static void test_report_all_paths(void **state)
+{
+	struct egr_loss l;
+	struct wire_report r;
+	unsigned i;
+
+	(void)state;
+	egr_loss_init(&l, WIRE_MAX_PATHS);
+	for (i = 0; i < WIRE_MAX_PATHS; i++) {
+		egr_loss_on_packet(&l, i, 0);
+		egr_loss_on_packet(&l, i, 1 + i); /* i lost */
+	}
+	assert_int_equal(egr_loss_report(&l, &r), 1);
+	assert_int_equal(r.n, WIRE_MAX_PATHS);
+	for (i = 0; i < WIRE_MAX_PATHS; i++) {
+		assert_int_equal(r.p[i].path, i);
+		assert_int_equal(r.p[i].rx_pkts, 2);
+		assert_int_equal(r.p[i].lost_pkts, i);
+	}
+	egr_loss_init(&l, 1);
+	assert_int_equal(egr_loss_report(&l, &r), 1);
+	assert_int_equal(r.n, 1);
+}
+
+static void test_path_out_of_range(void **state)
+{
+	static const unsigned bad[] = {2, 3, WIRE_MAX_PATHS - 1,
+				       WIRE_MAX_PATHS, 1000, 0xffffffffu};
+	struct egr_loss l, before;
+	struct wire_report r;
+	size_t i;
+
+	(void)state;
+	memset(&l, 0, sizeof(l));
+	egr_loss_init(&l, 2);
+	egr_loss_on_packet(&l, 0, 7);
+	egr_loss_on_packet(&l, 1, 9);
+	memcpy(&before, &l, sizeof(l));
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(egr_loss_on_packet(&l, bad[i], 100), 0);
+		assert_int_equal(egr_loss_on_packet(&l, bad[i], 5000), 0);
+	}
+	assert_memory_equal(&l, &before, sizeof(l));
+	assert_int_equal(egr_loss_report(&l, &r), 1);
+	assert_int_equal(r.n, 2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_vectors),
+		cmocka_unit_test(test_counters_wrap),
+		cmocka_unit_test(test_report),
+		cmocka_unit_test(test_report_all_paths),
+		cmocka_unit_test(test_path_out_of_range),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
