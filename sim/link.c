@@ -1,0 +1,147 @@
+/* Bottleneck link model; see link.h for the exact rules. */
+#include <math.h>
+#include <string.h>
+
+#include "sim/link.h"
+
+static uint64_t limit_of(double rate_bps, uint32_t buffer_us)
+{
+	return (uint64_t)(rate_bps * buffer_us / 8e6);
+}
+
+void sim_link_init(struct sim_link *l, const struct sim_link_cfg *c,
+		   uint64_t seed, uint64_t stream)
+{
+	memset(l, 0, sizeof(*l));
+	l->c = *c;
+	l->rate_bps = c->rate_bps;
+	l->up = true;
+	l->limit_bytes = limit_of(c->rate_bps, c->buffer_us);
+	l->head = l->tail = SIM_NONE;
+	sim_rng_seed(&l->rng, seed, stream);
+}
+
+static uint64_t ceil_us(uint64_t ns)
+{
+	return (ns + 999) / 1000;
+}
+
+/* Starts serialising the head packet at start_ns; returns the microsecond
+ * at which it is done. */
+static uint64_t start_tx(struct sim_link *l, struct sim_pool *pool,
+			 uint64_t start_ns)
+{
+	struct sim_pkt *p = sim_pool_at(pool, l->head);
+	uint64_t start_us = start_ns / 1000;
+	uint64_t wait = start_us > p->t_enq_us ? start_us - p->t_enq_us : 0;
+
+	l->busy = true;
+	l->free_ns = start_ns + (uint64_t)llround(p->bytes * 8e9 / l->rate_bps);
+	l->st.qdelay_sum_us += wait;
+	if (wait > l->st.qdelay_max_us) {
+		l->st.qdelay_max_us = wait;
+	}
+	return ceil_us(l->free_ns);
+}
+
+enum sim_fate sim_link_enqueue(struct sim_link *l, struct sim_pool *pool,
+			       uint32_t idx, uint64_t now_us, bool *started,
+			       uint64_t *done_us)
+{
+	struct sim_pkt *p = sim_pool_at(pool, idx);
+
+	*started = false;
+	if (!l->up) {
+		l->st.down_drops++;
+		return SIM_FATE_DOWN;
+	}
+	if (l->qlen > 0 && l->qbytes + p->bytes > l->limit_bytes) {
+		l->st.queue_drops++;
+		return SIM_FATE_QUEUE;
+	}
+	l->st.enqueued++;
+	p->t_enq_us = now_us;
+	p->next = SIM_NONE;
+	if (l->tail == SIM_NONE) {
+		l->head = idx;
+	} else {
+		sim_pool_at(pool, l->tail)->next = idx;
+	}
+	l->tail = idx;
+	l->qlen++;
+	l->qbytes += p->bytes;
+	if (!l->busy) {
+		uint64_t now_ns = now_us * 1000;
+
+		*done_us = start_tx(l, pool,
+				    now_ns > l->free_ns ? now_ns : l->free_ns);
+		*started = true;
+	}
+	return SIM_FATE_OK;
+}
+
+enum sim_fate sim_link_tx_done(struct sim_link *l, struct sim_pool *pool,
+			       uint64_t now_us, uint32_t *idx,
+			       uint64_t *deliver_us, bool *started,
+			       uint64_t *done_us)
+{
+	struct sim_pkt *p;
+	uint64_t at;
+
+	*idx = l->head;
+	p = sim_pool_at(pool, l->head);
+	l->head = p->next;
+	if (l->head == SIM_NONE) {
+		l->tail = SIM_NONE;
+	}
+	p->next = SIM_NONE;
+	l->qlen--;
+	l->qbytes -= p->bytes;
+	l->busy = false;
+	*started = false;
+	if (l->qlen > 0) {
+		/* back to back: the next bit follows the last one exactly */
+		*done_us = start_tx(l, pool, l->free_ns);
+		*started = true;
+	}
+
+	if (!l->up) {
+		l->st.down_drops++;
+		return SIM_FATE_DOWN;
+	}
+	if (l->c.loss > 0 && sim_rng_uniform(&l->rng) < l->c.loss) {
+		l->st.random_loss++;
+		return SIM_FATE_RANDOM;
+	}
+	at = now_us + l->c.delay_us;
+	if (l->c.jitter_us > 0) {
+		at += sim_rng_below(&l->rng, (uint64_t)l->c.jitter_us + 1);
+	}
+	if (at < l->last_deliver_us) {
+		at = l->last_deliver_us;
+	}
+	l->last_deliver_us = at;
+	*deliver_us = at;
+	return SIM_FATE_OK;
+}
+
+enum sim_fate sim_link_arrive(struct sim_link *l)
+{
+	if (!l->up) {
+		l->st.down_drops++;
+		return SIM_FATE_DOWN;
+	}
+	l->st.delivered++;
+	return SIM_FATE_OK;
+}
+
+void sim_link_set_rate(struct sim_link *l, double rate_bps)
+{
+	l->rate_bps = rate_bps;
+	l->limit_bytes = limit_of(rate_bps, l->c.buffer_us);
+}
+
+void sim_link_set_up(struct sim_link *l, bool up)
+{
+	l->up = up;
+}

@@ -1,0 +1,560 @@
+/* l3bond-sim: command line and wiring.
+ *
+ * Flags are read in two passes: first the ones that decide the set of paths
+ * (-c FILE, --path), then everything else, so that per-path flags
+ * (--dsl-rate, --at lte:...) can name any path whatever its position on the
+ * command line.  Every bad flag ends the program with exit status 2 and a
+ * message naming the flag and quoting the value.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/conf.h"
+#include "sim/sim.h"
+
+struct cli {
+	struct sim_cfg c;
+	const char *profile;
+	const char *csv;
+	const char *sweep;
+	const char *sweep_out;
+	bool tsv;
+	bool report_path_set;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: l3bond-sim [-c FILE] [options]\n"
+		"       l3bond-sim --sweep paper [--format text|tsv] "
+		"[--sweep-out DIR] [options]\n"
+		"\n"
+		"Simulates one direction of an l3bond pair with the daemon's "
+		"scheduler and egress.\n"
+		"\n"
+		"traffic:\n"
+		"  --profile SPEC        const:RATE_MBIT[:SECONDS] | ramp | "
+		"flows "
+		"| file:PATH (ramp)\n"
+		"  --pkt-size BYTES      inner packet size (1492)\n"
+		"  --overhead 0|1        links also carry %d bytes of tunnel "
+		"overhead per packet (1)\n"
+		"tunables (l3bond.conf names):\n"
+		"  -c FILE               read tunables and paths from an "
+		"l3bond.conf first\n"
+		"  --k X (0.5)  --t-dwd-ms N (250)  --t-report-ms N (50)\n"
+		"  --w-fixed X (50)  --w-mobile-max X (45)  --t-lto-ms MS "
+		"(50)\n"
+		"  --early-release 0|1 (1)  --capacity N (4096)\n"
+		"paths (default: dsl fixed 64 Mbit/s 13 ms, lte mobile 60 "
+		"Mbit/s "
+		"25 ms + 0..20 ms jitter):\n"
+		"  --path NAME:fixed|mobile[:RATE_MBIT:DELAY_MS:JITTER_MS:"
+		"BUFFER_MS[:LOSS]]\n"
+		"                        the first --path replaces the default "
+		"set\n"
+		"  --NAME-rate MBIT  --NAME-delay-ms MS  --NAME-jitter-ms MS\n"
+		"  --NAME-buffer-ms MS  --NAME-loss P\n"
+		"  --at NAME:SECONDS:down|up|rate=MBIT   link schedule "
+		"(repeatable)\n"
+		"  --detect-ms MS        tell the core a path went down/up MS "
+		"later (0: never)\n"
+		"reports:\n"
+		"  --report-path NAME    reports take this path's one-way "
+		"delay "
+		"(first fixed)\n"
+		"  --report-delay-ms MS  or this delay\n"
+		"  --report-loss P       report loss probability (0)\n"
+		"run:\n"
+		"  --seed N (1)  --csv FILE (per-100-ms CSV)\n"
+		"  --sweep paper  --sweep-out DIR  --format text|tsv\n",
+		WIRE_OVERHEAD);
+}
+
+static void bad(const char *flag, const char *val, const char *why)
+{
+	fprintf(stderr, "l3bond-sim: %s: bad value '%s': %s\n", flag, val, why);
+	exit(2);
+}
+
+static double num(const char *flag, const char *val, double min, double max)
+{
+	char why[96];
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(val, &end);
+	if (end == val || *end != '\0' || errno || !isfinite(v)) {
+		bad(flag, val, "not a number");
+	}
+	if (v < min || v > max) {
+		snprintf(why, sizeof(why), "must be in [%g, %g]", min, max);
+		bad(flag, val, why);
+	}
+	return v;
+}
+
+static uint64_t integer(const char *flag, const char *val, uint64_t min,
+			uint64_t max)
+{
+	char why[96];
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	if (val[0] == '-' || val[0] == '+' || val[0] == '\0') {
+		bad(flag, val, "not a non-negative integer");
+	}
+	v = strtoull(val, &end, 10);
+	if (*end != '\0' || errno) {
+		bad(flag, val, "not a non-negative integer");
+	}
+	if (v < min || v > max) {
+		snprintf(why, sizeof(why), "must be in [%llu, %llu]",
+			 (unsigned long long)min, (unsigned long long)max);
+		bad(flag, val, why);
+	}
+	return v;
+}
+
+static bool boolean(const char *flag, const char *val)
+{
+	if (strcmp(val, "0") == 0) {
+		return false;
+	}
+	if (strcmp(val, "1") == 0) {
+		return true;
+	}
+	bad(flag, val, "must be 0 or 1");
+	return false;
+}
+
+/* Milliseconds (fractions allowed) to microseconds. */
+static uint32_t ms_us(const char *flag, const char *val, double min_ms,
+		      double max_ms)
+{
+	return (uint32_t)llround(num(flag, val, min_ms, max_ms) * 1000);
+}
+
+static int path_index(const struct sim_cfg *c, const char *name, size_t len)
+{
+	unsigned i;
+
+	for (i = 0; i < c->npaths; i++) {
+		if (strlen(c->path[i].name) == len &&
+		    strncmp(c->path[i].name, name, len) == 0) {
+			return (int)i;
+		}
+	}
+	return -1;
+}
+
+static void path_defaults(struct sim_link_cfg *p, const char *name,
+			  enum path_class cls)
+{
+	struct sim_cfg d;
+
+	sim_cfg_defaults(&d);
+	*p = d.path[cls == PATH_FIXED ? 0 : 1];
+	snprintf(p->name, sizeof(p->name), "%s", name);
+}
+
+static bool good_name(const char *s, size_t len)
+{
+	size_t i;
+
+	if (len == 0 || len >= SIM_NAME_MAX) {
+		return false;
+	}
+	for (i = 0; i < len; i++) {
+		char ch = s[i];
+
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') ||
+		      ch == '_' || ch == '-')) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* --path NAME:CLASS[:RATE:DELAY:JITTER:BUFFER[:LOSS]] */
+static void parse_path(struct cli *cl, const char *flag, const char *val,
+		       bool first)
+{
+	struct sim_cfg *c = &cl->c;
+	struct sim_link_cfg p;
+	char buf[256], name[SIM_NAME_MAX];
+	char *tok[8], *save = NULL, *s;
+	enum path_class cls;
+	int n = 0;
+
+	if (strlen(val) >= sizeof(buf)) {
+		bad(flag, val, "too long");
+	}
+	strcpy(buf, val);
+	for (s = strtok_r(buf, ":", &save); s && n < 8;
+	     s = strtok_r(NULL, ":", &save)) {
+		tok[n++] = s;
+	}
+	if (s || (n != 2 && n != 6 && n != 7)) {
+		bad(flag, val,
+		    "want NAME:fixed|mobile[:RATE_MBIT:DELAY_MS:JITTER_MS:"
+		    "BUFFER_MS[:LOSS]]");
+	}
+	if (!good_name(tok[0], strlen(tok[0]))) {
+		bad(flag, val, "path name must be 1-15 of [a-z0-9_-]");
+	}
+	if (strcmp(tok[1], "fixed") == 0) {
+		cls = PATH_FIXED;
+	} else if (strcmp(tok[1], "mobile") == 0) {
+		cls = PATH_MOBILE;
+	} else {
+		bad(flag, val, "class must be fixed or mobile");
+		return;
+	}
+	if (first) {
+		c->npaths = 0;
+	}
+	if (path_index(c, tok[0], strlen(tok[0])) >= 0) {
+		bad(flag, val, "path defined twice");
+	}
+	if (c->npaths == WIRE_MAX_PATHS) {
+		bad(flag, val, "too many paths (16 at most)");
+	}
+	snprintf(name, sizeof(name), "%s", tok[0]);
+	path_defaults(&p, name, cls);
+	if (n >= 6) {
+		p.rate_bps = num(flag, tok[2], 0.001, 1e5) * 1e6;
+		p.delay_us = ms_us(flag, tok[3], 0, 10000);
+		p.jitter_us = ms_us(flag, tok[4], 0, 10000);
+		p.buffer_us = ms_us(flag, tok[5], 0, 10000);
+	}
+	if (n == 7) {
+		p.loss = num(flag, tok[6], 0, 1);
+	}
+	c->path[c->npaths++] = p;
+}
+
+static void load_conf(struct cli *cl, const char *flag, const char *file)
+{
+	struct sim_cfg *c = &cl->c;
+	struct conf cf;
+	char err[CONF_ERR_MAX];
+	unsigned i;
+	int ret;
+
+	conf_defaults(&cf);
+	ret = conf_load(&cf, file, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "l3bond-sim: %s: %s\n", flag, err);
+		exit(2);
+	}
+	c->sched = cf.sched;
+	c->reseq = cf.reseq;
+	if (cf.npaths == 0) {
+		return;
+	}
+	c->npaths = cf.npaths;
+	for (i = 0; i < cf.npaths; i++) {
+		path_defaults(&c->path[i], cf.path[i].name, cf.path[i].cls);
+	}
+}
+
+/* Per-path flags: --NAME-ATTR VALUE.  Returns false if flag is none. */
+static bool path_flag(struct cli *cl, const char *flag, const char *val)
+{
+	static const char *const attrs[] = {"-rate", "-delay-ms", "-jitter-ms",
+					    "-buffer-ms", "-loss"};
+	struct sim_cfg *c = &cl->c;
+	unsigned i, a;
+
+	for (i = 0; i < c->npaths; i++) {
+		struct sim_link_cfg *p = &c->path[i];
+		size_t nl = strlen(p->name);
+
+		if (strncmp(flag + 2, p->name, nl) != 0) {
+			continue;
+		}
+		for (a = 0; a < sizeof(attrs) / sizeof(attrs[0]); a++) {
+			if (strcmp(flag + 2 + nl, attrs[a]) != 0) {
+				continue;
+			}
+			switch (a) {
+			case 0:
+				p->rate_bps = num(flag, val, 0.001, 1e5) * 1e6;
+				break;
+			case 1:
+				p->delay_us = ms_us(flag, val, 0, 10000);
+				break;
+			case 2:
+				p->jitter_us = ms_us(flag, val, 0, 10000);
+				break;
+			case 3:
+				p->buffer_us = ms_us(flag, val, 0, 10000);
+				break;
+			case 4:
+				p->loss = num(flag, val, 0, 1);
+				break;
+			}
+			return true;
+		}
+	}
+	return false;
+}
+
+/* --at NAME:SECONDS:down|up|rate=MBIT */
+static void parse_at(struct cli *cl, const char *flag, const char *val)
+{
+	struct sim_cfg *c = &cl->c;
+	struct sim_at *a;
+	const char *c1 = strchr(val, ':');
+	const char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+	char secs[64];
+	int path;
+
+	if (!c1 || !c2 || (size_t)(c2 - c1 - 1) >= sizeof(secs)) {
+		bad(flag, val, "want NAME:SECONDS:down|up|rate=MBIT");
+		return;
+	}
+	path = path_index(c, val, (size_t)(c1 - val));
+	if (path < 0) {
+		bad(flag, val, "no such path");
+	}
+	if (c->nat == SIM_MAX_AT) {
+		bad(flag, val, "too many --at entries (256 at most)");
+	}
+	a = &c->at[c->nat];
+	memcpy(secs, c1 + 1, (size_t)(c2 - c1 - 1));
+	secs[c2 - c1 - 1] = '\0';
+	a->t_us = (uint64_t)llround(num(flag, secs, 0, 1e6) * 1e6);
+	a->path = (unsigned)path;
+	if (strcmp(c2 + 1, "down") == 0) {
+		a->action = SIM_AT_DOWN;
+	} else if (strcmp(c2 + 1, "up") == 0) {
+		a->action = SIM_AT_UP;
+	} else if (strncmp(c2 + 1, "rate=", 5) == 0) {
+		a->action = SIM_AT_RATE;
+		a->rate_bps = num(flag, c2 + 6, 0.001, 1e5) * 1e6;
+	} else {
+		bad(flag, val, "action must be down, up or rate=MBIT");
+	}
+	c->nat++;
+}
+
+static void parse_flag(struct cli *cl, const char *flag, const char *val)
+{
+	struct sim_cfg *c = &cl->c;
+
+	if (strcmp(flag, "-c") == 0 || strcmp(flag, "--conf") == 0 ||
+	    strcmp(flag, "--path") == 0) {
+		return; /* first pass */
+	} else if (strcmp(flag, "--profile") == 0) {
+		cl->profile = val;
+	} else if (strcmp(flag, "--pkt-size") == 0) {
+		c->pkt_size = (uint32_t)integer(flag, val, WIRE_MIN_INNER,
+						WIRE_MAX_INNER);
+	} else if (strcmp(flag, "--overhead") == 0) {
+		c->overhead = boolean(flag, val);
+	} else if (strcmp(flag, "--k") == 0) {
+		c->sched.k = num(flag, val, 0, 1e6);
+	} else if (strcmp(flag, "--t-dwd-ms") == 0) {
+		c->sched.t_dwd_ms = (uint32_t)integer(flag, val, 0, 3600000);
+	} else if (strcmp(flag, "--t-report-ms") == 0) {
+		c->sched.t_report_ms = (uint32_t)integer(flag, val, 1, 60000);
+	} else if (strcmp(flag, "--w-fixed") == 0) {
+		c->sched.w_fixed = num(flag, val, 1e-6, 1e6);
+	} else if (strcmp(flag, "--w-mobile-max") == 0) {
+		c->sched.w_mobile_max = num(flag, val, 0, 1e6);
+	} else if (strcmp(flag, "--t-lto-ms") == 0) {
+		c->reseq.t_lto_us = ms_us(flag, val, 0.001, 60000);
+	} else if (strcmp(flag, "--early-release") == 0) {
+		c->reseq.early_release = boolean(flag, val);
+	} else if (strcmp(flag, "--capacity") == 0) {
+		uint64_t v = integer(flag, val, 2, 1u << 20);
+
+		if (v & (v - 1)) {
+			bad(flag, val, "must be a power of two");
+		}
+		c->reseq.capacity = (uint32_t)v;
+	} else if (strcmp(flag, "--seed") == 0) {
+		c->seed = integer(flag, val, 0, UINT64_MAX);
+	} else if (strcmp(flag, "--at") == 0) {
+		parse_at(cl, flag, val);
+	} else if (strcmp(flag, "--detect-ms") == 0) {
+		c->detect_us = ms_us(flag, val, 0, 60000);
+	} else if (strcmp(flag, "--report-path") == 0) {
+		int p = path_index(c, val, strlen(val));
+
+		if (p < 0) {
+			bad(flag, val, "no such path");
+		}
+		c->report_path = (unsigned)p;
+		cl->report_path_set = true;
+	} else if (strcmp(flag, "--report-delay-ms") == 0) {
+		c->report_delay_us = ms_us(flag, val, 0, 60000);
+	} else if (strcmp(flag, "--report-loss") == 0) {
+		c->report_loss = num(flag, val, 0, 1);
+	} else if (strcmp(flag, "--csv") == 0) {
+		cl->csv = val;
+	} else if (strcmp(flag, "--sweep") == 0) {
+		if (strcmp(val, "paper") != 0) {
+			bad(flag, val, "the only sweep is 'paper'");
+		}
+		cl->sweep = val;
+	} else if (strcmp(flag, "--sweep-out") == 0) {
+		cl->sweep_out = val;
+	} else if (strcmp(flag, "--format") == 0) {
+		if (strcmp(val, "tsv") == 0) {
+			cl->tsv = true;
+		} else if (strcmp(val, "text") == 0) {
+			cl->tsv = false;
+		} else {
+			bad(flag, val, "must be text or tsv");
+		}
+	} else if (strncmp(flag, "--", 2) != 0 || !path_flag(cl, flag, val)) {
+		fprintf(stderr, "l3bond-sim: unknown flag '%s' (try --help)\n",
+			flag);
+		exit(2);
+	}
+}
+
+/* Splits argv[*i] into flag and value ("--f v" or "--f=v"). */
+static void next_flag(int argc, char **argv, int *i, char *flag, size_t cap,
+		      const char **val)
+{
+	const char *a = argv[*i];
+	const char *eq = strncmp(a, "--", 2) == 0 ? strchr(a, '=') : NULL;
+
+	if (a[0] != '-') {
+		fprintf(stderr, "l3bond-sim: unexpected argument '%s'\n", a);
+		exit(2);
+	}
+	if (eq) {
+		snprintf(flag, cap, "%.*s", (int)(eq - a), a);
+		*val = eq + 1;
+		return;
+	}
+	snprintf(flag, cap, "%s", a);
+	if (*i + 1 >= argc) {
+		fprintf(stderr, "l3bond-sim: %s: missing value\n", a);
+		exit(2);
+	}
+	*val = argv[++*i];
+}
+
+static void parse_args(struct cli *cl, int argc, char **argv)
+{
+	struct sim_cfg *c = &cl->c;
+	char flag[64];
+	const char *val;
+	bool first_path = true;
+	int i, pass;
+
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "-h") == 0 ||
+		    strcmp(argv[i], "--help") == 0) {
+			usage(stdout);
+			exit(0);
+		}
+	}
+	/* pass 0: -c; pass 1: --path; pass 2: the rest */
+	for (pass = 0; pass < 3; pass++) {
+		for (i = 1; i < argc; i++) {
+			next_flag(argc, argv, &i, flag, sizeof(flag), &val);
+			if (pass == 0 && (strcmp(flag, "-c") == 0 ||
+					  strcmp(flag, "--conf") == 0)) {
+				load_conf(cl, flag, val);
+			} else if (pass == 1 && strcmp(flag, "--path") == 0) {
+				parse_path(cl, flag, val, first_path);
+				first_path = false;
+			} else if (pass == 2) {
+				parse_flag(cl, flag, val);
+			}
+		}
+	}
+	if (c->sched.t_dwd_ms % c->sched.t_report_ms != 0) {
+		char v[32];
+
+		snprintf(v, sizeof(v), "%u", c->sched.t_dwd_ms);
+		bad("--t-dwd-ms", v, "must be a multiple of --t-report-ms");
+	}
+	if (cl->sweep && cl->profile) {
+		bad("--profile", cl->profile,
+		    "--sweep paper always runs the ramp");
+	}
+	if (!cl->sweep && (cl->sweep_out || cl->tsv)) {
+		bad(cl->sweep_out ? "--sweep-out" : "--format",
+		    cl->sweep_out ? cl->sweep_out : "tsv",
+		    "only with --sweep paper");
+	}
+	if (!cl->report_path_set) {
+		unsigned p;
+
+		c->report_path = 0;
+		for (p = c->npaths; p-- > 0;) {
+			if (c->path[p].cls == PATH_FIXED) {
+				c->report_path = p;
+			}
+		}
+	}
+}
+
+static int run_one(struct cli *cl)
+{
+	struct sim_cfg *c = &cl->c;
+	struct sim_result res;
+	char err[512];
+	FILE *csv = NULL;
+	int ret;
+
+	ret = sim_profile_parse(&c->profile, cl->profile ? cl->profile : "ramp",
+				err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "l3bond-sim: --profile: %s\n", err);
+		return 2;
+	}
+	if (cl->csv) {
+		csv = fopen(cl->csv, "w");
+		if (!csv) {
+			fprintf(stderr,
+				"l3bond-sim: --csv: bad value '%s': %s\n",
+				cl->csv, strerror(errno));
+			sim_profile_free(&c->profile);
+			return 2;
+		}
+	}
+	ret = sim_run(c, csv, &res);
+	if (csv && fclose(csv) && !ret) {
+		fprintf(stderr, "l3bond-sim: --csv: %s: %s\n", cl->csv,
+			strerror(errno));
+		ret = -EIO;
+	}
+	sim_profile_free(&c->profile);
+	if (ret == -EINVAL) {
+		fprintf(stderr, "l3bond-sim: the core rejected the tunables\n");
+		return 2;
+	}
+	if (ret) {
+		fprintf(stderr, "l3bond-sim: %s\n", strerror(-ret));
+		return 1;
+	}
+	sim_print_summary(stdout, c, &res);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct cli cl;
+
+	memset(&cl, 0, sizeof(cl));
+	sim_cfg_defaults(&cl.c);
+	parse_args(&cl, argc, argv);
+	if (cl.sweep) {
+		return sim_sweep_paper(&cl.c, cl.tsv, cl.sweep_out) ? 1 : 0;
+	}
+	return run_one(&cl);
+}

@@ -1,0 +1,156 @@
+/* Output: the per-interval CSV header and the run summary.
+ *
+ * The summary is meant to be read by people and by scripts: one "key value"
+ * line each, keys stable, explanations after the numbers in parentheses.
+ * All rates count the bytes a packet is accounted for on the links.
+ */
+#include <stdio.h>
+
+#include "sim/sim.h"
+
+void sim_csv_header(FILE *f, const struct sim_cfg *c)
+{
+	unsigned i;
+
+	fprintf(f, "t_s,offered_mbit");
+	for (i = 0; i < c->npaths; i++) {
+		fprintf(f, ",%s_mbit", c->path[i].name);
+	}
+	fprintf(f, ",inorder_mbit,lost_pkts,w_mobile,reorder_delay_ms_p50,"
+		   "reorder_delay_ms_p99,reorder_delay_ms_mean\n");
+}
+
+double sim_loss_pct(const struct sim_result *r)
+{
+	if (r->sent == 0) {
+		return 0;
+	}
+	return 100.0 * (double)(r->sent - r->released) / (double)r->sent;
+}
+
+static unsigned long long ull(uint64_t v)
+{
+	return (unsigned long long)v;
+}
+
+void sim_print_summary(FILE *f, const struct sim_cfg *c,
+		       const struct sim_result *r)
+{
+	const struct egr_reseq_stats *rs = &r->reseq;
+	uint64_t random = 0, down = 0;
+	unsigned i;
+
+	fprintf(f,
+		"profile                %s (%.2f s), %u-byte packets, "
+		"seed %llu\n",
+		c->profile.name, c->profile.end_us / 1e6, c->pkt_size,
+		ull(c->seed));
+	fprintf(f,
+		"accounting             %u bytes per packet on the links "
+		"(%u inner + %u tunnel overhead%s); every Mbit/s counts "
+		"these bytes\n",
+		sim_pkt_bytes(c), c->pkt_size, c->overhead ? WIRE_OVERHEAD : 0,
+		c->overhead ? "" : ", --overhead 0");
+	fprintf(f,
+		"params                 k %g t_dwd_ms %u t_report_ms %u "
+		"w_fixed %g w_mobile_max %g t_lto_ms %g early_release %d "
+		"capacity %u\n",
+		c->sched.k, c->sched.t_dwd_ms, c->sched.t_report_ms,
+		c->sched.w_fixed, c->sched.w_mobile_max,
+		c->reseq.t_lto_us / 1000.0, c->reseq.early_release,
+		c->reseq.capacity);
+	for (i = 0; i < c->npaths; i++) {
+		const struct sim_link_cfg *p = &c->path[i];
+
+		fprintf(f,
+			"path                   %s %s %.3f Mbit/s delay %.1f "
+			"ms jitter %.1f ms buffer %.1f ms loss %g\n",
+			p->name, p->cls == PATH_FIXED ? "fixed" : "mobile",
+			p->rate_bps / 1e6, p->delay_us / 1000.0,
+			p->jitter_us / 1000.0, p->buffer_us / 1000.0, p->loss);
+	}
+	fprintf(f,
+		"reports                every %u ms, sent %llu lost %llu "
+		"applied %llu stale %llu\n",
+		c->sched.t_report_ms, ull(r->reports_sent),
+		ull(r->reports_lost), ull(r->sched.reports),
+		ull(r->sched.stale_reports));
+	fprintf(f, "sent_pkts              %llu\n", ull(r->sent));
+	fprintf(f, "released_in_order_pkts %llu\n", ull(r->released));
+	fprintf(f,
+		"loss_pct               %.3f ((sent - released in order) "
+		"/ sent)\n",
+		sim_loss_pct(r));
+	fprintf(f, "loss_split            ");
+	for (i = 0; i < c->npaths; i++) {
+		fprintf(f, " %s.queue %llu", c->path[i].name,
+			ull(r->link[i].queue_drops));
+		random += r->link[i].random_loss;
+		down += r->link[i].down_drops;
+	}
+	fprintf(f,
+		" random %llu down %llu no_path %llu egress_late %llu "
+		"egress_dup %llu\n",
+		ull(random), ull(down), ull(r->no_path), ull(r->late),
+		ull(r->dup));
+	fprintf(f,
+		"holes_given_up         timeout %llu early %llu overflow "
+		"%llu path_down %llu flush %llu\n",
+		ull(rs->hole_timeout), ull(rs->hole_early),
+		ull(rs->hole_overflow), ull(rs->hole_path_down),
+		ull(rs->hole_flush));
+	if (r->util_intervals > 0) {
+		fprintf(f, "fixed_util_pct         %.2f",
+			100.0 * r->util_fixed);
+	} else {
+		fprintf(f, "fixed_util_pct         n/a");
+	}
+	fprintf(f,
+		" (fixed-path bits delivered at the egress / fixed capacity "
+		"bits, summed over the %u of %u 100-ms intervals where "
+		"offered >= fixed capacity)\n",
+		r->util_intervals, r->intervals);
+	fprintf(f,
+		"mobile_share_pct       %.2f (bytes sent on mobile paths "
+		"/ all bytes sent)\n",
+		r->bytes_sent ? 100.0 * (double)r->bytes_mobile /
+					(double)r->bytes_sent
+			      : 0.0);
+	fprintf(f,
+		"reorder_delay_ms       p50 %.1f p99 %.1f mean %.2f max "
+		"%.1f (egress arrival to in-order release)\n",
+		r->reorder_p50_ms, r->reorder_p99_ms, r->reorder_mean_ms,
+		r->reorder_max_ms);
+	fprintf(f, "w_mobile_final         %.3f\n", r->w_mobile);
+	fprintf(f, "weight_updates         awi %llu iwi %llu dwd %llu\n",
+		ull(r->sched.awi), ull(r->sched.iwi), ull(r->sched.dwd));
+	for (i = 0; i < c->npaths; i++) {
+		const struct sim_link_stats *s = &r->link[i];
+
+		fprintf(f,
+			"path_stats             %s sent %llu delivered %llu "
+			"queue_drops %llu random_loss %llu down_drops %llu "
+			"qdelay_ms mean %.2f max %.2f\n",
+			c->path[i].name, ull(r->path_sent[i]),
+			ull(s->delivered), ull(s->queue_drops),
+			ull(s->random_loss), ull(s->down_drops),
+			s->enqueued ? s->qdelay_sum_us / 1000.0 /
+					      (double)s->enqueued
+				    : 0.0,
+			s->qdelay_max_us / 1000.0);
+	}
+	fprintf(f,
+		"reseq                  in_order %llu buffered %llu "
+		"released %llu late %llu dup %llu overflow %llu\n",
+		ull(rs->in_order), ull(rs->buffered), ull(rs->released),
+		ull(rs->late), ull(rs->dup), ull(rs->overflow));
+	fprintf(f,
+		"checks                 order_errors %llu bad_verdicts %llu "
+		"stranded %llu\n",
+		ull(r->order_errors), ull(r->bad_verdicts), ull(r->stranded));
+	fprintf(f,
+		"memory                 packet records peak %u, events "
+		"peak %u\n",
+		r->pool_peak, r->heap_peak);
+	fprintf(f, "simulated_s            %.3f\n", r->end_us / 1e6);
+}

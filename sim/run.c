@@ -1,0 +1,585 @@
+/* One simulation run: the event loop wiring the traffic source, the links
+ * and the core (scheduler, egress) together.
+ *
+ * Invariants:
+ * - every packet record is in exactly one place: a link's queue, an
+ *   EV_DELIVER event, the resequencer, or the free list;
+ * - at most one EV_POLL event is valid (poll_gen) and it is due no later
+ *   than the resequencer's deadline;
+ * - reports reach the ingress in the order they were sent (constant
+ *   reverse delay), through a ring sized for the reports in flight.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/seq.h"
+#include "egress/egress.h"
+#include "sim/event.h"
+#include "sim/pool.h"
+#include "sim/rng.h"
+#include "sim/sim.h"
+
+enum ev_type {
+	EV_SOURCE,
+	EV_TX_DONE,   /* arg: path */
+	EV_DELIVER,   /* arg: packet record */
+	EV_POLL,      /* arg: poll generation */
+	EV_REPORT,    /* egress builds a report */
+	EV_REPORT_RX, /* the oldest report in flight reaches the ingress */
+	EV_SAMPLE,    /* end of a 100 ms interval */
+	EV_AT,	      /* arg: link schedule entry */
+	EV_DETECT,    /* arg: path << 1 | up */
+};
+
+/* Random streams, one per process (links use their path index). */
+enum { STREAM_REPORT = 1000 };
+
+struct rep_msg {
+	uint32_t seq;
+	struct wire_report r;
+};
+
+struct interval {
+	uint64_t offered_bytes;
+	uint64_t path_bytes[WIRE_MAX_PATHS];
+	uint64_t inorder_bytes;
+	uint64_t lost;
+	struct sim_hist reorder;
+};
+
+struct run {
+	const struct sim_cfg *c;
+	FILE *csv;
+	struct sim_result *res;
+	struct sim_evq q;
+	struct sim_pool pool;
+	struct sim_link link[WIRE_MAX_PATHS];
+	struct ing_sched sched;
+	struct egr egr;
+	struct sim_rng rep_rng;
+	uint64_t now;
+	uint32_t bytes;	 /* accounted per packet */
+	uint64_t src_ns; /* next departure, exact */
+	bool src_done;
+	uint64_t inflight; /* in a link or propagating */
+	bool poll_armed;
+	uint64_t poll_at;
+	uint32_t poll_gen;
+	struct rep_msg *rep;
+	uint32_t rep_cap, rep_head, rep_n;
+	uint64_t rep_delay_us;
+	bool have_released;
+	uint32_t last_released;
+	struct interval iv;
+	struct sim_hist reorder_all;
+	double util_num, util_den;
+	bool egr_ready;
+	int err;
+};
+
+void sim_cfg_defaults(struct sim_cfg *c)
+{
+	static const struct sim_link_cfg dsl = {.name = "dsl",
+						.cls = PATH_FIXED,
+						.rate_bps = 64e6,
+						.delay_us = 13000,
+						.jitter_us = 0,
+						.buffer_us = 50000,
+						.loss = 0};
+	static const struct sim_link_cfg lte = {.name = "lte",
+						.cls = PATH_MOBILE,
+						.rate_bps = 60e6,
+						.delay_us = 25000,
+						.jitter_us = 20000,
+						.buffer_us = 50000,
+						.loss = 0};
+
+	memset(c, 0, sizeof(*c));
+	c->pkt_size = 1492;
+	c->overhead = true;
+	c->npaths = 2;
+	c->path[0] = dsl;
+	c->path[1] = lte;
+	c->sched.k = 0.5;
+	c->sched.t_dwd_ms = 250;
+	c->sched.t_report_ms = 50;
+	c->sched.w_fixed = 50;
+	c->sched.w_mobile_max = 45;
+	c->reseq.t_lto_us = 50000;
+	c->reseq.early_release = true;
+	c->reseq.capacity = 4096;
+	c->seed = 1;
+	c->report_path = 0;
+	c->report_delay_us = -1;
+	c->report_loss = 0;
+	c->detect_us = 0;
+}
+
+static void push(struct run *r, uint64_t t, uint32_t type, uint32_t arg)
+{
+	int ret = sim_evq_push(&r->q, t, type, arg);
+
+	if (ret && !r->err) {
+		r->err = ret;
+	}
+}
+
+static bool finished(const struct run *r)
+{
+	return r->src_done && r->inflight == 0 &&
+	       egr_reseq_depth(&r->egr.reseq) == 0;
+}
+
+static void lose(struct run *r, uint32_t idx)
+{
+	r->iv.lost++;
+	sim_pool_put(&r->pool, idx);
+}
+
+static void on_release(void *ctx, uint64_t cookie, uint32_t gseq)
+{
+	struct run *r = ctx;
+	struct sim_pkt *p = sim_pool_at(&r->pool, (uint32_t)cookie);
+	uint64_t d = r->now - p->t_arrive_us;
+
+	if (p->gseq != gseq ||
+	    (r->have_released && !seq_after(gseq, r->last_released))) {
+		r->res->order_errors++;
+	}
+	r->have_released = true;
+	r->last_released = gseq;
+	r->res->released++;
+	r->iv.inorder_bytes += p->bytes;
+	sim_hist_add(&r->iv.reorder, d);
+	sim_hist_add(&r->reorder_all, d);
+	sim_pool_put(&r->pool, (uint32_t)cookie);
+}
+
+/* Keeps one poll pending at or before the resequencer's deadline.  The
+ * deadline only moves later while packets wait (arrivals are in time
+ * order), so an early poll finds nothing to do and re-arms. */
+static void arm_poll(struct run *r)
+{
+	uint64_t d;
+
+	if (!egr_reseq_deadline(&r->egr.reseq, &d)) {
+		return;
+	}
+	if (d < r->now) {
+		d = r->now;
+	}
+	if (r->poll_armed && r->poll_at <= d) {
+		return;
+	}
+	r->poll_gen++;
+	r->poll_armed = true;
+	r->poll_at = d;
+	push(r, d, EV_POLL, r->poll_gen);
+}
+
+static void emit(struct run *r)
+{
+	const struct sim_cfg *c = r->c;
+	struct wire_hdr h = {.version = WIRE_VERSION,
+			     .type = WIRE_DATA,
+			     .session = 1,
+			     .tstamp = (uint32_t)r->now};
+	struct sim_pkt *p;
+	enum sim_fate fate;
+	uint64_t done;
+	uint32_t idx;
+	bool started;
+	int path, ret;
+
+	r->res->sent++;
+	r->iv.offered_bytes += r->bytes;
+	path = ing_sched_pick(&r->sched, &h);
+	if (path < 0) {
+		r->res->no_path++;
+		r->iv.lost++;
+		return;
+	}
+	ret = sim_pool_get(&r->pool, &idx);
+	if (ret) {
+		r->err = ret;
+		return;
+	}
+	p = sim_pool_at(&r->pool, idx);
+	p->gseq = h.gseq;
+	p->lseq = h.lseq;
+	p->pgap = h.pgap;
+	p->path = (uint8_t)path;
+	p->bytes = r->bytes;
+	r->res->bytes_sent += r->bytes;
+	r->res->path_sent[path]++;
+	if (c->path[path].cls == PATH_MOBILE) {
+		r->res->bytes_mobile += r->bytes;
+	}
+	fate = sim_link_enqueue(&r->link[path], &r->pool, idx, r->now, &started,
+				&done);
+	if (fate != SIM_FATE_OK) {
+		lose(r, idx);
+		return;
+	}
+	r->inflight++;
+	if (started) {
+		push(r, done, EV_TX_DONE, (uint32_t)path);
+	}
+}
+
+static void on_source(struct run *r)
+{
+	const struct sim_profile *pr = &r->c->profile;
+	uint64_t next_change;
+	double bps = sim_profile_rate(pr, r->now, &next_change);
+
+	if (bps <= 0) {
+		/* silent until the next step, if there is one */
+		if (next_change >= pr->end_us) {
+			r->src_done = true;
+			return;
+		}
+		r->src_ns = next_change * 1000;
+		push(r, next_change, EV_SOURCE, 0);
+		return;
+	}
+	emit(r);
+	r->src_ns += (uint64_t)llround(r->c->pkt_size * 8e9 / bps);
+	if (r->src_ns >= pr->end_us * 1000) {
+		r->src_done = true;
+		return;
+	}
+	push(r, r->src_ns / 1000, EV_SOURCE, 0);
+}
+
+static void on_tx_done(struct run *r, unsigned path)
+{
+	enum sim_fate fate;
+	uint64_t deliver = 0, done = 0;
+	uint32_t idx;
+	bool started;
+
+	fate = sim_link_tx_done(&r->link[path], &r->pool, r->now, &idx,
+				&deliver, &started, &done);
+	if (started) {
+		push(r, done, EV_TX_DONE, path);
+	}
+	if (fate != SIM_FATE_OK) {
+		r->inflight--;
+		lose(r, idx);
+		return;
+	}
+	push(r, deliver, EV_DELIVER, idx);
+}
+
+static void on_deliver(struct run *r, uint32_t idx)
+{
+	struct sim_pkt *p = sim_pool_at(&r->pool, idx);
+	struct wire_hdr h = {
+		.version = WIRE_VERSION, .type = WIRE_DATA, .session = 1};
+	enum egr_verdict v;
+
+	r->inflight--;
+	if (sim_link_arrive(&r->link[p->path]) != SIM_FATE_OK) {
+		lose(r, idx);
+		return;
+	}
+	r->iv.path_bytes[p->path] += p->bytes;
+	p->t_arrive_us = r->now;
+	h.path = p->path;
+	h.gseq = p->gseq;
+	h.lseq = p->lseq;
+	h.pgap = p->pgap;
+	h.tstamp = (uint32_t)p->t_enq_us;
+	/* on EGR_RELEASED the record is already back in the pool */
+	v = egr_on_data(&r->egr, &h, r->now, idx);
+	switch (v) {
+	case EGR_RELEASED:
+	case EGR_BUFFERED:
+		break;
+	case EGR_DROP_LATE:
+		r->res->late++;
+		lose(r, idx);
+		break;
+	case EGR_DROP_DUP:
+		r->res->dup++;
+		lose(r, idx);
+		break;
+	case EGR_DROP_PATH:
+	default:
+		/* cannot happen: paths are < npaths */
+		r->res->bad_verdicts++;
+		lose(r, idx);
+		break;
+	}
+	arm_poll(r);
+}
+
+static void on_poll(struct run *r, uint32_t gen)
+{
+	if (!r->poll_armed || gen != r->poll_gen) {
+		return;
+	}
+	r->poll_armed = false;
+	egr_reseq_poll(&r->egr.reseq, r->now);
+	arm_poll(r);
+}
+
+static void on_report(struct run *r)
+{
+	const struct sim_cfg *c = r->c;
+	struct rep_msg *m;
+	uint32_t seq;
+	struct wire_report rep;
+
+	seq = egr_loss_report(&r->egr.loss, &rep);
+	r->res->reports_sent++;
+	if (c->report_loss > 0 &&
+	    sim_rng_uniform(&r->rep_rng) < c->report_loss) {
+		r->res->reports_lost++;
+	} else if (r->rep_n == r->rep_cap) {
+		r->err = -ENOBUFS; /* ring sized wrong: a bug */
+	} else {
+		m = &r->rep[(r->rep_head + r->rep_n) % r->rep_cap];
+		m->seq = seq;
+		m->r = rep;
+		r->rep_n++;
+		push(r, r->now + r->rep_delay_us, EV_REPORT_RX, 0);
+	}
+	if (!finished(r)) {
+		push(r, r->now + (uint64_t)c->sched.t_report_ms * 1000,
+		     EV_REPORT, 0);
+	}
+}
+
+static void on_report_rx(struct run *r)
+{
+	struct rep_msg *m = &r->rep[r->rep_head];
+
+	ing_sched_on_report(&r->sched, m->seq, &m->r);
+	r->rep_head = (r->rep_head + 1) % r->rep_cap;
+	r->rep_n--;
+}
+
+static void on_sample(struct run *r)
+{
+	const struct sim_cfg *c = r->c;
+	const double secs = SIM_INTERVAL_US / 1e6;
+	double cap_bps = 0, fixed_bits = 0;
+	double offered_bits = r->iv.offered_bytes * 8.0;
+	unsigned i;
+
+	for (i = 0; i < c->npaths; i++) {
+		if (c->path[i].cls != PATH_FIXED) {
+			continue;
+		}
+		if (r->link[i].up) {
+			cap_bps += r->link[i].rate_bps;
+		}
+		fixed_bits += r->iv.path_bytes[i] * 8.0;
+	}
+	r->res->intervals++;
+	if (cap_bps > 0 && offered_bits >= cap_bps * secs) {
+		r->util_num += fixed_bits;
+		r->util_den += cap_bps * secs;
+		r->res->util_intervals++;
+	}
+	if (r->csv) {
+		fprintf(r->csv, "%.1f,%.3f", r->now / 1e6,
+			offered_bits / secs / 1e6);
+		for (i = 0; i < c->npaths; i++) {
+			fprintf(r->csv, ",%.3f",
+				r->iv.path_bytes[i] * 8.0 / secs / 1e6);
+		}
+		fprintf(r->csv, ",%.3f,%llu,%.3f,%.1f,%.1f,%.2f\n",
+			r->iv.inorder_bytes * 8.0 / secs / 1e6,
+			(unsigned long long)r->iv.lost, r->sched.w_mobile,
+			sim_hist_pct_ms(&r->iv.reorder, 0.5),
+			sim_hist_pct_ms(&r->iv.reorder, 0.99),
+			sim_hist_mean_ms(&r->iv.reorder));
+	}
+	memset(&r->iv, 0, sizeof(r->iv));
+	if (!finished(r)) {
+		push(r, r->now + SIM_INTERVAL_US, EV_SAMPLE, 0);
+	}
+}
+
+static void on_at(struct run *r, uint32_t i)
+{
+	const struct sim_at *a = &r->c->at[i];
+	struct sim_link *l = &r->link[a->path];
+
+	if (finished(r)) {
+		return;
+	}
+	switch (a->action) {
+	case SIM_AT_RATE:
+		sim_link_set_rate(l, a->rate_bps);
+		return;
+	case SIM_AT_DOWN:
+	case SIM_AT_UP:
+		sim_link_set_up(l, a->action == SIM_AT_UP);
+		if (r->c->detect_us > 0) {
+			push(r, r->now + r->c->detect_us, EV_DETECT,
+			     a->path << 1 | (a->action == SIM_AT_UP));
+		}
+		return;
+	}
+}
+
+static void on_detect(struct run *r, uint32_t arg)
+{
+	unsigned path = arg >> 1;
+	bool up = arg & 1;
+
+	ing_sched_set_up(&r->sched, path, up);
+	egr_reseq_set_path_up(&r->egr.reseq, path, up);
+	arm_poll(r);
+}
+
+static void dispatch(struct run *r, const struct sim_ev *ev)
+{
+	switch (ev->type) {
+	case EV_SOURCE:
+		on_source(r);
+		break;
+	case EV_TX_DONE:
+		on_tx_done(r, ev->arg);
+		break;
+	case EV_DELIVER:
+		on_deliver(r, ev->arg);
+		break;
+	case EV_POLL:
+		on_poll(r, ev->arg);
+		break;
+	case EV_REPORT:
+		on_report(r);
+		break;
+	case EV_REPORT_RX:
+		on_report_rx(r);
+		break;
+	case EV_SAMPLE:
+		on_sample(r);
+		break;
+	case EV_AT:
+		on_at(r, ev->arg);
+		break;
+	case EV_DETECT:
+		on_detect(r, ev->arg);
+		break;
+	}
+}
+
+static int setup(struct run *r)
+{
+	const struct sim_cfg *c = r->c;
+	enum path_class cls[WIRE_MAX_PATHS];
+	unsigned i;
+	int ret;
+
+	for (i = 0; i < c->npaths; i++) {
+		cls[i] = c->path[i].cls;
+		sim_link_init(&r->link[i], &c->path[i], c->seed, i);
+	}
+	sim_rng_seed(&r->rep_rng, c->seed, STREAM_REPORT);
+	r->bytes = sim_pkt_bytes(c);
+	r->rep_delay_us = c->report_delay_us >= 0
+				  ? (uint64_t)c->report_delay_us
+				  : c->path[c->report_path].delay_us;
+	r->rep_cap = (uint32_t)(r->rep_delay_us /
+				((uint64_t)c->sched.t_report_ms * 1000)) +
+		     2;
+	r->rep = calloc(r->rep_cap, sizeof(*r->rep));
+	if (!r->rep) {
+		return -ENOMEM;
+	}
+	ret = sim_evq_init(&r->q, 1024);
+	if (ret) {
+		return ret;
+	}
+	ret = sim_pool_init(&r->pool, 1024);
+	if (ret) {
+		return ret;
+	}
+	ret = ing_sched_init(&r->sched, &c->sched, c->npaths, cls);
+	if (ret) {
+		return ret;
+	}
+	ret = egr_init(&r->egr, &c->reseq, c->npaths, on_release, r);
+	if (ret) {
+		return ret;
+	}
+	r->egr_ready = true;
+	push(r, 0, EV_SOURCE, 0);
+	push(r, (uint64_t)c->sched.t_report_ms * 1000, EV_REPORT, 0);
+	push(r, SIM_INTERVAL_US, EV_SAMPLE, 0);
+	for (i = 0; i < c->nat; i++) {
+		push(r, c->at[i].t_us, EV_AT, i);
+	}
+	return r->err;
+}
+
+static void collect(struct run *r)
+{
+	struct sim_result *res = r->res;
+	unsigned i;
+
+	for (i = 0; i < r->c->npaths; i++) {
+		res->link[i] = r->link[i].st;
+	}
+	res->reseq = r->egr.reseq.st;
+	res->sched = r->sched.st;
+	res->w_mobile = r->sched.w_mobile;
+	res->util_fixed = r->util_den > 0 ? r->util_num / r->util_den : 0;
+	res->reorder_p50_ms = sim_hist_pct_ms(&r->reorder_all, 0.5);
+	res->reorder_p99_ms = sim_hist_pct_ms(&r->reorder_all, 0.99);
+	res->reorder_mean_ms = sim_hist_mean_ms(&r->reorder_all);
+	res->reorder_max_ms = r->reorder_all.max_us / 1000.0;
+	res->end_us = r->now;
+	res->pool_peak = r->pool.peak;
+	res->heap_peak = r->q.peak;
+}
+
+int sim_run(const struct sim_cfg *c, FILE *csv, struct sim_result *res)
+{
+	struct run *r;
+	struct sim_ev ev;
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		return -ENOMEM;
+	}
+	r->c = c;
+	r->csv = csv;
+	r->res = res;
+	ret = setup(r);
+	if (ret) {
+		goto free_run;
+	}
+	if (csv) {
+		sim_csv_header(csv, c);
+	}
+	while (!r->err && sim_evq_pop(&r->q, &ev)) {
+		if (ev.t_us > c->profile.end_us + SIM_DRAIN_MAX_US) {
+			break;
+		}
+		r->now = ev.t_us;
+		dispatch(r, &ev);
+	}
+	ret = r->err;
+	res->stranded = r->inflight + egr_reseq_depth(&r->egr.reseq);
+	collect(r);
+free_run:
+	if (r->egr_ready) {
+		egr_free(&r->egr);
+	}
+	sim_pool_free(&r->pool);
+	sim_evq_free(&r->q);
+	free(r->rep);
+	free(r);
+	return ret;
+}

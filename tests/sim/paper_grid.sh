@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Regression: the paper's k x T_dwd grid in the simulator keeps the paper's
+# trends ("Multipath bonding at Layer 3", 5.2):
+#  - in every T_dwd column, loss at k = 0.1 is above loss at k = 1;
+#  - loss at k = 0.1 is above 1 % in every column;
+#  - at k = 0.5, T_dwd = 250 ms the fixed path is at least 90 % utilised
+#    while the offered load is at or above its capacity;
+# and that the run itself is sound (9 cells, releases in order) and fast
+# (under 60 s).
+# usage: tests/sim/paper_grid.sh PATH/TO/l3bond-sim
+set -euo pipefail
+
+sim=${1:?usage: $0 PATH/TO/l3bond-sim}
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+
+start=$(date +%s)
+if ! timeout 60 "$sim" --sweep paper --format tsv >"$out"; then
+	echo "FAIL: l3bond-sim --sweep paper failed or took over 60 s" >&2
+	exit 1
+fi
+secs=$(($(date +%s) - start))
+column -t -s $'\t' "$out" 2>/dev/null || cat "$out"
+echo "sweep took ${secs} s"
+
+awk -F'\t' '
+function fail(msg) { print "FAIL: " msg > "/dev/stderr"; bad = 1 }
+NR == 1 {
+	for (i = 1; i <= NF; i++)
+		col[$i] = i
+	split("k t_dwd_ms loss_pct fixed_util_pct order_errors", want, " ")
+	for (i in want)
+		if (!(want[i] in col))
+			fail("column " want[i] " missing")
+	next
+}
+{
+	k = $col["k"]; d = $col["t_dwd_ms"]
+	loss[k, d] = $col["loss_pct"]; util[k, d] = $col["fixed_util_pct"]
+	if ($col["order_errors"] != 0)
+		fail("k " k " T_dwd " d ": " $col["order_errors"] " releases out of order")
+	cells++
+}
+END {
+	if (cells != 9)
+		fail("expected 9 cells, got " cells)
+	split("50 250 500", dwd, " ")
+	for (i = 1; i <= 3; i++) {
+		d = dwd[i]
+		if (!(loss["0.1", d] + 0 > loss["1", d] + 0))
+			fail("T_dwd " d ": loss at k=0.1 (" loss["0.1", d] \
+			     "%) not above loss at k=1 (" loss["1", d] "%)")
+		if (!(loss["0.1", d] + 0 > 1))
+			fail("T_dwd " d ": loss at k=0.1 is " loss["0.1", d] \
+			     "%, not above 1%")
+	}
+	if (!(util["0.5", "250"] + 0 >= 90))
+		fail("k=0.5 T_dwd=250: fixed-path utilisation " \
+		     util["0.5", "250"] "% < 90%")
+	if (bad)
+		exit 1
+	print "PASS: paper trends hold (k=0.5 T_dwd=250: loss " \
+	      loss["0.5", "250"] "%, fixed utilisation " util["0.5", "250"] "%)"
+}' "$out"
