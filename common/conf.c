@@ -30,7 +30,11 @@ enum {
 	DEF_W_FIXED = 50,
 	DEF_W_MOBILE_MAX = 45,
 	DEF_T_LTO_MS = 50,
+	DEF_DWD_HOLD_MS = 3,
 	DEF_CAPACITY = 4096,
+	DEF_INGRESS_QUEUE = 0,
+	DEF_EGRESS_QUEUE = 1,
+	DEF_KEEPALIVE_MS = 1000,
 };
 #define DEF_K 0.5
 
@@ -42,6 +46,13 @@ static const char *const role_names[] = {
 static const char *const class_names[] = {
 	[PATH_FIXED] = "fixed",
 	[PATH_MOBILE] = "mobile",
+};
+
+static const char *const log_level_names[] = {
+	[CONF_LOG_ERROR] = "error",
+	[CONF_LOG_WARNING] = "warning",
+	[CONF_LOG_INFO] = "info",
+	[CONF_LOG_DEBUG] = "debug",
 };
 
 struct loader {
@@ -425,6 +436,19 @@ static int parse_t_lto_ms(struct loader *l, const config_setting_t *s,
 	return ret;
 }
 
+static int parse_dwd_hold_ms(struct loader *l, const config_setting_t *s,
+			     void *obj)
+{
+	struct conf *c = obj;
+	long long v;
+	int ret;
+
+	ret = get_int(l, s, 0, 1000, &v);
+	if (!ret)
+		c->sched.dwd_hold_us = (uint32_t)v * 1000;
+	return ret;
+}
+
 static int parse_early_release(struct loader *l, const config_setting_t *s,
 			       void *obj)
 {
@@ -567,6 +591,246 @@ static int parse_peer_port(struct loader *l, const config_setting_t *s,
 	return ret;
 }
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ---- the daemon's keys ----------------------------------------------- */
+
+static int parse_ingress_queue(struct loader *l, const config_setting_t *s,
+			       void *obj)
+{
+	struct conf *c = obj;
+	long long v;
+	int ret;
+
+	/* that it differs from egress_queue is checked in check_queues() */
+	ret = get_int(l, s, 0, UINT16_MAX, &v);
+	if (!ret) {
+		c->ingress_queue = (uint16_t)v;
+	}
+	return ret;
+}
+
+static int parse_egress_queue(struct loader *l, const config_setting_t *s,
+			      void *obj)
+{
+	struct conf *c = obj;
+	long long v;
+	int ret;
+
+	ret = get_int(l, s, 0, UINT16_MAX, &v);
+	if (!ret) {
+		c->egress_queue = (uint16_t)v;
+	}
+	return ret;
+}
+
+/* The elements of a list ( ... ) or array [ ... ] of 1..max entries. */
+static int get_seq(struct loader *l, const config_setting_t *s, unsigned max,
+		   const char *what, unsigned *n)
+{
+	if (!config_setting_is_list(s) && !config_setting_is_array(s)) {
+		return bad(l, s, "expected a list of %s [ \"...\", ... ]", what);
+	}
+	*n = (unsigned)config_setting_length(s);
+	if (*n < 1 || *n > max) {
+		return bad(l, s, "need 1 to %u %s", max, what);
+	}
+	return 0;
+}
+
+static int parse_lan_interfaces(struct loader *l, const config_setting_t *s,
+				void *obj)
+{
+	struct conf *c = obj;
+	const config_setting_t *e;
+	const char *v, *ch;
+	unsigned i, j, n;
+	int ret;
+
+	if (c->role != ROLE_CPE) {
+		return bad(l, s, "only allowed with role \"cpe\"");
+	}
+	ret = get_seq(l, s, CONF_LAN_MAX, "interfaces", &n);
+	if (ret) {
+		return ret;
+	}
+	for (i = 0; i < n; i++) {
+		e = config_setting_get_elem(s, i);
+		snprintf(l->key, sizeof(l->key), "lan_interfaces[%u]", i);
+		ret = get_string(l, e, IF_NAMESIZE - 1, &v);
+		if (ret) {
+			return ret;
+		}
+		if (!strcmp(v, ".") || !strcmp(v, "..")) {
+			return bad(l, e, "not a valid interface name");
+		}
+		for (ch = v; *ch; ch++) {
+			if (*ch == '/' || *ch == ':' ||
+			    isspace((unsigned char)*ch)) {
+				return bad(l, e,
+					   "'/', ':' and white space are not "
+					   "allowed in an interface name");
+			}
+		}
+		for (j = 0; j < i; j++) {
+			if (!strcmp(c->lan[j], v)) {
+				return bad(l, e, "lan_interfaces[%u] is the "
+					   "same", j);
+			}
+		}
+		/* bonding a path's own traffic would loop it */
+		for (j = 0; j < c->npaths; j++) {
+			if (!strcmp(c->path[j].ifname, v)) {
+				return bad(l, e, "the interface of paths[%u]",
+					   j);
+			}
+		}
+		strcpy(c->lan[i], v);
+	}
+	c->nlan = n;
+	return 0;
+}
+
+static int parse_bond_output(struct loader *l, const config_setting_t *s,
+			     void *obj)
+{
+	struct conf *c = obj;
+	int ret;
+
+	ret = get_bool(l, s, &c->bond_output);
+	if (!ret && c->role != ROLE_CPE) {
+		c->bond_output = false;
+		return bad(l, s, "only allowed with role \"cpe\"");
+	}
+	return ret;
+}
+
+/* "a.b.c.d/len" with the host bits clear. */
+static int get_prefix(struct loader *l, const config_setting_t *e,
+		      struct conf_prefix *p)
+{
+	char buf[CONF_ADDR_MAX], *slash, *end;
+	struct in_addr a;
+	unsigned long len;
+	uint32_t host, mask;
+	const char *v;
+	int ret;
+
+	ret = get_string(l, e, CONF_ADDR_MAX - 1, &v);
+	if (ret) {
+		return ret;
+	}
+	strcpy(buf, v);
+	slash = strchr(buf, '/');
+	if (!slash) {
+		return bad(l, e, "expected an IPv4 prefix a.b.c.d/len");
+	}
+	*slash = '\0';
+	if (inet_pton(AF_INET, buf, &a) != 1) {
+		if (strchr(buf, ':')) {
+			return bad(l, e, "only IPv4 prefixes are supported");
+		}
+		return bad(l, e, "expected an IPv4 prefix a.b.c.d/len");
+	}
+	errno = 0;
+	len = strtoul(slash + 1, &end, 10);
+	if (!isdigit((unsigned char)slash[1]) || *end || errno || len > 32) {
+		return bad(l, e, "prefix length must be 0..32");
+	}
+	host = ntohl(a.s_addr);
+	/* no shift by 32: len 0 means every bit is a host bit */
+	mask = len ? ~0u << (32 - len) : 0;
+	if (host & ~mask) {
+		return bad(l, e, "host bits set");
+	}
+	p->addr = a.s_addr;
+	p->len = (uint8_t)len;
+	return 0;
+}
+
+static int parse_prefixes(struct loader *l, const config_setting_t *s,
+			  void *obj)
+{
+	struct conf *c = obj;
+	const config_setting_t *e;
+	unsigned i, j, n;
+	int ret;
+
+	if (c->role != ROLE_CONCENTRATOR) {
+		return bad(l, s, "only allowed with role \"concentrator\"");
+	}
+	ret = get_seq(l, s, CONF_PREFIX_MAX, "prefixes", &n);
+	if (ret) {
+		return ret;
+	}
+	for (i = 0; i < n; i++) {
+		e = config_setting_get_elem(s, i);
+		snprintf(l->key, sizeof(l->key), "prefixes[%u]", i);
+		ret = get_prefix(l, e, &c->prefix[i]);
+		if (ret) {
+			return ret;
+		}
+		for (j = 0; j < i; j++) {
+			if (c->prefix[j].addr == c->prefix[i].addr &&
+			    c->prefix[j].len == c->prefix[i].len) {
+				return bad(l, e, "prefixes[%u] is the same",
+					   j);
+			}
+		}
+	}
+	c->nprefixes = n;
+	return 0;
+}
+
+static int parse_release_mark(struct loader *l, const config_setting_t *s,
+			      void *obj)
+{
+	struct conf *c = obj;
+	long long v;
+	int ret;
+
+	ret = get_int(l, s, 0, UINT32_MAX, &v);
+	if (!ret) {
+		c->release_mark = (uint32_t)v;
+	}
+	return ret;
+}
+
+static int parse_log_level(struct loader *l, const config_setting_t *s,
+			   void *obj)
+{
+	struct conf *c = obj;
+	const char *v;
+	unsigned i;
+
+	if (config_setting_type(s) != CONFIG_TYPE_STRING) {
+		return bad(l, s, "expected a string");
+	}
+	v = config_setting_get_string(s);
+	for (i = 0; i < ARRAY_SIZE(log_level_names); i++) {
+		if (!strcmp(v, log_level_names[i])) {
+			c->log_level = (enum conf_log_level)i;
+			return 0;
+		}
+	}
+	return bad(l, s,
+		   "expected \"error\", \"warning\", \"info\" or \"debug\"");
+}
+
+static int parse_keepalive_ms(struct loader *l, const config_setting_t *s,
+			      void *obj)
+{
+	struct conf *c = obj;
+	long long v;
+	int ret;
+
+	ret = get_int(l, s, 100, 60000, &v);
+	if (!ret) {
+		c->keepalive_ms = (uint32_t)v;
+	}
+	return ret;
+}
+
 static int parse_paths(struct loader *l, const config_setting_t *s, void *obj);
 
 /* role comes before paths: a path's peer is checked against it */
@@ -581,8 +845,18 @@ static const struct key top_keys[] = {
 	{"w_mobile_max", false, parse_w_mobile_max},
 	{"t_lto_ms", false, parse_t_lto_ms},
 	{"early_release", false, parse_early_release},
+	{"dwd_hold_ms", false, parse_dwd_hold_ms},
 	{"reorder_capacity", false, parse_reorder_capacity},
 	{"paths", true, parse_paths},
+	/* after paths: lan_interfaces are checked against the paths' */
+	{"ingress_queue", false, parse_ingress_queue},
+	{"egress_queue", false, parse_egress_queue},
+	{"lan_interfaces", false, parse_lan_interfaces},
+	{"bond_output", false, parse_bond_output},
+	{"prefixes", false, parse_prefixes},
+	{"release_mark", false, parse_release_mark},
+	{"log_level", false, parse_log_level},
+	{"keepalive_ms", false, parse_keepalive_ms},
 };
 
 static const struct key path_keys[] = {
@@ -593,8 +867,6 @@ static const struct key path_keys[] = {
 	{"peer", false, parse_peer},
 	{"peer_port", false, parse_peer_port},
 };
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Reads group's keys into obj.  Unknown keys are looked for first, so that
  * a misspelt key is reported as such and not as the right one missing. */
@@ -705,6 +977,26 @@ static int check_dwd(struct loader *l, const config_setting_t *root)
 	return bad_at(l, report, value,
 		      "the default is not a multiple of t_report_ms (%u)",
 		      l->c.sched.t_report_ms);
+}
+
+/* The two queues must differ: one is drained by the ingress, one by the
+ * egress. */
+static int check_queues(struct loader *l, const config_setting_t *root)
+{
+	const config_setting_t *s;
+
+	if (l->c.ingress_queue != l->c.egress_queue) {
+		return 0;
+	}
+	s = config_setting_get_member(root, "egress_queue");
+	if (s) {
+		set_key(l, "", "egress_queue");
+		return bad(l, s, "the same queue as ingress_queue");
+	}
+	set_key(l, "", "ingress_queue");
+	s = config_setting_get_member(root, "ingress_queue");
+	return bad(l, s, "the same queue as the default egress_queue (%u)",
+		   (unsigned)DEF_EGRESS_QUEUE);
 }
 
 /* ---- reading the file ------------------------------------------------ */
@@ -888,8 +1180,15 @@ void conf_defaults(struct conf *c)
 	c->sched.w_mobile_max = DEF_W_MOBILE_MAX;
 	c->reseq.t_lto_us = DEF_T_LTO_MS * 1000;
 	c->reseq.early_release = true;
+	c->sched.dwd_hold_us = DEF_DWD_HOLD_MS * 1000;
 	c->reseq.capacity = DEF_CAPACITY;
 	c->npaths = 0;
+	c->ingress_queue = DEF_INGRESS_QUEUE;
+	c->egress_queue = DEF_EGRESS_QUEUE;
+	c->bond_output = false;
+	c->release_mark = 0;
+	c->log_level = CONF_LOG_INFO;
+	c->keepalive_ms = DEF_KEEPALIVE_MS;
 }
 
 int conf_load(struct conf *c, const char *file, char *err, size_t errlen)
@@ -953,6 +1252,9 @@ int conf_load(struct conf *c, const char *file, char *err, size_t errlen)
 		ret = check_dwd(&l, root);
 	}
 	if (!ret) {
+		ret = check_queues(&l, root);
+	}
+	if (!ret) {
 		*c = l.c;
 	}
 out_destroy:
@@ -974,4 +1276,12 @@ const char *conf_class_name(enum path_class cls)
 		return "?";
 	}
 	return class_names[cls];
+}
+
+const char *conf_log_level_name(enum conf_log_level lv)
+{
+	if ((unsigned)lv >= ARRAY_SIZE(log_level_names)) {
+		return "?";
+	}
+	return log_level_names[lv];
 }

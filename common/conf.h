@@ -25,6 +25,22 @@ enum conf_limits {
 	CONF_NAME_MAX = 16,  /* path name, with NUL */
 	CONF_ADDR_MAX = 64,  /* textual address, with NUL */
 	CONF_ERR_MAX = 512,
+	CONF_LAN_MAX = 8,     /* lan_interfaces */
+	CONF_PREFIX_MAX = 32, /* prefixes */
+};
+
+/* log_level: messages of this level and more severe are logged */
+enum conf_log_level {
+	CONF_LOG_ERROR = 0,
+	CONF_LOG_WARNING = 1,
+	CONF_LOG_INFO = 2,
+	CONF_LOG_DEBUG = 3,
+};
+
+/* An IPv4 prefix of the CPE's LAN (concentrator: traffic to bond). */
+struct conf_prefix {
+	uint32_t addr; /* network byte order, host bits zero */
+	uint8_t len;   /* 0..32 */
 };
 
 struct conf_path {
@@ -44,6 +60,17 @@ struct conf {
 	struct egr_reseq_params reseq;
 	unsigned npaths;
 	struct conf_path path[WIRE_MAX_PATHS];
+	/* the daemon (gateway/) */
+	uint16_t ingress_queue;   /* NFQUEUE of the traffic to bond */
+	uint16_t egress_queue;    /* NFQUEUE of the tunnel's packets */
+	unsigned nlan;            /* cpe: devices whose forwarded traffic */
+	char lan[CONF_LAN_MAX][IF_NAMESIZE]; /* is bonded */
+	bool bond_output;         /* cpe: bond local output too */
+	unsigned nprefixes;       /* concentrator: destinations to bond */
+	struct conf_prefix prefix[CONF_PREFIX_MAX];
+	uint32_t release_mark;    /* mark of released packets, 0: none */
+	enum conf_log_level log_level;
+	uint32_t keepalive_ms;
 };
 
 /* Fills c with the defaults of every key (no paths). */
@@ -56,5 +83,6 @@ int conf_load(struct conf *c, const char *file, char *err, size_t errlen);
 
 const char *conf_role_name(enum conf_role r);
 const char *conf_class_name(enum path_class c);
+const char *conf_log_level_name(enum conf_log_level l);
 
 #endif

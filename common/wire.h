@@ -94,11 +94,12 @@ struct wire_report_path {
 	uint8_t path;
 	uint32_t rx_pkts;   /* cumulative DATA packets received on the path */
 	uint32_t lost_pkts; /* cumulative packets missing in its local sequence */
-	uint32_t delay_us;  /* receiver-measured one-way delay estimate, 0: none */
+	uint32_t delay_us;  /* queueing delay: the highest one-way delay above
+	                     * its recent minimum seen since the last report */
 };
 
 /* Report body: u8 count, 3 bytes zero, then count entries of 16 bytes:
- * u8 path, 3 bytes zero, u32 rx, u32 lost, u32 delay_us.  Counters are
+ * u8 path, 3 bytes zero, u32 rx, u32 lost, u32 delay_us.  rx and lost are
  * cumulative (wrapping) so that a lost report loses no information; the
  * report sequence number travels in the header's gseq. */
 struct wire_report {

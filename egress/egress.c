@@ -21,6 +21,7 @@ enum egr_verdict egr_on_data(struct egr *e, const struct wire_hdr *h,
 	if (h->path >= e->loss.n || h->path >= e->reseq.npaths)
 		return EGR_DROP_PATH;
 	missing = egr_loss_on_packet(&e->loss, h->path, h->lseq);
+	egr_loss_on_delay(&e->loss, h->path, h->tstamp, now_us);
 	return egr_reseq_push(&e->reseq, h->gseq, h->path, missing, h->pgap,
 			      now_us, cookie);
 }

@@ -41,6 +41,33 @@ uint32_t egr_loss_on_packet(struct egr_loss *l, unsigned path, uint32_t lseq)
 	return (uint32_t)d;
 }
 
+void egr_loss_on_delay(struct egr_loss *l, unsigned path, uint32_t tstamp,
+		       uint64_t now_us)
+{
+	struct egr_loss_path *p;
+	uint32_t raw = (uint32_t)now_us - tstamp, base;
+	int32_t q;
+
+	if (path >= l->n)
+		return;
+	p = &l->p[path];
+	if (!p->have_base) {
+		p->have_base = true;
+		p->base_cur = p->base_prev = raw;
+		p->window_end = now_us + EGR_DELAY_WINDOW_US;
+	} else if (now_us >= p->window_end) {
+		p->base_prev = p->base_cur;
+		p->base_cur = raw;
+		p->window_end = now_us + EGR_DELAY_WINDOW_US;
+	}
+	if (seq_before(raw, p->base_cur))
+		p->base_cur = raw;
+	base = seq_before(p->base_prev, p->base_cur) ? p->base_prev : p->base_cur;
+	q = seq_diff(raw, base);
+	if (q > 0 && (uint32_t)q > p->qdelay_max)
+		p->qdelay_max = (uint32_t)q;
+}
+
 uint32_t egr_loss_report(struct egr_loss *l, struct wire_report *r)
 {
 	r->n = (uint8_t)l->n;
@@ -48,7 +75,8 @@ uint32_t egr_loss_report(struct egr_loss *l, struct wire_report *r)
 		r->p[i].path = (uint8_t)i;
 		r->p[i].rx_pkts = l->p[i].rx;
 		r->p[i].lost_pkts = l->p[i].lost;
-		r->p[i].delay_us = l->p[i].delay_us;
+		r->p[i].delay_us = l->p[i].qdelay_max;
+		l->p[i].qdelay_max = 0;
 	}
 	return ++l->report_seq;
 }

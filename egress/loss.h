@@ -8,6 +8,13 @@
  * restarted sender or a hostile packet): the path resynchronises and the
  * jump is counted.  A packet behind the expected local sequence (duplicate,
  * or a path that reordered) is counted and not taken back from the loss.
+ *
+ * Queueing delay: the sender stamps each packet with its clock (us, u32);
+ * receive time minus stamp is the one-way delay plus an unknown clock
+ * offset.  Its minimum over the last one to two windows stands for the
+ * path's base delay, so the difference is the delay spent in queues,
+ * whatever the offset (and tolerant of slow clock drift).  Reports carry the
+ * largest such delay seen since the previous report.
  */
 #ifndef L3BOND_LOSS_H
 #define L3BOND_LOSS_H
@@ -17,7 +24,10 @@
 
 #include "common/wire.h"
 
-enum { EGR_LOSS_MAX_GAP = 1 << 16 };
+enum {
+	EGR_LOSS_MAX_GAP = 1 << 16,
+	EGR_DELAY_WINDOW_US = 10 * 1000 * 1000,
+};
 
 struct egr_loss_path {
 	bool started;
@@ -26,7 +36,12 @@ struct egr_loss_path {
 	uint32_t lost;    /* cumulative, wraps */
 	uint64_t jumps;   /* resyncs on a too-large gap */
 	uint64_t behind;  /* packets behind the expected lseq */
-	uint32_t delay_us;/* last one-way delay estimate, 0: none */
+	/* queueing delay */
+	bool have_base;
+	uint32_t base_cur;   /* min of (arrival - stamp) in this window */
+	uint32_t base_prev;  /* ... and in the previous one */
+	uint64_t window_end;
+	uint32_t qdelay_max; /* since the last report, us */
 };
 
 struct egr_loss {
@@ -41,8 +56,13 @@ void egr_loss_init(struct egr_loss *l, unsigned npaths);
  * it on its path (0 normally). */
 uint32_t egr_loss_on_packet(struct egr_loss *l, unsigned path, uint32_t lseq);
 
+/* Accounts the sender timestamp of one DATA packet that arrived at now_us. */
+void egr_loss_on_delay(struct egr_loss *l, unsigned path, uint32_t tstamp,
+		       uint64_t now_us);
+
 /* Fills a report with the cumulative counters of every path; returns the
- * report sequence number to send in the header's gseq. */
+ * report sequence number to send in the header's gseq.  Starts a new
+ * queueing-delay interval. */
 uint32_t egr_loss_report(struct egr_loss *l, struct wire_report *r);
 
 #endif

@@ -123,6 +123,20 @@ int ing_sched_pick(struct ing_sched *s, struct wire_hdr *h)
 /* Loss on the fixed paths since the last report, from cumulative counters.
  * The first report of a path only sets its baseline; a counter that went
  * backwards (peer egress restarted) resets it. */
+/* The largest queueing delay a fixed path reported. */
+static uint32_t fixed_qdelay(const struct ing_sched *s,
+			     const struct wire_report *r)
+{
+	uint32_t q = 0;
+
+	for (unsigned i = 0; i < r->n; i++)
+		if (r->p[i].path < s->n &&
+		    s->path[r->p[i].path].cls == PATH_FIXED &&
+		    r->p[i].delay_us > q)
+			q = r->p[i].delay_us;
+	return q;
+}
+
 static uint64_t fixed_loss(struct ing_sched *s, const struct wire_report *r)
 {
 	uint64_t lost = 0; /* 16 deltas of up to 2^31 each: no wrap */
@@ -179,8 +193,13 @@ void ing_sched_on_report(struct ing_sched *s, uint32_t seq,
 		/* DWD: only after t_dwd_ms without loss, one step a report. */
 		if (s->quiet_reports < UINT32_MAX)
 			s->quiet_reports++;
-		if (s->quiet_reports > s->p.t_dwd_ms / s->p.t_report_ms &&
-		    s->w_mobile > 0) {
+		if (s->quiet_reports <= s->p.t_dwd_ms / s->p.t_report_ms ||
+		    s->w_mobile <= 0) {
+			/* not yet, or nothing to take back */
+		} else if (s->p.dwd_hold_us &&
+			   fixed_qdelay(s, r) > s->p.dwd_hold_us) {
+			s->st.dwd_held++;
+		} else {
 			s->w_mobile = s->w_mobile > 1 ? s->w_mobile - 1 : 0;
 			s->st.dwd++;
 		}

@@ -12,6 +12,11 @@
  *   than its weight ratio requires;
  * - each pick consumes one global and one local (per path) sequence number.
  *
+ * DWD hold (beyond the paper): a loss-free report during which a fixed path
+ * queued more than dwd_hold_us does not decrement w_mobile.  Shifting load
+ * back onto a fixed line that already queues only fills its buffer until it
+ * drops; the delay shows that a report interval or more before the loss.
+ *
  * Reports carry cumulative per-path counters; the scheduler keeps the last
  * report's counters and reacts to the difference, so a lost report loses no
  * loss information, and a stale or duplicated report (by report sequence)
@@ -36,6 +41,8 @@ struct ing_sched_params {
 	uint32_t t_report_ms;
 	double w_fixed;      /* constant weight of each fixed path */
 	double w_mobile_max; /* clamp of w_mobile */
+	uint32_t dwd_hold_us;/* DWD waits while a fixed path queues more than
+			      * this (reported queueing delay); 0: never */
 };
 
 struct ing_sched_path {
@@ -58,6 +65,7 @@ struct ing_sched_stats {
 	uint64_t awi;
 	uint64_t iwi;
 	uint64_t dwd;
+	uint64_t dwd_held;      /* DWD steps withheld: the fixed path queues */
 	uint64_t no_path;       /* picks refused: no path up */
 };
 

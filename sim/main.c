@@ -49,6 +49,7 @@ static void usage(FILE *f)
 		"  --w-fixed X (50)  --w-mobile-max X (45)  --t-lto-ms MS "
 		"(50)\n"
 		"  --early-release 0|1 (1)  --capacity N (4096)\n"
+		"  --dwd-hold-ms MS (0: off, the paper's algorithm)\n"
 		"paths (default: dsl fixed 64 Mbit/s 13 ms, lte mobile 60 "
 		"Mbit/s "
 		"25 ms + 0..20 ms jitter):\n"
@@ -369,6 +370,8 @@ static void parse_flag(struct cli *cl, const char *flag, const char *val)
 		c->sched.w_fixed = num(flag, val, 1e-6, 1e6);
 	} else if (strcmp(flag, "--w-mobile-max") == 0) {
 		c->sched.w_mobile_max = num(flag, val, 0, 1e6);
+	} else if (strcmp(flag, "--dwd-hold-ms") == 0) {
+		c->sched.dwd_hold_us = ms_us(flag, val, 0, 60000);
 	} else if (strcmp(flag, "--t-lto-ms") == 0) {
 		c->reseq.t_lto_us = ms_us(flag, val, 0.001, 60000);
 	} else if (strcmp(flag, "--early-release") == 0) {

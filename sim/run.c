@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/conf.h"
 #include "common/seq.h"
 #include "egress/egress.h"
 #include "sim/event.h"
@@ -95,6 +96,7 @@ void sim_cfg_defaults(struct sim_cfg *c)
 						.jitter_us = 20000,
 						.buffer_us = 50000,
 						.loss = 0};
+	struct conf cf;
 
 	memset(c, 0, sizeof(*c));
 	c->pkt_size = 1492;
@@ -102,14 +104,10 @@ void sim_cfg_defaults(struct sim_cfg *c)
 	c->npaths = 2;
 	c->path[0] = dsl;
 	c->path[1] = lte;
-	c->sched.k = 0.5;
-	c->sched.t_dwd_ms = 250;
-	c->sched.t_report_ms = 50;
-	c->sched.w_fixed = 50;
-	c->sched.w_mobile_max = 45;
-	c->reseq.t_lto_us = 50000;
-	c->reseq.early_release = true;
-	c->reseq.capacity = 4096;
+	/* the tunables default exactly as in the daemon's config */
+	conf_defaults(&cf);
+	c->sched = cf.sched;
+	c->reseq = cf.reseq;
 	c->seed = 1;
 	c->report_path = 0;
 	c->report_delay_us = -1;

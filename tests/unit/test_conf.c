@@ -3,6 +3,7 @@
  * (file:line, key, value) and the check that the caller's struct conf is
  * untouched.  Runs with tests/unit as the working directory.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -72,6 +73,7 @@ static void assert_defaults_except_paths(const struct conf *c)
 	assert_int_equal(c->reseq.t_lto_us, d.reseq.t_lto_us);
 	assert_int_equal(c->reseq.early_release, d.reseq.early_release);
 	assert_int_equal(c->reseq.capacity, d.reseq.capacity);
+	assert_int_equal(c->sched.dwd_hold_us, d.sched.dwd_hold_us);
 }
 
 /* ---- the building blocks of the bad files ---------------------------- */
@@ -91,6 +93,10 @@ static void assert_defaults_except_paths(const struct conf *c)
 	"role = \"concentrator\";\nsession_id = 1;\n"                          \
 	"paths = (\n{ " DSL_KEYS "},\n{ " keys " }\n);\n"
 #define E4 "{}, {}, {}, {}, "
+/* a concentrator with one line of top-level keys: line 3 */
+#define CTOP(line)                                                             \
+	"role = \"concentrator\";\nsession_id = 1;\n" line "\n"                \
+	"paths = (\n{ " DSL_KEYS "},\n{ " LTE_KEYS "}\n);\n"
 
 struct bad_case {
 	const char *text;
@@ -166,7 +172,14 @@ static const struct bad_case bad_cases[] = {
 	 ":3: w_mobile_max: bad value '1001': out of range 0..1000"},
 	{TOP("w_mobile_max = \"45\";"),
 	 ":3: w_mobile_max: bad value '45': expected an integer"},
-	/* 36: resequencer */
+	/* 36: dwd_hold_ms */
+	{TOP("dwd_hold_ms = -1;"),
+	 ":3: dwd_hold_ms: bad value '-1': out of range 0..1000"},
+	{TOP("dwd_hold_ms = 1001;"),
+	 ":3: dwd_hold_ms: bad value '1001': out of range 0..1000"},
+	{TOP("dwd_hold_ms = 2.5;"),
+	 ":3: dwd_hold_ms: bad value '2.5': expected an integer"},
+	/* 39: resequencer */
 	{TOP("t_lto_ms = 0;"),
 	 ":3: t_lto_ms: bad value '0': out of range 1..10000"},
 	{TOP("t_lto_ms = 10001;"),
@@ -185,11 +198,11 @@ static const struct bad_case bad_cases[] = {
 	 ":3: reorder_capacity: bad value '2097152': out of range 16..1048576"},
 	{TOP("reorder_capacity = 4096.0;"),
 	 ":3: reorder_capacity: bad value '4096': expected an integer"},
-	/* 45: unknown keys */
+	/* 48: unknown keys */
 	{TOP("bogus = 1;"), ":3: bogus: unknown key"},
 	{"rol = \"cpe\";\nsession_id = 1;\n" PATHS, ":1: rol: unknown key"},
 	{PATH2(LTE_KEYS PEER "mtu = 1400;"), ":5: paths[1].mtu: unknown key"},
-	/* 48: the paths list */
+	/* 51: the paths list */
 	{HEAD, ":0: paths: missing"},
 	{HEAD "paths = (\n" DSL "\n);\n",
 	 ":3: paths: bad value '(1 entry)': need 2 to 16 paths"},
@@ -203,7 +216,7 @@ static const struct bad_case bad_cases[] = {
 	      "{ name = \"lte2\"; class = \"mobile\"; interface = "
 	      "\"wan-lte2\"; " PEER "}\n);\n",
 	 ":3: paths: bad value '(2 entries)': no path of class \"fixed\""},
-	/* 54: path name */
+	/* 57: path name */
 	{PATH2("name = \"dsl\"; class = \"mobile\"; interface = "
 	       "\"wan-lte\"; " PEER),
 	 ":5: paths[1].name: bad value 'dsl': paths[0] has the same name"},
@@ -223,14 +236,14 @@ static const struct bad_case bad_cases[] = {
 	 ":5: paths[1].name: bad value '1': expected a string"},
 	{PATH2("class = \"mobile\"; interface = \"wan-lte\"; " PEER),
 	 ":5: paths[1].name: missing"},
-	/* 61: class */
+	/* 64: class */
 	{PATH2("name = \"lte\"; class = \"wireless\"; interface = "
 	       "\"wan-lte\"; " PEER),
 	 ":5: paths[1].class: bad value 'wireless': expected \"fixed\" or "
 	 "\"mobile\""},
 	{PATH2("name = \"lte\"; interface = \"wan-lte\"; " PEER),
 	 ":5: paths[1].class: missing"},
-	/* 63: interface */
+	/* 66: interface */
 	{PATH2("name = \"lte\"; class = \"mobile\"; interface = "
 	       "\"wan/lte\"; " PEER),
 	 ":5: paths[1].interface: bad value 'wan/lte': '/', ':' and white "
@@ -256,14 +269,14 @@ static const struct bad_case bad_cases[] = {
 	 ":5: paths[1].interface: bad value '3': expected a string"},
 	{PATH2("name = \"lte\"; class = \"mobile\"; " PEER),
 	 ":5: paths[1].interface: missing"},
-	/* 72: fwmark */
+	/* 75: fwmark */
 	{PATH2(LTE_KEYS PEER "fwmark = -1;"),
 	 ":5: paths[1].fwmark: bad value '-1': out of range 0..4294967295"},
 	{PATH2(LTE_KEYS PEER "fwmark = 0x100000000L;"),
 	 ":5: paths[1].fwmark: bad value '0x100000000': out of range"},
 	{PATH2(LTE_KEYS PEER "fwmark = \"0x10\";"),
 	 ":5: paths[1].fwmark: bad value '0x10': expected an integer"},
-	/* 75: peer */
+	/* 78: peer */
 	{PATH2(LTE_KEYS "peer = \"192.0.2.256\";"),
 	 ":5: paths[1].peer: bad value '192.0.2.256': not an IPv4 or IPv6 "
 	 "address"},
@@ -281,14 +294,14 @@ static const struct bad_case bad_cases[] = {
 	 ":5: paths[1].peer: bad value '192.0.2.1': not allowed with role "
 	 "\"concentrator\": the concentrator learns its peers from the "
 	 "packets"},
-	/* 82: peer_port */
+	/* 85: peer_port */
 	{PATH2(LTE_KEYS PEER "peer_port = 0;"),
 	 ":5: paths[1].peer_port: bad value '0': out of range 1..65535"},
 	{PATH2(LTE_KEYS PEER "peer_port = 65536;"),
 	 ":5: paths[1].peer_port: bad value '65536': out of range 1..65535"},
 	{PATH2(LTE_KEYS PEER "peer_port = \"7040\";"),
 	 ":5: paths[1].peer_port: bad value '7040': expected an integer"},
-	/* 85: parse errors: libconfig's text, with the line */
+	/* 88: parse errors: libconfig's text, with the line */
 	{"role = \"cpe\";\nsession_id = ;\n" PATHS,
 	 ":2: parse error: syntax error"},
 	{HEAD "session_id = 2;\n" PATHS,
@@ -297,9 +310,104 @@ static const struct bad_case bad_cases[] = {
 	 ":5: parse error: duplicate setting name"},
 	{HEAD "paths = (\n" DSL ",\n{ " LTE_KEYS PEER "}\n",
 	 ":6: parse error: syntax error"},
-	/* 89: a multi-line group: missing keys point at its line */
+	/* 92: a multi-line group: missing keys point at its line */
 	{HEAD "paths = (\n" DSL ",\n{\n" LTE_KEYS "\n}\n);\n",
 	 ":5: paths[1].peer: missing"},
+	/* 93: the daemon's queues */
+	{TOP("ingress_queue = 65536;"),
+	 ":3: ingress_queue: bad value '65536': out of range 0..65535"},
+	{TOP("ingress_queue = -1;"),
+	 ":3: ingress_queue: bad value '-1': out of range 0..65535"},
+	{TOP("egress_queue = \"1\";"),
+	 ":3: egress_queue: bad value '1': expected an integer"},
+	{TOP("egress_queue = 0;"),
+	 ":3: egress_queue: bad value '0': the same queue as ingress_queue"},
+	{TOP("ingress_queue = 1;"),
+	 ":3: ingress_queue: bad value '1': the same queue as the default "
+	 "egress_queue (1)"},
+	{HEAD "ingress_queue = 7;\negress_queue = 7;\n" PATHS,
+	 ":4: egress_queue: bad value '7': the same queue as ingress_queue"},
+	/* 99: lan_interfaces */
+	{TOP("lan_interfaces = \"lan0\";"),
+	 ":3: lan_interfaces: bad value 'lan0': expected a list of interfaces"},
+	{TOP("lan_interfaces = [];"),
+	 ":3: lan_interfaces: bad value '[...]': need 1 to 8 interfaces"},
+	{TOP("lan_interfaces = [\"a\",\"b\",\"c\",\"d\",\"e\",\"f\",\"g\","
+	     "\"h\",\"i\"];"),
+	 ":3: lan_interfaces: bad value '[...]': need 1 to 8 interfaces"},
+	{TOP("lan_interfaces = [\"lan/0\"];"),
+	 ":3: lan_interfaces[0]: bad value 'lan/0': '/', ':' and white space "
+	 "are not allowed"},
+	{TOP("lan_interfaces = (\"lan0\", \"..\");"),
+	 ":3: lan_interfaces[1]: bad value '..': not a valid interface name"},
+	{TOP("lan_interfaces = [\"lan0\", \"lan1\", \"lan0\"];"),
+	 ":3: lan_interfaces[2]: bad value 'lan0': lan_interfaces[0] is the "
+	 "same"},
+	{TOP("lan_interfaces = [\"lan0\", \"wan-lte\"];"),
+	 ":3: lan_interfaces[1]: bad value 'wan-lte': the interface of "
+	 "paths[1]"},
+	{TOP("lan_interfaces = [\"\"];"),
+	 ":3: lan_interfaces[0]: bad value '': must be 1 to 15 characters"},
+	{TOP("lan_interfaces = [1];"),
+	 ":3: lan_interfaces[0]: bad value '1': expected a string"},
+	{CTOP("lan_interfaces = [\"lan0\"];"),
+	 ":3: lan_interfaces: bad value '[...]': only allowed with role "
+	 "\"cpe\""},
+	/* 109: bond_output */
+	{TOP("bond_output = 1;"),
+	 ":3: bond_output: bad value '1': expected true or false"},
+	{CTOP("bond_output = true;"),
+	 ":3: bond_output: bad value 'true': only allowed with role \"cpe\""},
+	/* 111: prefixes */
+	{TOP("prefixes = [\"10.1.0.0/24\"];"),
+	 ":3: prefixes: bad value '[...]': only allowed with role "
+	 "\"concentrator\""},
+	{CTOP("prefixes = [];"),
+	 ":3: prefixes: bad value '[...]': need 1 to 32 prefixes"},
+	{CTOP("prefixes = \"10.1.0.0/24\";"),
+	 ":3: prefixes: bad value '10.1.0.0/24': expected a list of prefixes"},
+	{CTOP("prefixes = [\"10.1.0.0\"];"),
+	 ":3: prefixes[0]: bad value '10.1.0.0': expected an IPv4 prefix "
+	 "a.b.c.d/len"},
+	{CTOP("prefixes = [\"10.1.0.0/33\"];"),
+	 ":3: prefixes[0]: bad value '10.1.0.0/33': prefix length must be "
+	 "0..32"},
+	{CTOP("prefixes = [\"10.1.0.0/\"];"),
+	 ":3: prefixes[0]: bad value '10.1.0.0/': prefix length must be"},
+	{CTOP("prefixes = [\"10.1.0.0/-1\"];"),
+	 ":3: prefixes[0]: bad value '10.1.0.0/-1': prefix length must be"},
+	{CTOP("prefixes = [\"10.1.0.0/24x\"];"),
+	 ":3: prefixes[0]: bad value '10.1.0.0/24x': prefix length must be"},
+	{CTOP("prefixes = [\"10.1.0.1/24\"];"),
+	 ":3: prefixes[0]: bad value '10.1.0.1/24': host bits set"},
+	{CTOP("prefixes = [\"0.0.0.1/0\"];"),
+	 ":3: prefixes[0]: bad value '0.0.0.1/0': host bits set"},
+	{CTOP("prefixes = [\"10.1.0.256/24\"];"),
+	 ":3: prefixes[0]: bad value '10.1.0.256/24': expected an IPv4"},
+	{CTOP("prefixes = [\"2001:db8::/32\"];"),
+	 ":3: prefixes[0]: bad value '2001:db8::/32': only IPv4 prefixes are "
+	 "supported"},
+	{CTOP("prefixes = [\"10.1.0.0/24\", \"10.2.0.0/16\", "
+	      "\"10.1.0.0/24\"];"),
+	 ":3: prefixes[2]: bad value '10.1.0.0/24': prefixes[0] is the same"},
+	{CTOP("prefixes = [5];"),
+	 ":3: prefixes[0]: bad value '5': expected a string"},
+	/* 125: release_mark, log_level, keepalive_ms */
+	{TOP("release_mark = -1;"),
+	 ":3: release_mark: bad value '-1': out of range 0..4294967295"},
+	{TOP("release_mark = \"0x10\";"),
+	 ":3: release_mark: bad value '0x10': expected an integer"},
+	{TOP("log_level = \"verbose\";"),
+	 ":3: log_level: bad value 'verbose': expected \"error\", "
+	 "\"warning\", \"info\" or \"debug\""},
+	{TOP("log_level = 3;"),
+	 ":3: log_level: bad value '3': expected a string"},
+	{TOP("keepalive_ms = 99;"),
+	 ":3: keepalive_ms: bad value '99': out of range 100..60000"},
+	{TOP("keepalive_ms = 60001;"),
+	 ":3: keepalive_ms: bad value '60001': out of range 100..60000"},
+	{TOP("keepalive_ms = 1e3;"),
+	 ":3: keepalive_ms: bad value '1000': expected an integer"},
 };
 
 static void test_bad_files(void **state)
@@ -347,8 +455,17 @@ static void test_defaults(void **state)
 	assert_int_equal(c.reseq.t_lto_us, 50000);
 	assert_true(c.reseq.early_release);
 	assert_int_equal(c.reseq.capacity, 4096);
+	assert_int_equal(c.sched.dwd_hold_us, 3000);
 	assert_int_equal(c.npaths, 0);
 	assert_int_equal(c.path[0].name[0], '\0');
+	assert_int_equal(c.ingress_queue, 0);
+	assert_int_equal(c.egress_queue, 1);
+	assert_int_equal(c.nlan, 0);
+	assert_false(c.bond_output);
+	assert_int_equal(c.nprefixes, 0);
+	assert_int_equal(c.release_mark, 0);
+	assert_int_equal(c.log_level, CONF_LOG_INFO);
+	assert_int_equal(c.keepalive_ms, 1000);
 }
 
 static void test_names(void **state)
@@ -360,6 +477,11 @@ static void test_names(void **state)
 	assert_string_equal(conf_class_name(PATH_FIXED), "fixed");
 	assert_string_equal(conf_class_name(PATH_MOBILE), "mobile");
 	assert_string_equal(conf_class_name((enum path_class) - 1), "?");
+	assert_string_equal(conf_log_level_name(CONF_LOG_ERROR), "error");
+	assert_string_equal(conf_log_level_name(CONF_LOG_WARNING), "warning");
+	assert_string_equal(conf_log_level_name(CONF_LOG_INFO), "info");
+	assert_string_equal(conf_log_level_name(CONF_LOG_DEBUG), "debug");
+	assert_string_equal(conf_log_level_name((enum conf_log_level)4), "?");
 }
 
 static void test_sample_cpe(void **state)
@@ -399,6 +521,15 @@ static void test_sample_cpe(void **state)
 	assert_int_equal(c.path[1].fwmark, 0x20);
 	assert_string_equal(c.path[1].peer, "198.51.100.10");
 	assert_int_equal(c.path[1].peer_port, 7040);
+	assert_int_equal(c.ingress_queue, 0);
+	assert_int_equal(c.egress_queue, 1);
+	assert_int_equal(c.nlan, 1);
+	assert_string_equal(c.lan[0], "br-lan");
+	assert_false(c.bond_output);
+	assert_int_equal(c.nprefixes, 0);
+	assert_int_equal(c.release_mark, 0x100);
+	assert_int_equal(c.log_level, CONF_LOG_INFO);
+	assert_int_equal(c.keepalive_ms, 1000);
 }
 
 static void test_sample_concentrator(void **state)
@@ -436,6 +567,14 @@ static void test_sample_concentrator(void **state)
 	assert_string_equal(c.path[1].peer, "");
 	assert_int_equal(c.path[1].fwmark, 0);
 	assert_int_equal(c.path[1].peer_port, 0);
+	assert_int_equal(c.ingress_queue, 0);
+	assert_int_equal(c.egress_queue, 1);
+	assert_int_equal(c.nlan, 0);
+	assert_int_equal(c.nprefixes, 1);
+	assert_int_equal(c.prefix[0].addr, htonl(0xcb007100)); /* 203.0.113.0 */
+	assert_int_equal(c.prefix[0].len, 24);
+	assert_int_equal(c.release_mark, 0);
+	assert_int_equal(c.keepalive_ms, 1000);
 }
 
 static void test_minimal(void **state)
@@ -536,6 +675,56 @@ static void test_edges(void **state)
 			sizeof(path));
 	assert_int_equal(ret, 0);
 	assert_true(c.sched.k == 0.1);
+}
+
+/* The daemon's keys at the edges of their ranges. */
+static void test_daemon_keys(void **state)
+{
+	char path[64], err[CONF_ERR_MAX];
+	struct conf c;
+	int ret;
+
+	(void)state;
+	ret = load_text(TOP("ingress_queue = 65535; egress_queue = 0; "
+			    "lan_interfaces = (\"lan0\", \"a\", \"b\", \"c\", "
+			    "\"d\", \"e\", \"f\", \"abcdefghijklmno\"); "
+			    "bond_output = true; release_mark = 0xffffffff; "
+			    "log_level = \"debug\"; keepalive_ms = 100;"),
+			&c, err, sizeof(err), path, sizeof(path));
+	if (ret) {
+		print_error("%s\n", err);
+	}
+	assert_int_equal(ret, 0);
+	assert_int_equal(c.ingress_queue, 65535);
+	assert_int_equal(c.egress_queue, 0);
+	assert_int_equal(c.nlan, 8);
+	assert_string_equal(c.lan[0], "lan0");
+	assert_string_equal(c.lan[7], "abcdefghijklmno");
+	assert_true(c.bond_output);
+	assert_int_equal(c.release_mark, UINT32_MAX);
+	assert_int_equal(c.log_level, CONF_LOG_DEBUG);
+	assert_int_equal(c.keepalive_ms, 100);
+
+	ret = load_text(CTOP("prefixes = [\"0.0.0.0/0\", \"10.0.0.0/8\", "
+			     "\"192.0.2.7/32\", \"10.0.0.0/9\"]; "
+			     "keepalive_ms = 60000; log_level = \"error\";"),
+			&c, err, sizeof(err), path, sizeof(path));
+	if (ret) {
+		print_error("%s\n", err);
+	}
+	assert_int_equal(ret, 0);
+	assert_int_equal(c.nprefixes, 4);
+	assert_int_equal(c.prefix[0].addr, 0);
+	assert_int_equal(c.prefix[0].len, 0);
+	assert_int_equal(c.prefix[1].addr, htonl(0x0a000000));
+	assert_int_equal(c.prefix[1].len, 8);
+	assert_int_equal(c.prefix[2].addr, htonl(0xc0000207));
+	assert_int_equal(c.prefix[2].len, 32);
+	assert_int_equal(c.prefix[3].len, 9);
+	assert_int_equal(c.keepalive_ms, 60000);
+	assert_int_equal(c.log_level, CONF_LOG_ERROR);
+	assert_false(c.bond_output);
+	assert_int_equal(c.nlan, 0);
 }
 
 static long long lib_reads(const char *text)
@@ -683,6 +872,7 @@ int main(void)
 		cmocka_unit_test(test_sample_concentrator),
 		cmocka_unit_test(test_minimal),
 		cmocka_unit_test(test_edges),
+		cmocka_unit_test(test_daemon_keys),
 		cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_wide_literals),
 		cmocka_unit_test(test_io_errors),

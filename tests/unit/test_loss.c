@@ -120,7 +120,8 @@ static void test_vectors(void **state)
 		assert_int_equal(l.p[q].lost, 0);
 		assert_int_equal(l.p[q].jumps, 0);
 		assert_int_equal(l.p[q].behind, 0);
-		assert_int_equal(l.p[q].delay_us, 0);
+		assert_false(l.p[q].have_base);
+		assert_int_equal(l.p[q].qdelay_max, 0);
 	}
 	for (ri = 0; ri < sizeof(rows) / sizeof(rows[0]); ri++) {
 		const struct lrow *w = &rows[ri];
@@ -214,16 +215,68 @@ static void test_report(void **state)
 	assert_int_equal(egr_loss_report(&l, &r), 4);
 	assert_int_equal(r.p[1].lost_pkts, 3);
 
-	/* the delay estimate is carried as it is */
-	l.p[1].delay_us = 12345;
+	/* the queueing delay of the interval is carried, then restarts */
+	l.p[1].qdelay_max = 12345;
 	assert_int_equal(egr_loss_report(&l, &r), 5);
 	assert_int_equal(r.p[1].delay_us, 12345);
 	assert_int_equal(r.p[0].delay_us, 0);
+	assert_int_equal(l.p[1].qdelay_max, 0);
 
 	/* report seq wraps */
 	l.report_seq = 0xffffffffu;
 	assert_int_equal(egr_loss_report(&l, &r), 0);
 	assert_int_equal(egr_loss_report(&l, &r), 1);
+}
+
+/* Queueing delay = (arrival - stamp) above its minimum over this and the
+ * previous 10 s window, whatever the clock offset; the report carries the
+ * largest value since the previous report.  Rows: arrival (us), stamp, the
+ * qdelay_max expected after the packet.  Offset between clocks: 1e9 - 5000
+ * (the stamps wrap at 2^32). */
+struct delay_row {
+	uint64_t now;
+	uint32_t stamp;
+	uint32_t qmax;
+	int report; /* take a report after this row */
+};
+
+#define OFF 4294962296u /* stamp = now - 5000 + OFF, mod 2^32 */
+#define ST(now, owd) ((uint32_t)((now) - (owd) + OFF))
+
+static const struct delay_row delay_rows[] = {
+	{1000000, ST(1000000, 13000), 0, 0},     /* 0: base 13 ms */
+	{1001000, ST(1001000, 15000), 2000, 0},  /* 1: 2 ms queueing */
+	{1002000, ST(1002000, 14000), 2000, 1},  /* 2: max stays 2 ms; report */
+	{1003000, ST(1003000, 14000), 1000, 0},  /* 3: new interval: 1 ms */
+	{1004000, ST(1004000, 12000), 1000, 1},  /* 4: new minimum 12 ms */
+	{1005000, ST(1005000, 12500), 500, 0},   /* 5: 0.5 above the new min */
+	/* 6: window rolls (> 11 s): the old min 12 ms still counts */
+	{11500000, ST(11500000, 20000), 8000, 1},
+	/* 7: second roll: only the 20 ms of the last window counts now */
+	{21600000, ST(21600000, 21000), 1000, 1},
+};
+
+static void test_queueing_delay(void **state)
+{
+	struct egr_loss l;
+	struct wire_report r;
+
+	(void)state;
+	egr_loss_init(&l, 1);
+	for (size_t i = 0; i < sizeof(delay_rows) / sizeof(delay_rows[0]); i++) {
+		const struct delay_row *d = &delay_rows[i];
+
+		egr_loss_on_delay(&l, 0, d->stamp, d->now);
+		if (l.p[0].qdelay_max != d->qmax)
+			fail_msg("row %zu: qdelay_max %u, want %u", i,
+				 l.p[0].qdelay_max, d->qmax);
+		if (d->report) {
+			egr_loss_report(&l, &r);
+			assert_int_equal(r.p[0].delay_us, d->qmax);
+		}
+	}
+	/* out of range path: ignored */
+	egr_loss_on_delay(&l, 1, 0, 0);
 }
 
 static void test_report_all_paths(void **state)
@@ -280,6 +333,7 @@ int main(void)
 		cmocka_unit_test(test_counters_wrap),
 		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_report_all_paths),
+		cmocka_unit_test(test_queueing_delay),
 		cmocka_unit_test(test_path_out_of_range),
 	};
 

@@ -543,6 +543,61 @@ static void test_dwd(void **state)
 
 /* ---- what goes into L and fixed_sent ---- */
 
+/* DWD hold: a loss-free report in which a FIXED path queued more than
+ * dwd_hold_us takes nothing off w_mobile (st.dwd_held counts it); the mobile
+ * path's queueing never holds; dwd_hold_us 0 never holds.  Each row: the
+ * queueing delay reported for path 0 (fixed) and path 1 (mobile), and
+ * w_mobile after the report.  Start: w_mobile 10 by IWI, T_dwd 0 (every
+ * quiet report may decrement), hold 3000 us. */
+struct hold_row {
+	uint32_t q_fixed, q_mobile;
+	double w_after;
+	uint64_t held_after;
+};
+
+static const struct hold_row hold_rows[] = {
+	{0, 0, 9, 0},          /* 0: no queueing: 10 - 1 */
+	{3000, 0, 8, 0},       /* 1: at the threshold: not above, 9 - 1 */
+	{3001, 0, 8, 1},       /* 2: above: held */
+	{50000, 0, 8, 2},      /* 3: held again */
+	{0, 50000, 7, 2},      /* 4: mobile queueing does not hold: 8 - 1 */
+	{2999, 90000, 6, 2},   /* 5: 7 - 1 */
+};
+
+static void test_dwd_hold(void **state)
+{
+	struct ing_sched_params p = prm(0.5, 0, 50, 45);
+	enum path_class cls[2] = {PATH_FIXED, PATH_MOBILE};
+	struct ing_sched s;
+	struct wire_report r = {.n = 2, .p = {{.path = 0}, {.path = 1}}};
+	uint32_t seq = 0;
+
+	(void)state;
+	p.dwd_hold_us = 3000;
+	assert_int_equal(ing_sched_init(&s, &p, 2, cls), 0);
+	ing_sched_on_report(&s, ++seq, &r); /* baselines */
+	r.p[0].lost_pkts = 10;
+	ing_sched_on_report(&s, ++seq, &r); /* IWI: w 10 */
+	assert_near(s.w_mobile, 10);
+	for (size_t i = 0; i < ARRAY_SIZE(hold_rows); i++) {
+		r.p[0].delay_us = hold_rows[i].q_fixed;
+		r.p[1].delay_us = hold_rows[i].q_mobile;
+		ing_sched_on_report(&s, ++seq, &r);
+		if (fabs(s.w_mobile - hold_rows[i].w_after) > 1e-9 ||
+		    s.st.dwd_held != hold_rows[i].held_after)
+			fail_msg("row %zu: w %g held %llu, want %g %llu", i,
+				 s.w_mobile, (unsigned long long)s.st.dwd_held,
+				 hold_rows[i].w_after,
+				 (unsigned long long)hold_rows[i].held_after);
+	}
+	/* hold off: the same large fixed queueing decrements */
+	p.dwd_hold_us = 0;
+	assert_int_equal(ing_sched_set_params(&s, &p), 0);
+	r.p[0].delay_us = 50000;
+	ing_sched_on_report(&s, ++seq, &r);
+	assert_near(s.w_mobile, 5);
+}
+
 static void test_fixed_sent_and_loss_sum(void **state)
 {
 	struct fx f;
@@ -1312,6 +1367,7 @@ int main(void)
 		cmocka_unit_test(test_awi_mixed_picks),
 		cmocka_unit_test(test_iwi_table),
 		cmocka_unit_test(test_dwd),
+		cmocka_unit_test(test_dwd_hold),
 		cmocka_unit_test(test_fixed_sent_and_loss_sum),
 		cmocka_unit_test(test_report_seq),
 		cmocka_unit_test(test_baselines),
