@@ -12,7 +12,10 @@ sim=build/sim/l3bond-sim
 out=out/sim
 mkdir -p "$out/grid"
 
-echo "== the paper's grid (ramp 63 -> 105 -> 63 Mbit/s, 40 s)"
+echo "== the paper's grid, the paper's algorithm (--dwd-hold-ms 0)"
+"$sim" --sweep paper --dwd-hold-ms 0
+echo
+echo "== the paper's grid, l3bond's defaults (DWD hold on)"
 "$sim" --sweep paper --sweep-out "$out/grid"
 
 echo
