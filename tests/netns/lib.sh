@@ -1,0 +1,454 @@
+# shellcheck shell=bash
+# tests/netns/lib.sh: the l3bond testbed (DESIGN.md section 5) built from
+# network namespaces and veth pairs.  Source it from a test script.
+#
+#            LAN                 access links                  LAN
+#   cli ---------- cpe ===dsl=== [dsl] ===dsl=== conc ---------- srv
+#                      ===lte=== [lte] ===lte===
+#                                 NAT
+#
+#   cli  eth0 10.0.1.2 ---- lan 10.0.1.1   cpe
+#   cpe  dsl  10.11.0.1 --- cpe 10.11.0.2  dsl  conc 10.12.0.2 --- dsl 10.12.0.1  conc
+#   cpe  lte  10.21.0.1 --- cpe 10.21.0.2  lte  conc 10.22.0.2 --- lte 10.22.0.1  conc
+#   conc lan  10.0.2.1 ---- eth0 10.0.2.2  srv
+#
+# Every box is a namespace named ${TB_PREFIX}<box>, TB_PREFIX = l3b-<pid>-
+# by default, so parallel runs never meet.  Addresses exist only inside the
+# namespaces.  dsl and lte are routers in the middle where the links are
+# emulated, each direction on its own:
+#   - rate: tbf on the egress veth (up = towards conc, down = towards cpe);
+#   - delay, jitter, loss, cut: l3b-linkem on NFQUEUE 0 (up) and 1 (down),
+#     hooked in mangle FORWARD by input device.  No --queue-bypass: if the
+#     emulator dies, the link is cut, never silently undelayed.
+# lte also emulates carrier-grade NAT: MASQUERADE towards conc, and nothing
+# unsolicited gets in from conc.  Every link is FIFO: each veth end steers
+# its packets to one CPU (see tb__rps).
+#
+# Without the bonding daemon, traffic cli <-> srv goes natively over dsl
+# (cpe's default route).  For the daemon: cpe reaches conc's addresses on
+# each link through that link (10.12.0.0/24 via dsl, 10.22.0.0/24 via lte),
+# and routing tables 101 (dsl) and 102 (lte) with fwmark rules of the same
+# numbers pin a socket to a link.
+#
+# API (all tb_ functions; "PATH" is dsl or lte, "DIR" up, down or both):
+#   tb_init                     checks tools, makes TB_DIR, installs traps
+#   tb_setup [key=value...]     builds everything; keys: {dsl,lte}[_{up,down}]_
+#                               {rate (Mbit/s, 0 = none),delay,jitter (ms),loss
+#                               (0..1),qlat (tbf queue, ms)}, seed=N
+#   tb_exec BOX cmd...          runs cmd in a box
+#   tb_bg BOX LOG cmd...        starts cmd in a box in the background;
+#                               TB_LAST_PID is its PID (call it in this
+#                               shell, not in $(...): the PID must be ours)
+#   tb_wait PID [SECONDS]       waits for it (kills it at the timeout: 124)
+#   tb_linkem_set PATH DIR PARAMS...   e.g. delay 25 jitter 20 loss 0.01
+#   tb_linkem_stats PATH DIR    prints the emulator's counters (JSON)
+#   tb_rate PATH DIR MBIT       changes the tbf rate at run time
+#   tb_cut PATH / tb_heal PATH  link down / up, both directions
+#   tb_teardown                 kills what we started (by PID), deletes
+#                               the namespaces and TB_DIR; runs on EXIT.
+#                               Sanitizer reports in the background tools'
+#                               logs are printed, counted in TB_SAN_REPORTS
+#                               and make it return 1
+#
+# Needs root, iproute2, iptables (xt_NFQUEUE, conntrack, MASQUERADE), tc
+# with tbf, and l3b-linkem / l3b-traffic in L3B_TOOLS_DIR.
+
+TB_PREFIX=${TB_PREFIX:-l3b-$$-}
+TB_BOXES=(cli cpe dsl lte conc srv)
+TB_PIDS=()
+TB_NS_MADE=()
+TB_DIR=
+TB_LAST_PID=
+TB_SAN_REPORTS=0
+declare -A TB_CFG=()
+
+TB_CLI_IP=10.0.1.2
+TB_CPE_LAN_IP=10.0.1.1
+TB_CPE_DSL_IP=10.11.0.1
+TB_DSL_CPE_IP=10.11.0.2
+TB_DSL_CONC_IP=10.12.0.2
+TB_CONC_DSL_IP=10.12.0.1
+TB_CPE_LTE_IP=10.21.0.1
+TB_LTE_CPE_IP=10.21.0.2
+TB_LTE_CONC_IP=10.22.0.2 # the carrier NAT's public address
+TB_CONC_LTE_IP=10.22.0.1
+TB_CONC_LAN_IP=10.0.2.1
+TB_SRV_IP=10.0.2.2
+TB_DSL_MARK=101
+TB_LTE_MARK=102
+
+tb_log() {
+	echo "tb: $*" >&2
+}
+
+tb_ns() {
+	echo "${TB_PREFIX}$1"
+}
+
+tb_exec() {
+	local box=$1
+	shift
+	ip netns exec "${TB_PREFIX}${box}" "$@"
+}
+
+tb__on_err() {
+	tb_log "command failed (status $1) at ${BASH_SOURCE[2]:-?}:$2: $3"
+}
+
+tb_init() {
+	if [ "$(id -u)" -ne 0 ]; then
+		tb_log "needs root"
+		return 1
+	fi
+	L3B_TOOLS_DIR=${L3B_TOOLS_DIR:-}
+	TB_LINKEM=${TB_LINKEM:-$L3B_TOOLS_DIR/l3b-linkem}
+	TB_TRAFFIC=${TB_TRAFFIC:-$L3B_TOOLS_DIR/l3b-traffic}
+	if [ ! -x "$TB_LINKEM" ] || [ ! -x "$TB_TRAFFIC" ]; then
+		tb_log "l3b-linkem / l3b-traffic not found in '$L3B_TOOLS_DIR'" \
+			"(set L3B_TOOLS_DIR)"
+		return 1
+	fi
+	TB_DIR=$(mktemp -d "/tmp/${TB_PREFIX}XXXXXX")
+	set -E
+	trap 'tb__on_err $? $LINENO "$BASH_COMMAND"' ERR
+	trap 'tb_teardown' EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+}
+
+# The value of key for PATH DIR: PATH_DIR_key, else PATH_key, else default.
+tb__param() {
+	local path=$1 dir=$2 key=$3 def=$4
+	local v=${TB_CFG[${path}_${dir}_${key}]:-${TB_CFG[${path}_${key}]:-$def}}
+	echo "$v"
+}
+
+# ip -n NS link add A type veth peer name B netns NS2
+tb__veth() {
+	local ns1=$1 dev1=$2 ns2=$3 dev2=$4
+	ip -n "$(tb_ns "$ns1")" link add "$dev1" type veth peer name "$dev2" \
+		netns "$(tb_ns "$ns2")"
+	ip -n "$(tb_ns "$ns1")" link set "$dev1" up
+	ip -n "$(tb_ns "$ns2")" link set "$dev2" up
+}
+
+# Every veth end hands its packets to one fixed CPU (RPS with a one-CPU
+# mask).  Without it a packet goes to the backlog of whatever CPU sent it:
+# a sender or emulator that migrates between CPUs, or a busy CPU whose
+# softirqs are deferred to ksoftirqd, lets later packets overtake earlier
+# ones, and the links would not be FIFO.  Upstream receivers (cli -> srv)
+# use CPU 0, downstream ones CPU 1, to spread the load.
+tb__rps() {
+	local ncpu up down box dev box_dev
+	ncpu=$(nproc)
+	up=$(printf '%x' $((1 << 0)))
+	down=$(printf '%x' $((1 << (1 % ncpu))))
+	for box_dev in cpe:lan dsl:cpe lte:cpe conc:dsl conc:lte srv:eth0; do
+		box=${box_dev%%:*} dev=${box_dev#*:}
+		tb_exec "$box" sh -c "echo $up > /sys/class/net/$dev/queues/rx-0/rps_cpus"
+	done
+	for box_dev in cli:eth0 cpe:dsl cpe:lte dsl:conc lte:conc conc:lan; do
+		box=${box_dev%%:*} dev=${box_dev#*:}
+		tb_exec "$box" sh -c "echo $down > /sys/class/net/$dev/queues/rx-0/rps_cpus"
+	done
+}
+
+tb__addr() {
+	ip -n "$(tb_ns "$1")" addr add "$3/24" dev "$2"
+}
+
+tb__sysctl() {
+	local box=$1
+	shift
+	tb_exec "$box" sysctl -qw "$@" >/dev/null
+}
+
+tb__tbf() {
+	local box=$1 dev=$2 rate=$3 qlat=$4 op=${5:-replace}
+	local burst
+	if [ "$rate" = 0 ]; then
+		tc -n "$(tb_ns "$box")" qdisc del dev "$dev" root 2>/dev/null || true
+		return 0
+	fi
+	# Enough tokens for 2 ms at the rate, and never less than a few
+	# packets: the long-term rate is exact either way.
+	burst=$(awk -v r="$rate" 'BEGIN { b = r * 1e6 / 8 * 0.002;
+		if (b < 16000) b = 16000; printf "%d", b }')
+	tc -n "$(tb_ns "$box")" qdisc "$op" dev "$dev" root tbf \
+		rate "${rate}mbit" burst "$burst" latency "${qlat}ms"
+}
+
+tb__linkem_start() {
+	local path=$1 dir=$2 queue=$3 seed=$4
+	local sock=$TB_DIR/$path-$dir.sock i
+	tb_bg "$path" "$TB_DIR/$path-$dir.log" "$TB_LINKEM" --queue "$queue" \
+		--delay "$(tb__param "$path" "$dir" delay 0)" \
+		--jitter "$(tb__param "$path" "$dir" jitter 0)" \
+		--loss "$(tb__param "$path" "$dir" loss 0)" \
+		--seed "$seed" --ctl "$sock" --stats "$TB_DIR/$path-$dir.stats"
+	# The control socket appears once the queue is bound.
+	for ((i = 0; i < 100; i++)); do
+		[ -S "$sock" ] && return 0
+		kill -0 "$TB_LAST_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	tb_log "l3b-linkem $path $dir did not start:"
+	cat "$TB_DIR/$path-$dir.log" >&2
+	return 1
+}
+
+# Delay/jitter/loss on NFQUEUE, rate with tbf, both directions of one link.
+tb__link() {
+	local path=$1 seed=$2
+	tb_exec "$path" iptables -w -t mangle -A FORWARD -i cpe \
+		-j NFQUEUE --queue-num 0
+	tb_exec "$path" iptables -w -t mangle -A FORWARD -i conc \
+		-j NFQUEUE --queue-num 1
+	tb__tbf "$path" conc "$(tb__param "$path" up rate 0)" \
+		"$(tb__param "$path" up qlat 50)"
+	tb__tbf "$path" cpe "$(tb__param "$path" down rate 0)" \
+		"$(tb__param "$path" down qlat 50)"
+	tb__linkem_start "$path" up 0 "$seed"
+	tb__linkem_start "$path" down 1 "$((seed + 1))"
+}
+
+tb_setup() {
+	local kv box seed
+	if [ -z "$TB_DIR" ]; then
+		tb_init
+	fi
+	# DESIGN.md section 5
+	TB_CFG=([dsl_rate]=64 [dsl_delay]=13 [dsl_jitter]=0 [dsl_loss]=0
+		[lte_rate]=60 [lte_delay]=25 [lte_jitter]=20 [lte_loss]=0
+		[seed]=1)
+	for kv in "$@"; do
+		if [[ "$kv" != *=* ]]; then
+			tb_log "tb_setup: want key=value, got '$kv'"
+			return 1
+		fi
+		TB_CFG[${kv%%=*}]=${kv#*=}
+	done
+	seed=${TB_CFG[seed]}
+
+	for box in "${TB_BOXES[@]}"; do
+		ip netns add "$(tb_ns "$box")"
+		TB_NS_MADE+=("$(tb_ns "$box")")
+		ip -n "$(tb_ns "$box")" link set lo up
+		tb__sysctl "$box" net.ipv4.conf.all.rp_filter=2 \
+			net.ipv4.conf.default.rp_filter=2
+	done
+	for box in cpe dsl lte conc; do
+		tb__sysctl "$box" net.ipv4.ip_forward=1
+	done
+
+	tb__veth cli eth0 cpe lan
+	tb__veth cpe dsl dsl cpe
+	tb__veth dsl conc conc dsl
+	tb__veth cpe lte lte cpe
+	tb__veth lte conc conc lte
+	tb__veth conc lan srv eth0
+	tb__rps
+
+	tb__addr cli eth0 $TB_CLI_IP
+	tb__addr cpe lan $TB_CPE_LAN_IP
+	tb__addr cpe dsl $TB_CPE_DSL_IP
+	tb__addr dsl cpe $TB_DSL_CPE_IP
+	tb__addr dsl conc $TB_DSL_CONC_IP
+	tb__addr conc dsl $TB_CONC_DSL_IP
+	tb__addr cpe lte $TB_CPE_LTE_IP
+	tb__addr lte cpe $TB_LTE_CPE_IP
+	tb__addr lte conc $TB_LTE_CONC_IP
+	tb__addr conc lte $TB_CONC_LTE_IP
+	tb__addr conc lan $TB_CONC_LAN_IP
+	tb__addr srv eth0 $TB_SRV_IP
+
+	tb_exec cli ip route add default via $TB_CPE_LAN_IP
+	tb_exec srv ip route add default via $TB_CONC_LAN_IP
+
+	tb_exec cpe ip route add default via $TB_DSL_CPE_IP dev dsl
+	tb_exec cpe ip route add 10.12.0.0/24 via $TB_DSL_CPE_IP dev dsl
+	tb_exec cpe ip route add 10.22.0.0/24 via $TB_LTE_CPE_IP dev lte
+	tb_exec cpe ip route add default via $TB_DSL_CPE_IP dev dsl table $TB_DSL_MARK
+	tb_exec cpe ip route add default via $TB_LTE_CPE_IP dev lte table $TB_LTE_MARK
+	tb_exec cpe ip rule add fwmark $TB_DSL_MARK table $TB_DSL_MARK
+	tb_exec cpe ip rule add fwmark $TB_LTE_MARK table $TB_LTE_MARK
+
+	tb_exec dsl ip route add 10.0.1.0/24 via $TB_CPE_DSL_IP
+	tb_exec dsl ip route add 10.0.2.0/24 via $TB_CONC_DSL_IP
+
+	# The carrier: everything goes to conc's side, behind NAT.
+	tb_exec lte ip route add default via $TB_CONC_LTE_IP
+	tb_exec lte ip route add 10.0.1.0/24 via $TB_CPE_LTE_IP
+	tb_exec lte iptables -w -t nat -A POSTROUTING -o conc -j MASQUERADE
+	tb_exec lte iptables -w -A FORWARD -i conc \
+		-m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT
+	tb_exec lte iptables -w -A FORWARD -i conc -j DROP
+	tb_exec lte iptables -w -A INPUT -i conc \
+		-m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT
+	tb_exec lte iptables -w -A INPUT -i conc -j DROP
+
+	tb_exec conc ip route add 10.0.1.0/24 via $TB_DSL_CONC_IP dev dsl
+	tb_exec conc ip route add 10.11.0.0/24 via $TB_DSL_CONC_IP dev dsl
+
+	tb__link dsl "$((seed * 10))"
+	tb__link lte "$((seed * 10 + 2))"
+}
+
+tb_bg() {
+	local box=$1 log=$2
+	shift 2
+	ip netns exec "${TB_PREFIX}${box}" "$@" >"$log" 2>&1 &
+	TB_LAST_PID=$!
+	TB_PIDS+=("$TB_LAST_PID")
+}
+
+tb__forget() {
+	local pid=$1 i
+	for i in "${!TB_PIDS[@]}"; do
+		if [ "${TB_PIDS[$i]}" = "$pid" ]; then
+			unset "TB_PIDS[$i]"
+		fi
+	done
+}
+
+# Is pid a live child of this shell?  Never signal a recycled PID.
+tb__ours() {
+	local pid=$1 stat
+	stat=$(cat "/proc/$pid/stat" 2>/dev/null) || return 1
+	# Fields after the command name, which may hold spaces: state ppid ...
+	stat=${stat##*) }
+	set -- $stat
+	[ "${2:-}" = "$$" ]
+}
+
+tb_wait() {
+	local pid=$1 secs=${2:-60} i rc=0
+	for ((i = 0; i < secs * 10; i++)); do
+		tb__ours "$pid" || break
+		grep -q '^State:.*Z' "/proc/$pid/status" 2>/dev/null && break
+		sleep 0.1
+	done
+	if tb__ours "$pid" && ! grep -q '^State:.*Z' "/proc/$pid/status"; then
+		kill -TERM "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+		tb__forget "$pid"
+		return 124
+	fi
+	wait "$pid" || rc=$?
+	tb__forget "$pid"
+	return $rc
+}
+
+tb__dirs() {
+	case $1 in
+	both) echo up down ;;
+	up | down) echo "$1" ;;
+	*)
+		tb_log "direction must be up, down or both, not '$1'"
+		return 1
+		;;
+	esac
+}
+
+tb__path() {
+	case $1 in
+	dsl | lte) return 0 ;;
+	*)
+		tb_log "path must be dsl or lte, not '$1'"
+		return 1
+		;;
+	esac
+}
+
+tb_linkem_set() {
+	local path=$1 dirs d out
+	dirs=$(tb__dirs "$2") || return 1
+	tb__path "$path" || return 1
+	shift 2
+	for d in $dirs; do
+		if ! out=$("$TB_LINKEM" ctl "$TB_DIR/$path-$d.sock" "$@"); then
+			tb_log "linkem $path $d: $* -> $out"
+			return 1
+		fi
+	done
+}
+
+tb_linkem_stats() {
+	tb__path "$1" || return 1
+	"$TB_LINKEM" ctl "$TB_DIR/$1-$2.sock" stats
+}
+
+tb_rate() {
+	local path=$1 dirs d rate=$3
+	dirs=$(tb__dirs "$2") || return 1
+	tb__path "$path" || return 1
+	for d in $dirs; do
+		if [ "$d" = up ]; then
+			tb__tbf "$path" conc "$rate" "$(tb__param "$path" up qlat 50)"
+		else
+			tb__tbf "$path" cpe "$rate" "$(tb__param "$path" down qlat 50)"
+		fi
+	done
+}
+
+tb_cut() {
+	tb_linkem_set "$1" both down
+}
+
+tb_heal() {
+	tb_linkem_set "$1" both up
+}
+
+tb_teardown() {
+	local rc=$? pid ns i left log
+	trap - EXIT ERR INT TERM
+	set +e
+	# Newest first: the traffic, then the emulators.
+	for ((i = ${#TB_PIDS[@]} - 1; i >= 0; i--)); do
+		pid=${TB_PIDS[$i]:-}
+		[ -n "$pid" ] && tb__ours "$pid" && kill -TERM "$pid" 2>/dev/null
+	done
+	for pid in "${TB_PIDS[@]}"; do
+		for ((i = 0; i < 30; i++)); do
+			tb__ours "$pid" || break
+			grep -q '^State:.*Z' "/proc/$pid/status" 2>/dev/null && break
+			sleep 0.1
+		done
+		tb__ours "$pid" && kill -KILL "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	done
+	TB_PIDS=()
+	# Sanitizer reports of background tools (ASan builds) would otherwise
+	# vanish with TB_DIR.
+	TB_SAN_REPORTS=0
+	if [ -n "$TB_DIR" ] && [ -d "$TB_DIR" ]; then
+		for log in "$TB_DIR"/*.log; do
+			[ -e "$log" ] || continue
+			if grep -qE 'ERROR: [A-Za-z]+Sanitizer|runtime error:' "$log"; then
+				TB_SAN_REPORTS=$((TB_SAN_REPORTS + 1))
+				tb_log "sanitizer report in $log:"
+				cat "$log" >&2
+			fi
+		done
+	fi
+	if [ "$TB_SAN_REPORTS" -gt 0 ] && [ "$rc" -eq 0 ]; then
+		rc=1
+	fi
+	for ns in "${TB_NS_MADE[@]}"; do
+		left=$(ip netns pids "$ns" 2>/dev/null | tr '\n' ' ')
+		if [ -n "$left" ]; then
+			tb_log "processes not started by us left in $ns: $left"
+		fi
+		ip netns del "$ns" 2>/dev/null
+	done
+	TB_NS_MADE=()
+	if [ -n "$TB_DIR" ] && [ -d "$TB_DIR" ]; then
+		if [ -n "${TB_KEEP:-}" ]; then
+			tb_log "kept $TB_DIR"
+		else
+			rm -rf "$TB_DIR"
+		fi
+	fi
+	TB_DIR=
+	return $rc
+}

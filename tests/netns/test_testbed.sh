@@ -1,0 +1,276 @@
+#!/usr/bin/env bash
+# End-to-end test of the testbed itself (no bonding daemon yet): the link
+# emulator and the traffic tool, on the topology of lib.sh:
+#
+#   cli ---- cpe ===dsl=== [dsl] ===dsl=== conc ---- srv
+#                ===lte=== [lte] ===lte===
+#                           NAT
+#
+# Traffic cli <-> srv goes natively over dsl (13 ms, 64 Mbit/s).  Checks:
+# ping; 13 ms one-way delay; tbf rate, also changed at run time; jitter
+# keeps FIFO order; 1 % loss;
+# cut and heal; lte path with delay 25-45 ms and carrier NAT; teardown
+# leaves nothing, also when a script fails half-way.
+#
+# usage: test_testbed.sh [TOOLS_DIR]   (or L3B_TOOLS_DIR=...)
+# Exit 0 if all checks pass, 1 if any fails, 77 (skip) when not root.
+set -Eeuo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+export L3B_TOOLS_DIR=${1:-${L3B_TOOLS_DIR:-}}
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "SKIP: needs root (network namespaces)"
+	exit 77
+fi
+for tool in ip tc iptables awk; do
+	if ! command -v "$tool" >/dev/null; then
+		echo "SKIP: $tool not installed"
+		exit 77
+	fi
+done
+
+# shellcheck source=lib.sh
+source "$here/lib.sh"
+
+pass=0
+fail=0
+
+ok() {
+	pass=$((pass + 1))
+	echo "PASS: $1"
+}
+
+bad() {
+	fail=$((fail + 1))
+	echo "FAIL: $1"
+}
+
+# The members of the flat JSON object in FILE, one key=value a line
+# (what l3b-traffic and l3b-linkem print; no jq needed).
+members() {
+	{
+		tr -d '{}"\n' <"$1"
+		echo
+	} | tr ',' '\n' | sed 's/:/=/'
+}
+
+# jget FILE KEY
+jget() {
+	members "$1" | awk -F= -v k="$2" '$1 == k { print $2 }'
+}
+
+# jcheck NAME FILE EXPR: the awk expression EXPR, over the members of the
+# JSON object in FILE as variables, is true.  Every name in EXPR must be a
+# member: a typo must not read as 0 and pass.
+jcheck() {
+	local name=$1 file=$2 expr=$3 kv id args=()
+	if [ -s "$file" ]; then
+		while IFS= read -r kv; do
+			args+=(-v "$kv")
+		done < <(members "$file")
+	fi
+	for id in $(sed 's/"[^"]*"//g' <<<"$expr" | grep -oE '[A-Za-z_][A-Za-z0-9_]*'); do
+		if ! members "$file" 2>/dev/null | grep -q "^$id="; then
+			bad "$name: no '$id' in $file"
+			cat "$file" 2>/dev/null
+			return 0
+		fi
+	done
+	if awk "${args[@]}" "BEGIN { exit !($expr) }"; then
+		ok "$name"
+	else
+		bad "$name: want $expr, got:"
+		cat "$file"
+	fi
+}
+
+# udp FROM TO DST NAME SEND-ARGS...: a receiver in box TO, a sender in box
+# FROM; reports in $TB_DIR/NAME.tx.json and NAME.rx.json.
+udp() {
+	local from=$1 to=$2 dst=$3 name=$4 rx i
+	shift 4
+	local dur=${UDP_DURATION:-3}
+	rm -f "$TB_DIR/$name.ready"
+	tb_bg "$to" "$TB_DIR/$name.rx.log" "$TB_TRAFFIC" recv --port 5000 \
+		--duration "$((dur + ${UDP_SLACK:-5}))" --linger-ms 300 \
+		--json "$TB_DIR/$name.rx.json" --ready-file "$TB_DIR/$name.ready"
+	rx=$TB_LAST_PID
+	for ((i = 0; i < 100; i++)); do
+		[ -e "$TB_DIR/$name.ready" ] && break
+		sleep 0.02
+	done
+	tb_exec "$from" "$TB_TRAFFIC" send --dst "$dst" --port 5000 \
+		--duration "$dur" --json "$TB_DIR/$name.tx.json" "$@"
+	tb_wait "$rx" $((dur + 15))
+}
+
+ping_count() {
+	local box=$1 dst=$2
+	tb_exec "$box" "$TB_TRAFFIC" ping --dst "$dst" --count 3 \
+		--interval-ms 100 --timeout-ms 500 --json "$TB_DIR/ping.json" ||
+		true
+	jget "$TB_DIR/ping.json" received
+}
+
+tb_init
+tb_setup
+ok "setup: $(ip netns list | grep -c "^$TB_PREFIX") namespaces"
+
+# 1. Plain reachability through the whole chain.
+n=$(ping_count cli "$TB_SRV_IP")
+if [ "$n" = 3 ]; then ok "ping cli -> srv"; else bad "ping cli -> srv: $n/3"; fi
+
+# 2. dsl delay 13 ms, both directions, at 10 Mbit/s.
+udp cli srv "$TB_SRV_IP" delay --rate 10 --size 1400
+jcheck "dsl up one-way delay 13 ms" "$TB_DIR/delay.rx.json" \
+	'delay_p50_ms > 11.5 && delay_p50_ms < 14.5 && lost == 0'
+udp srv cli "$TB_CLI_IP" delay_down --rate 10 --size 1400
+jcheck "dsl down one-way delay 13 ms" "$TB_DIR/delay_down.rx.json" \
+	'delay_p50_ms > 11.5 && delay_p50_ms < 14.5 && lost == 0'
+jcheck "payloads intact" "$TB_DIR/delay.rx.json" \
+	'corrupted == 0 && duplicates == 0 && unique == expected'
+
+# 3. tbf 64 Mbit/s: 80 offered, 60-65 arrive.
+UDP_DURATION=4 udp cli srv "$TB_SRV_IP" rate --rate 80 --size 1400
+jcheck "dsl rate 64 Mbit/s under 80 offered" "$TB_DIR/rate.rx.json" \
+	'throughput_mbit > 60 && throughput_mbit < 65'
+jcheck "sender paced 80 Mbit/s" "$TB_DIR/rate.tx.json" \
+	'rate_mbit > 79 && rate_mbit < 81'
+
+# ... and changed at run time.
+tb_rate dsl up 20
+udp cli srv "$TB_SRV_IP" rate20 --rate 30 --size 1400
+jcheck "dsl rate changed to 20 Mbit/s" "$TB_DIR/rate20.rx.json" \
+	'throughput_mbit > 18.5 && throughput_mbit < 20.5'
+tb_rate dsl up 64
+
+# 4. Jitter 25-45 ms keeps FIFO order.
+tb_linkem_set dsl up delay 25 jitter 20
+udp cli srv "$TB_SRV_IP" jitter --rate 10 --size 1400
+jcheck "jitter keeps order" "$TB_DIR/jitter.rx.json" \
+	'reordered == 0 && lost == 0'
+jcheck "jitter delays within 25-45 ms" "$TB_DIR/jitter.rx.json" \
+	'delay_min_ms > 24.5 && delay_p90_ms < 46.5 &&
+	 delay_p90_ms - delay_min_ms > 2'
+
+# 5. 1 % loss over 20k packets (5 kpps for 4 s).
+tb_linkem_set dsl up delay 13 jitter 0 loss 0.01
+UDP_DURATION=4 udp cli srv "$TB_SRV_IP" loss --rate 40 --size 1000
+jcheck "20k packets sent" "$TB_DIR/loss.tx.json" 'sent >= 19900'
+jcheck "loss 1 % -> 0.6-1.4 %" "$TB_DIR/loss.rx.json" \
+	'loss_pct > 0.6 && loss_pct < 1.4 && reordered == 0'
+tb_linkem_stats dsl up >"$TB_DIR/loss.linkem.json"
+jcheck "linkem counted the losses" "$TB_DIR/loss.linkem.json" \
+	'dropped_loss > 0 && kernel_queue_dropped == 0 &&
+	 kernel_user_dropped == 0 && verdict_errors == 0'
+tb_linkem_set dsl up loss 0
+
+# 6. Cut drops everything, heal restores.
+tb_cut dsl
+n=$(ping_count cli "$TB_SRV_IP")
+if [ "$n" = 0 ]; then ok "cut: no ping"; else bad "cut: ping got $n/3"; fi
+UDP_DURATION=2 UDP_SLACK=1 udp cli srv "$TB_SRV_IP" cut --rate 10 --size 1000
+jcheck "cut: nothing arrives" "$TB_DIR/cut.rx.json" 'received == 0'
+tb_linkem_stats dsl up >"$TB_DIR/cut.linkem.json"
+jcheck "cut: linkem dropped it" "$TB_DIR/cut.linkem.json" \
+	'dropped_down >= 2000 && state == "down"'
+tb_heal dsl
+n=$(ping_count cli "$TB_SRV_IP")
+if [ "$n" = 3 ]; then ok "heal: ping"; else bad "heal: ping got $n/3"; fi
+udp cli srv "$TB_SRV_IP" heal --rate 10 --size 1000
+jcheck "heal: everything arrives" "$TB_DIR/heal.rx.json" \
+	'lost == 0 && unique > 3000'
+
+# 7. lte: 25-45 ms, carrier NAT (conc sees the NAT's address, and nothing
+# gets in unsolicited).
+tb_exec conc iptables -w -A INPUT -s "$TB_LTE_CONC_IP" -p udp --dport 5000 \
+	-j ACCEPT
+udp cpe conc "$TB_CONC_LTE_IP" lte --rate 10 --size 1400
+jcheck "lte delay 25-45 ms, in order" "$TB_DIR/lte.rx.json" \
+	'lost == 0 && reordered == 0 && delay_min_ms > 24.5 &&
+	 delay_p90_ms < 46.5'
+natted=$(tb_exec conc iptables -w -L INPUT -n -v -x |
+	awk -v s="$TB_LTE_CONC_IP" '{ for (i = 2; i <= NF; i++)
+		if ($i == s) { print $1; exit } }')
+sent=$(jget "$TB_DIR/lte.tx.json" sent)
+if [ "${natted:-0}" -ge "$sent" ] && [ "$sent" -gt 0 ]; then
+	ok "lte: conc sees the NAT address ($natted packets)"
+else
+	bad "lte: conc saw ${natted:-0} of $sent packets from $TB_LTE_CONC_IP"
+fi
+n=$(ping_count conc "$TB_LTE_CONC_IP")
+if [ "$n" = 0 ]; then ok "lte: NAT refuses unsolicited"; else
+	bad "lte: unsolicited ping answered $n/3"; fi
+
+# 8. TCP bulk transfer, verified.
+rm -f "$TB_DIR/tcp.ready"
+tb_bg srv "$TB_DIR/tcp.rx.json" "$TB_TRAFFIC" tcp-recv --port 5001 \
+	--duration 20 --ready-file "$TB_DIR/tcp.ready"
+rx=$TB_LAST_PID
+for ((i = 0; i < 100; i++)); do
+	[ -e "$TB_DIR/tcp.ready" ] && break
+	sleep 0.02
+done
+tb_exec cli "$TB_TRAFFIC" tcp-send --dst "$TB_SRV_IP" --port 5001 \
+	--bytes 20000000 >"$TB_DIR/tcp.tx.json" || true
+tb_wait "$rx" 25 || true
+jcheck "tcp 20 MB intact at < 64 Mbit/s" "$TB_DIR/tcp.rx.json" \
+	'complete == "true" && corrupted_bytes == 0 && goodput_mbit > 20 &&
+	 goodput_mbit < 65'
+
+# 9. Teardown leaves nothing: ours, and a script that fails half-way.
+pids=("${TB_PIDS[@]}")
+prefix=$TB_PREFIX
+tb_teardown || true
+if [ "$TB_SAN_REPORTS" = 0 ]; then
+	ok "no sanitizer report from the background tools"
+else
+	bad "$TB_SAN_REPORTS background tools reported sanitizer errors"
+fi
+left=$(ip netns list | grep -c "^$prefix" || true)
+alive=0
+for p in "${pids[@]}"; do
+	kill -0 "$p" 2>/dev/null && alive=$((alive + 1))
+done
+if [ "$left" = 0 ] && [ "$alive" = 0 ]; then
+	ok "teardown: no namespace, no process"
+else
+	bad "teardown: $left namespaces, $alive processes left"
+fi
+
+fprefix=l3b-$$-f-
+fdir=$(mktemp -d)
+set +e
+TB_PREFIX=$fprefix bash -c '
+	set -Eeuo pipefail
+	source "$1/lib.sh"
+	tb_init
+	tb_setup
+	echo "${TB_PIDS[*]}" >"$2/pids"
+	echo "$TB_DIR" >"$2/dir"
+	false   # a failing step
+	echo reached >"$2/reached"
+' _ "$here" "$fdir" 2>"$fdir/log"
+frc=$?
+set -e
+left=$(ip netns list | grep -c "^$fprefix" || true)
+alive=0
+for p in $(cat "$fdir/pids" 2>/dev/null); do
+	if [ -r "/proc/$p/cmdline" ] &&
+		tr '\0' ' ' <"/proc/$p/cmdline" | grep -q l3b-linkem; then
+		alive=$((alive + 1))
+	fi
+done
+if [ "$frc" -ne 0 ] && [ ! -e "$fdir/reached" ] && [ -s "$fdir/pids" ] &&
+	[ "$left" = 0 ] && [ "$alive" = 0 ] &&
+	[ ! -e "$(cat "$fdir/dir")" ] && grep -q 'command failed' "$fdir/log"; then
+	ok "failing script tears down (status $frc)"
+else
+	bad "failing script: status $frc, $left namespaces, $alive emulators"
+	cat "$fdir/log"
+fi
+rm -rf "$fdir"
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
