@@ -44,6 +44,36 @@ static uint64_t start_tx(struct sim_link *l, struct sim_pool *pool,
 	return ceil_us(l->free_ns);
 }
 
+static uint32_t jitter(struct sim_link *l, uint64_t now_us)
+{
+	uint64_t period = l->c.jitter_period_us, dt;
+
+	if (l->c.jitter_us == 0) {
+		return 0;
+	}
+	if (period == 0) {
+		return (uint32_t)sim_rng_below(&l->rng,
+					       (uint64_t)l->c.jitter_us + 1);
+	}
+	if (now_us >= l->jit_t0 + 2 * period) {
+		/* idle for a while: start a new segment from here */
+		l->jit_t0 = now_us;
+		l->jit_j0 = (uint32_t)sim_rng_below(&l->rng,
+						    (uint64_t)l->c.jitter_us + 1);
+		l->jit_j1 = (uint32_t)sim_rng_below(&l->rng,
+						    (uint64_t)l->c.jitter_us + 1);
+	} else if (now_us >= l->jit_t0 + period) {
+		l->jit_t0 += period;
+		l->jit_j0 = l->jit_j1;
+		l->jit_j1 = (uint32_t)sim_rng_below(&l->rng,
+						    (uint64_t)l->c.jitter_us + 1);
+	}
+	dt = now_us - l->jit_t0;
+	return (uint32_t)((int64_t)l->jit_j0 +
+			  ((int64_t)l->jit_j1 - l->jit_j0) * (int64_t)dt /
+				  (int64_t)period);
+}
+
 enum sim_fate sim_link_enqueue(struct sim_link *l, struct sim_pool *pool,
 			       uint32_t idx, uint64_t now_us, bool *started,
 			       uint64_t *done_us)
@@ -113,10 +143,7 @@ enum sim_fate sim_link_tx_done(struct sim_link *l, struct sim_pool *pool,
 		l->st.random_loss++;
 		return SIM_FATE_RANDOM;
 	}
-	at = now_us + l->c.delay_us;
-	if (l->c.jitter_us > 0) {
-		at += sim_rng_below(&l->rng, (uint64_t)l->c.jitter_us + 1);
-	}
+	at = now_us + l->c.delay_us + jitter(l, now_us);
 	if (at < l->last_deliver_us) {
 		at = l->last_deliver_us;
 	}

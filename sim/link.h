@@ -4,10 +4,14 @@
  *           -> random loss p -> propagation delay + jitter -> egress
  *
  * Serialisation runs on a nanosecond clock so that back-to-back packets keep
- * the exact rate although events are in whole microseconds.  Jitter is
- * uniform in [0, jitter] per packet but never reorders: a packet is not
- * delivered before the one ahead of it (delivery = max(previous delivery,
- * tx end + delay + jitter)).  A link that is down loses every packet that
+ * the exact rate although events are in whole microseconds.  Jitter never
+ * reorders: a packet is not delivered before the one ahead of it (delivery
+ * = max(previous delivery, tx end + delay + jitter)).  With jitter_period
+ * 0 the jitter is drawn uniform in [0, jitter] per packet; the FIFO clamp
+ * then pushes a busy link's delay towards delay + jitter.  With a period
+ * (the default for LTE) the extra delay wanders: a new uniform target every
+ * period, linearly interpolated, so that the delay really spans the range
+ * (LTE's 25-45 ms) whatever the packet rate.  A link that is down loses every packet that
  * enters it, finishes serialisation, or would be delivered while it is down.
  * The queue limit counts the packet being serialised; a packet entering an
  * empty queue is always accepted.
@@ -30,6 +34,7 @@ struct sim_link_cfg {
 	double rate_bps;
 	uint32_t delay_us;
 	uint32_t jitter_us;
+	uint32_t jitter_period_us; /* 0: per packet, else wandering */
 	uint32_t buffer_us; /* queue limit, in time at the link's rate */
 	double loss;	    /* random loss probability after the queue */
 };
@@ -62,6 +67,9 @@ struct sim_link {
 	bool busy;
 	uint64_t free_ns; /* end of the current serialisation */
 	uint64_t last_deliver_us;
+	/* wandering jitter: from j0 at t0 to j1 at t0 + period */
+	uint64_t jit_t0;
+	uint32_t jit_j0, jit_j1;
 	struct sim_rng rng;
 	struct sim_link_stats st;
 };

@@ -59,6 +59,9 @@ static void usage(FILE *f)
 		"set\n"
 		"  --NAME-rate MBIT  --NAME-delay-ms MS  --NAME-jitter-ms MS\n"
 		"  --NAME-buffer-ms MS  --NAME-loss P\n"
+		"  --NAME-jitter-period-ms MS  jitter wanders to a new target "
+		"every MS\n"
+		"                        (0: drawn per packet; lte default 100)\n"
 		"  --at NAME:SECONDS:down|up|rate=MBIT   link schedule "
 		"(repeatable)\n"
 		"  --detect-ms MS        tell the core a path went down/up MS "
@@ -268,8 +271,9 @@ static void load_conf(struct cli *cl, const char *flag, const char *file)
 /* Per-path flags: --NAME-ATTR VALUE.  Returns false if flag is none. */
 static bool path_flag(struct cli *cl, const char *flag, const char *val)
 {
-	static const char *const attrs[] = {"-rate", "-delay-ms", "-jitter-ms",
-					    "-buffer-ms", "-loss"};
+	static const char *const attrs[] = {"-rate",	  "-delay-ms",
+					    "-jitter-ms", "-buffer-ms",
+					    "-loss",	  "-jitter-period-ms"};
 	struct sim_cfg *c = &cl->c;
 	unsigned i, a;
 
@@ -299,6 +303,9 @@ static bool path_flag(struct cli *cl, const char *flag, const char *val)
 				break;
 			case 4:
 				p->loss = num(flag, val, 0, 1);
+				break;
+			case 5:
+				p->jitter_period_us = ms_us(flag, val, 0, 10000);
 				break;
 			}
 			return true;

@@ -64,10 +64,12 @@ void sim_print_summary(FILE *f, const struct sim_cfg *c,
 
 		fprintf(f,
 			"path                   %s %s %.3f Mbit/s delay %.1f "
-			"ms jitter %.1f ms buffer %.1f ms loss %g\n",
+			"ms jitter %.1f ms (%s) buffer %.1f ms loss %g\n",
 			p->name, p->cls == PATH_FIXED ? "fixed" : "mobile",
 			p->rate_bps / 1e6, p->delay_us / 1000.0,
-			p->jitter_us / 1000.0, p->buffer_us / 1000.0, p->loss);
+			p->jitter_us / 1000.0,
+			p->jitter_period_us ? "wandering" : "per packet",
+			p->buffer_us / 1000.0, p->loss);
 	}
 	fprintf(f,
 		"reports                every %u ms, sent %llu lost %llu "

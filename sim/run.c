@@ -94,6 +94,7 @@ void sim_cfg_defaults(struct sim_cfg *c)
 						.rate_bps = 60e6,
 						.delay_us = 25000,
 						.jitter_us = 20000,
+						.jitter_period_us = 100000,
 						.buffer_us = 50000,
 						.loss = 0};
 	struct conf cf;

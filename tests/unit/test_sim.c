@@ -360,6 +360,47 @@ static void test_link_jitter_fifo_and_loss(void **state)
 	sim_pool_free(&b.pool);
 }
 
+static void test_link_wandering_jitter(void **state)
+{
+	/* 25 ms + 0..20 ms jitter wandering every 100 ms, a packet every
+	 * 200 us (a busy LTE link): deliveries stay in order, within the
+	 * range, and the delay really spans it (per-packet jitter clamped to
+	 * FIFO order would sit near 45 ms: the same check fails there). */
+	struct linkbed b;
+	uint64_t last = 0, deliver, done = 0;
+	uint32_t i, idx, lo = UINT32_MAX, hi = 0, below35 = 0;
+	bool started;
+
+	(void)state;
+	linkbed_init(&b, 1e9, 25000, 20000, 1000000, 0);
+	b.l.c.jitter_period_us = 100000;
+	for (i = 0; i < 50000; i++) {
+		uint64_t now = (uint64_t)i * 200;
+		uint32_t d;
+
+		idx = mkpkt(&b, 1000, i);
+		assert_int_equal(sim_link_enqueue(&b.l, &b.pool, idx, now,
+						  &started, &done),
+				 SIM_FATE_OK);
+		assert_int_equal(sim_link_tx_done(&b.l, &b.pool, done, &idx,
+						  &deliver, &started, &done),
+				 SIM_FATE_OK);
+		sim_pool_put(&b.pool, idx);
+		assert_true(deliver >= last);
+		d = (uint32_t)(deliver - now);
+		assert_true(d >= 25000 && d <= 45000 + 8);
+		lo = d < lo ? d : lo;
+		hi = d > hi ? d : hi;
+		below35 += d < 35000;
+		last = deliver;
+	}
+	assert_true(lo < 27000);
+	assert_true(hi > 43000);
+	/* about half below the middle of the range: 10 s of 100 ms steps */
+	assert_true(below35 > 15000 && below35 < 35000);
+	sim_pool_free(&b.pool);
+}
+
 static void test_link_down_and_rate(void **state)
 {
 	struct linkbed b;
@@ -640,6 +681,7 @@ int main(void)
 		cmocka_unit_test(test_link_rate_exact),
 		cmocka_unit_test(test_link_tail_drop),
 		cmocka_unit_test(test_link_jitter_fifo_and_loss),
+		cmocka_unit_test(test_link_wandering_jitter),
 		cmocka_unit_test(test_link_down_and_rate),
 		cmocka_unit_test(test_profile_ramp),
 		cmocka_unit_test(test_profile_flows_const_file),
