@@ -1,9 +1,9 @@
 /* Serial-number arithmetic (RFC 1982 style) for 32-bit sequence numbers.
  *
  * Global and local sequence numbers wrap at 2^32; every comparison goes
- * through these helpers so that wraparound is handled in one place.  A
- * distance of exactly 2^31 is neither before nor after: callers treat it as
- * "not after", i.e. old.
+ * through these helpers so that wraparound is handled in one place.  Two
+ * numbers exactly 2^31 apart are each "before" the other and neither is
+ * "after": callers that test seq_after treat such a packet as old.
  */
 #ifndef L3BOND_SEQ_H
 #define L3BOND_SEQ_H

@@ -13,7 +13,7 @@
 _Static_assert(WIRE_OVERHEAD == 64, "tunnel overhead must stay at 64 bytes");
 _Static_assert(WIRE_TYPE_MAX < 16, "type must fit its nibble");
 _Static_assert(WIRE_VERSION < 16, "version must fit its nibble");
-_Static_assert(WIRE_MAX_PATHS <= 256, "path id is one byte");
+_Static_assert(WIRE_MAX_PATHS <= 32, "report path set is a 32-bit mask");
 
 enum {
 	OFF_VERTYPE = 0,
@@ -79,21 +79,28 @@ static void get_hdr(const uint8_t *buf, struct wire_hdr *h)
  * it to the kernel as it is, so its length fields must match exactly. */
 static enum wire_drop check_inner(const uint8_t *p, size_t len)
 {
-	if (len < WIRE_MIN_INNER)
+	if (len < WIRE_MIN_INNER) {
 		return WIRE_E_INNER_SHORT;
+	}
+	if (len > WIRE_MAX_INNER) {
+		return WIRE_E_INNER_LEN;
+	}
 	switch (p[0] >> 4) {
 	case 4: {
 		size_t ihl = (size_t)(p[0] & 0x0f) * 4;
 
-		if (ihl < 20 || ihl > len || be16(p + 2) != len)
+		if (ihl < 20 || ihl > len || be16(p + 2) != len) {
 			return WIRE_E_INNER_LEN;
+		}
 		return WIRE_OK;
 	}
 	case 6:
-		if (len < 40)
+		if (len < 40) {
 			return WIRE_E_INNER_SHORT;
-		if (40 + (size_t)be16(p + 4) != len)
+		}
+		if (40 + (size_t)be16(p + 4) != len) {
 			return WIRE_E_INNER_LEN;
+		}
 		return WIRE_OK;
 	default:
 		return WIRE_E_INNER_VERSION;
@@ -103,18 +110,26 @@ static enum wire_drop check_inner(const uint8_t *p, size_t len)
 static enum wire_drop get_report(const uint8_t *p, size_t len,
 				 struct wire_report *r)
 {
-	if (len < 4)
+	if (len < 4) {
 		return WIRE_E_BODY_LEN;
-	if (p[0] > WIRE_MAX_PATHS)
+	}
+	if (p[0] > WIRE_MAX_PATHS) {
 		return WIRE_E_REPORT_COUNT;
-	if (len != 4 + (size_t)p[0] * WIRE_REPORT_ENTRY)
+	}
+	if (len != 4 + (size_t)p[0] * WIRE_REPORT_ENTRY) {
 		return WIRE_E_BODY_LEN;
+	}
+	uint32_t seen = 0;
+
 	r->n = p[0];
 	for (unsigned i = 0; i < r->n; i++) {
 		const uint8_t *e = p + 4 + i * WIRE_REPORT_ENTRY;
 
-		if (e[0] >= WIRE_MAX_PATHS)
+		/* one entry per path: the ingress takes deltas per entry */
+		if (e[0] >= WIRE_MAX_PATHS || (seen & 1u << e[0])) {
 			return WIRE_E_REPORT_COUNT;
+		}
+		seen |= 1u << e[0];
 		r->p[i].path = e[0];
 		r->p[i].rx_pkts = be32(e + 4);
 		r->p[i].lost_pkts = be32(e + 8);
@@ -127,8 +142,9 @@ static enum wire_drop get_report(const uint8_t *p, size_t len,
 static enum wire_drop get_pair(const uint8_t *p, size_t len, uint32_t *a,
 			       uint32_t *b)
 {
-	if (len != 8)
+	if (len != 8) {
 		return WIRE_E_BODY_LEN;
+	}
 	*a = be32(p);
 	*b = be32(p + 4);
 	return WIRE_OK;
@@ -136,23 +152,29 @@ static enum wire_drop get_pair(const uint8_t *p, size_t len, uint32_t *a,
 
 enum wire_drop wire_parse(const uint8_t *pkt, size_t len, struct wire_msg *m)
 {
-	if (len < WIRE_HDR_LEN + WIRE_TAG_LEN)
+	if (len < WIRE_HDR_LEN + WIRE_TAG_LEN) {
 		return WIRE_E_SHORT;
+	}
 	get_hdr(pkt, &m->hdr);
-	if (m->hdr.version != WIRE_VERSION)
+	if (m->hdr.version != WIRE_VERSION) {
 		return WIRE_E_VERSION;
-	if (m->hdr.type == 0 || m->hdr.type > WIRE_TYPE_MAX)
+	}
+	if (m->hdr.type == 0 || m->hdr.type > WIRE_TYPE_MAX) {
 		return WIRE_E_TYPE;
-	if (m->hdr.path >= WIRE_MAX_PATHS)
+	}
+	if (m->hdr.path >= WIRE_MAX_PATHS) {
 		return WIRE_E_PATH;
+	}
 	m->body = pkt + WIRE_HDR_LEN;
 	m->body_len = len - WIRE_HDR_LEN - WIRE_TAG_LEN;
 	m->tag = pkt + len - WIRE_TAG_LEN;
 
-	if (m->hdr.type == WIRE_DATA)
+	if (m->hdr.type == WIRE_DATA) {
 		return check_inner(m->body, m->body_len);
-	if (m->hdr.lseq != 0 || m->hdr.pgap != 0)
+	}
+	if (m->hdr.lseq != 0 || m->hdr.pgap != 0) {
 		return WIRE_E_CONTROL_SEQ;
+	}
 	switch (m->hdr.type) {
 	case WIRE_REPORT:
 		return get_report(m->body, m->body_len, &m->u.report);
@@ -172,13 +194,16 @@ int wire_build(uint8_t *out, size_t cap, const struct wire_hdr *h,
 	size_t total = WIRE_HDR_LEN + body_len + WIRE_TAG_LEN;
 
 	if (h->type == 0 || h->type > WIRE_TYPE_MAX ||
-	    h->path >= WIRE_MAX_PATHS || body_len > WIRE_MAX_INNER)
+	    h->path >= WIRE_MAX_PATHS || body_len > WIRE_MAX_INNER) {
 		return -EINVAL;
-	if (total > cap)
+	}
+	if (total > cap) {
 		return -ENOSPC;
+	}
 	wire_put_hdr(out, h);
-	if (body_len)
+	if (body_len) {
 		memcpy(out + WIRE_HDR_LEN, body, body_len);
+	}
 	memset(out + WIRE_HDR_LEN + body_len, 0, WIRE_TAG_LEN);
 	return (int)total;
 }
@@ -187,13 +212,17 @@ int wire_put_report(uint8_t *buf, size_t cap, const struct wire_report *r)
 {
 	size_t len = 4 + (size_t)r->n * WIRE_REPORT_ENTRY;
 
-	if (r->n > WIRE_MAX_PATHS)
+	if (r->n > WIRE_MAX_PATHS) {
 		return -EINVAL;
-	for (unsigned i = 0; i < r->n; i++)
-		if (r->p[i].path >= WIRE_MAX_PATHS)
+	}
+	for (unsigned i = 0; i < r->n; i++) {
+		if (r->p[i].path >= WIRE_MAX_PATHS) {
 			return -EINVAL;
-	if (len > cap)
+		}
+	}
+	if (len > cap) {
 		return -ENOSPC;
+	}
 	memset(buf, 0, len);
 	buf[0] = r->n;
 	for (unsigned i = 0; i < r->n; i++) {
@@ -209,8 +238,9 @@ int wire_put_report(uint8_t *buf, size_t cap, const struct wire_report *r)
 
 static int put_pair(uint8_t *buf, size_t cap, uint32_t a, uint32_t b)
 {
-	if (cap < 8)
+	if (cap < 8) {
 		return -ENOSPC;
+	}
 	put32(buf, a);
 	put32(buf + 4, b);
 	return 8;
@@ -242,23 +272,22 @@ const char *wire_drop_name(enum wire_drop d)
 		[WIRE_E_CONTROL_SEQ] = "control_with_seq",
 	};
 
-	if ((unsigned)d >= WIRE_DROP_MAX || !names[d])
+	if ((unsigned)d >= WIRE_DROP_MAX || !names[d]) {
 		return "unknown";
+	}
 	return names[d];
 }
 
 const char *wire_type_name(uint8_t type)
 {
 	static const char *const names[WIRE_TYPE_MAX + 1] = {
-		[WIRE_DATA] = "data",
-		[WIRE_REPORT] = "report",
-		[WIRE_PROBE] = "probe",
-		[WIRE_PROBE_ACK] = "probe_ack",
-		[WIRE_HELLO] = "hello",
-		[WIRE_HELLO_ACK] = "hello_ack",
+		[WIRE_DATA] = "data",	[WIRE_REPORT] = "report",
+		[WIRE_PROBE] = "probe", [WIRE_PROBE_ACK] = "probe_ack",
+		[WIRE_HELLO] = "hello", [WIRE_HELLO_ACK] = "hello_ack",
 	};
 
-	if (type > WIRE_TYPE_MAX || !names[type])
+	if (type > WIRE_TYPE_MAX || !names[type]) {
 		return "unknown";
+	}
 	return names[type];
 }

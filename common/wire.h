@@ -45,8 +45,8 @@ enum wire_limits {
 	WIRE_OUTER4_LEN = 28, /* outer IPv4 20 + UDP 8 */
 	WIRE_OVERHEAD = WIRE_OUTER4_LEN + WIRE_HDR_LEN + WIRE_TAG_LEN,
 	WIRE_MAX_PATHS = 16,
-	WIRE_MIN_INNER = 20,     /* smallest IPv4 packet */
-	WIRE_MAX_INNER = 65535,  /* largest IP packet */
+	WIRE_MIN_INNER = 20,	/* smallest IPv4 packet */
+	WIRE_MAX_INNER = 65535, /* largest inner packet we carry */
 	WIRE_REPORT_ENTRY = 16,
 	WIRE_REPORT_MAX = 4 + WIRE_MAX_PATHS * WIRE_REPORT_ENTRY,
 	WIRE_PROBE_LEN = 8,
@@ -66,16 +66,26 @@ enum wire_type {
 /* Why a packet was rejected.  Each value is its own counter. */
 enum wire_drop {
 	WIRE_OK = 0,
-	WIRE_E_SHORT,        /* shorter than header + tag */
-	WIRE_E_VERSION,      /* unknown version */
-	WIRE_E_TYPE,         /* unknown type */
-	WIRE_E_PATH,         /* path id >= WIRE_MAX_PATHS */
-	WIRE_E_INNER_SHORT,  /* DATA body shorter than an IP header */
-	WIRE_E_INNER_VERSION,/* DATA body neither IPv4 nor IPv6 */
-	WIRE_E_INNER_LEN,    /* IP header length fields disagree with the body */
-	WIRE_E_BODY_LEN,     /* control body of the wrong size for its type */
-	WIRE_E_REPORT_COUNT, /* REPORT path count too large or entries bad */
-	WIRE_E_CONTROL_SEQ,  /* control packet with lseq or pgap set */
+	/* shorter than header + tag */
+	WIRE_E_SHORT,
+	/* unknown version */
+	WIRE_E_VERSION,
+	/* unknown type */
+	WIRE_E_TYPE,
+	/* path id >= WIRE_MAX_PATHS */
+	WIRE_E_PATH,
+	/* DATA body shorter than an IP header */
+	WIRE_E_INNER_SHORT,
+	/* DATA body neither IPv4 nor IPv6 */
+	WIRE_E_INNER_VERSION,
+	/* IP length fields disagree with the body, or body over 65535 */
+	WIRE_E_INNER_LEN,
+	/* control body of the wrong size for its type */
+	WIRE_E_BODY_LEN,
+	/* REPORT: too many entries, a bad or a repeated path */
+	WIRE_E_REPORT_COUNT,
+	/* control packet with lseq or pgap set */
+	WIRE_E_CONTROL_SEQ,
 	WIRE_DROP_MAX,
 };
 
@@ -93,9 +103,9 @@ struct wire_hdr {
 struct wire_report_path {
 	uint8_t path;
 	uint32_t rx_pkts;   /* cumulative DATA packets received on the path */
-	uint32_t lost_pkts; /* cumulative packets missing in its local sequence */
+	uint32_t lost_pkts; /* cumulative gaps in its local sequence */
 	uint32_t delay_us;  /* queueing delay: the highest one-way delay above
-	                     * its recent minimum seen since the last report */
+			     * its recent minimum seen since the last report */
 };
 
 /* Report body: u8 count, 3 bytes zero, then count entries of 16 bytes:

@@ -4,6 +4,7 @@
 int egr_init(struct egr *e, const struct egr_reseq_params *p, unsigned npaths,
 	     egr_release_fn fn, void *ctx)
 {
+	e->bad_path = 0;
 	egr_loss_init(&e->loss, npaths);
 	return egr_reseq_init(&e->reseq, p, npaths, fn, ctx);
 }
@@ -18,8 +19,10 @@ enum egr_verdict egr_on_data(struct egr *e, const struct wire_hdr *h,
 {
 	uint32_t missing;
 
-	if (h->path >= e->loss.n || h->path >= e->reseq.npaths)
+	if (h->path >= e->loss.n || h->path >= e->reseq.npaths) {
+		e->bad_path++;
 		return EGR_DROP_PATH;
+	}
 	missing = egr_loss_on_packet(&e->loss, h->path, h->lseq);
 	egr_loss_on_delay(&e->loss, h->path, h->tstamp, now_us);
 	return egr_reseq_push(&e->reseq, h->gseq, h->path, missing, h->pgap,

@@ -11,6 +11,7 @@
 struct egr {
 	struct egr_loss loss;
 	struct egr_reseq reseq;
+	uint64_t bad_path; /* DATA dropped: path index out of range */
 };
 
 int egr_init(struct egr *e, const struct egr_reseq_params *p, unsigned npaths,

@@ -16,8 +16,9 @@ uint32_t egr_loss_on_packet(struct egr_loss *l, unsigned path, uint32_t lseq)
 	struct egr_loss_path *p;
 	int32_t d;
 
-	if (path >= l->n)
+	if (path >= l->n) {
 		return 0;
+	}
 	p = &l->p[path];
 	p->rx++;
 	if (!p->started) {
@@ -26,14 +27,15 @@ uint32_t egr_loss_on_packet(struct egr_loss *l, unsigned path, uint32_t lseq)
 		return 0;
 	}
 	d = seq_diff(lseq, p->next_lseq);
-	if (d < 0) {
+	if (d < 0 && d >= -EGR_LOSS_MAX_GAP) {
 		p->behind++;
 		return 0;
 	}
 	p->next_lseq = lseq + 1;
-	if (d > EGR_LOSS_MAX_GAP) {
-		/* Not loss we could have caused: a restarted sender or a
-		 * forged packet.  Follow it without reporting the gap. */
+	if (d < 0 || d > EGR_LOSS_MAX_GAP) {
+		/* Not loss we could have caused: a restarted sender (which
+		 * starts again from 0) or a forged packet.  Follow it without
+		 * reporting a gap. */
 		p->jumps++;
 		return 0;
 	}
@@ -48,8 +50,9 @@ void egr_loss_on_delay(struct egr_loss *l, unsigned path, uint32_t tstamp,
 	uint32_t raw = (uint32_t)now_us - tstamp, base;
 	int32_t q;
 
-	if (path >= l->n)
+	if (path >= l->n) {
 		return;
+	}
 	p = &l->p[path];
 	if (!p->have_base) {
 		p->have_base = true;
@@ -60,12 +63,15 @@ void egr_loss_on_delay(struct egr_loss *l, unsigned path, uint32_t tstamp,
 		p->base_cur = raw;
 		p->window_end = now_us + EGR_DELAY_WINDOW_US;
 	}
-	if (seq_before(raw, p->base_cur))
+	if (seq_before(raw, p->base_cur)) {
 		p->base_cur = raw;
-	base = seq_before(p->base_prev, p->base_cur) ? p->base_prev : p->base_cur;
+	}
+	base = seq_before(p->base_prev, p->base_cur) ? p->base_prev
+						     : p->base_cur;
 	q = seq_diff(raw, base);
-	if (q > 0 && (uint32_t)q > p->qdelay_max)
+	if (q > 0 && (uint32_t)q > p->qdelay_max) {
 		p->qdelay_max = (uint32_t)q;
+	}
 }
 
 uint32_t egr_loss_report(struct egr_loss *l, struct wire_report *r)

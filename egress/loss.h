@@ -4,10 +4,11 @@
  * Counters are cumulative and wrap (u32); the REPORT carries them as they
  * are and the peer's ingress takes differences.
  *
- * A forward jump of more than EGR_LOSS_MAX_GAP is not counted as loss (a
- * restarted sender or a hostile packet): the path resynchronises and the
- * jump is counted.  A packet behind the expected local sequence (duplicate,
- * or a path that reordered) is counted and not taken back from the loss.
+ * A jump of more than EGR_LOSS_MAX_GAP either way is not counted as loss (a
+ * restarted sender, or a forged packet): the path resynchronises and the
+ * jump is counted.  A packet less far behind the expected local sequence
+ * (duplicate, or a path that reordered) is counted and not taken back from
+ * the loss.
  *
  * Queueing delay: the sender stamps each packet with its clock (us, u32);
  * receive time minus stamp is the one-way delay plus an unknown clock
@@ -32,14 +33,14 @@ enum {
 struct egr_loss_path {
 	bool started;
 	uint32_t next_lseq;
-	uint32_t rx;      /* cumulative, wraps */
-	uint32_t lost;    /* cumulative, wraps */
-	uint64_t jumps;   /* resyncs on a too-large gap */
-	uint64_t behind;  /* packets behind the expected lseq */
+	uint32_t rx;	 /* cumulative, wraps */
+	uint32_t lost;	 /* cumulative, wraps */
+	uint64_t jumps;	 /* resyncs on a too-large gap */
+	uint64_t behind; /* packets behind the expected lseq */
 	/* queueing delay */
 	bool have_base;
-	uint32_t base_cur;   /* min of (arrival - stamp) in this window */
-	uint32_t base_prev;  /* ... and in the previous one */
+	uint32_t base_cur;  /* min of (arrival - stamp) in this window */
+	uint32_t base_prev; /* ... and in the previous one */
 	uint64_t window_end;
 	uint32_t qdelay_max; /* since the last report, us */
 };

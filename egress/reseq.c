@@ -60,18 +60,23 @@ static bool params_ok(const struct egr_reseq_params *p)
 int egr_reseq_init(struct egr_reseq *r, const struct egr_reseq_params *p,
 		   unsigned npaths, egr_release_fn fn, void *ctx)
 {
-	if (!params_ok(p) || npaths == 0 || npaths > WIRE_MAX_PATHS || !fn)
+	if (!params_ok(p) || npaths == 0 || npaths > WIRE_MAX_PATHS || !fn) {
 		return -EINVAL;
-	*r = (struct egr_reseq){ .p = *p, .release = fn, .ctx = ctx,
-				 .npaths = npaths, .mask = p->capacity - 1 };
+	}
+	*r = (struct egr_reseq){.p = *p,
+				.release = fn,
+				.ctx = ctx,
+				.npaths = npaths,
+				.mask = p->capacity - 1};
 	r->slot = calloc(p->capacity, sizeof(*r->slot));
 	r->arrivals = calloc(2 * (size_t)p->capacity, sizeof(*r->arrivals));
 	if (!r->slot || !r->arrivals) {
 		egr_reseq_free(r);
 		return -ENOMEM;
 	}
-	for (unsigned i = 0; i < npaths; i++)
+	for (unsigned i = 0; i < npaths; i++) {
 		r->path_up[i] = true;
+	}
 	return 0;
 }
 
@@ -85,8 +90,9 @@ void egr_reseq_free(struct egr_reseq *r)
 
 int egr_reseq_set_params(struct egr_reseq *r, const struct egr_reseq_params *p)
 {
-	if (!params_ok(p) || p->capacity != r->p.capacity)
+	if (!params_ok(p) || p->capacity != r->p.capacity) {
 		return -EINVAL;
+	}
 	r->p = *p;
 	return 0;
 }
@@ -114,17 +120,40 @@ static void skip_head(struct egr_reseq *r, uint64_t *counter)
 	r->next++;
 }
 
+/* A path's highest delivered gseq, if it still means something: a path
+ * that stayed idle while 2^31 numbers went by would otherwise look ahead of
+ * the head.  A real top is never capacity or more ahead of the head. */
+static bool top_valid(const struct egr_reseq *r, unsigned path)
+{
+	return r->path_seen[path] &&
+	       seq_diff(r->path_top[path], r->next) < (int32_t)r->p.capacity;
+}
+
 /* FIFO paths: once every path that is up has delivered something after g,
  * g cannot arrive any more.  With no path up, nothing is waited for. */
 static bool all_passed(const struct egr_reseq *r, uint32_t g)
 {
 	for (unsigned i = 0; i < r->npaths; i++) {
-		if (!r->path_up[i])
+		if (!r->path_up[i]) {
 			continue;
-		if (!r->path_seen[i] || !seq_after(r->path_top[i], g))
+		}
+		if (!top_valid(r, i) || !seq_after(r->path_top[i], g)) {
 			return false;
+		}
 	}
 	return true;
+}
+
+/* Drops the arrival FIFO's front entries that are no longer buffered, so
+ * that the earliest arrival is found in O(1). */
+static void prune_arrivals(struct egr_reseq *r)
+{
+	uint32_t amask = 2 * r->p.capacity - 1;
+
+	while (r->arr_head != r->arr_tail &&
+	       !holds(r, r->arrivals[r->arr_head & amask], SLOT_PKT)) {
+		r->arr_head++;
+	}
 }
 
 /* Releases what is in order at the head, giving up holes that are known
@@ -133,15 +162,17 @@ static bool all_passed(const struct egr_reseq *r, uint32_t g)
 static void drain(struct egr_reseq *r, uint64_t *passed_counter)
 {
 	while (r->count > 0) {
-		if (holds(r, r->next, SLOT_PKT))
+		if (holds(r, r->next, SLOT_PKT)) {
 			release_head(r);
-		else if (holds(r, r->next, SLOT_LOST))
+		} else if (holds(r, r->next, SLOT_LOST)) {
 			skip_head(r, &r->st.hole_early);
-		else if (passed_counter && all_passed(r, r->next))
+		} else if (passed_counter && all_passed(r, r->next)) {
 			skip_head(r, passed_counter);
-		else
+		} else {
 			break;
+		}
 	}
+	prune_arrivals(r);
 }
 
 static void drain_normal(struct egr_reseq *r)
@@ -154,10 +185,39 @@ static void mark_lost(struct egr_reseq *r, uint32_t g)
 	struct egr_reseq_slot *s = slot_of(r, g);
 	int32_t d = seq_diff(g, r->next);
 
-	if (d < 0 || (uint32_t)d >= r->p.capacity || holds(r, g, SLOT_PKT))
+	if (d < 0 || (uint32_t)d >= r->p.capacity || holds(r, g, SLOT_PKT)) {
 		return;
+	}
 	s->state = SLOT_LOST;
 	s->gseq = g;
+}
+
+/* Packet g arrived on a path whose previous delivery was prev, with missing
+ * packets lost in between on that path.  Those lie in (prev, g); if that
+ * range (all at or after the head) holds exactly missing packets not yet
+ * here, they are the ones: no other path can fill any of them.  Otherwise
+ * pgap still names the last one.  The scan is bounded by the capacity and
+ * happens only on loss. */
+static void mark_path_loss(struct egr_reseq *r, bool prev_ok, uint32_t prev,
+			   uint32_t g, uint32_t missing, uint16_t pgap)
+{
+	uint32_t span = g - prev - 1, unknown = 0;
+
+	if (prev_ok && seq_diff(prev + 1, r->next) >= 0 && span >= missing &&
+	    span < r->p.capacity) {
+		for (uint32_t x = prev + 1; x != g; x++) {
+			unknown += !holds(r, x, SLOT_PKT);
+		}
+		if (unknown == missing) {
+			for (uint32_t x = prev + 1; x != g; x++) {
+				mark_lost(r, x);
+			}
+			return;
+		}
+	}
+	if (pgap != 0) {
+		mark_lost(r, g - pgap);
+	}
 }
 
 /* Moves the head forward to target, releasing buffered packets on the way.
@@ -166,13 +226,15 @@ static void force_head(struct egr_reseq *r, uint32_t target)
 {
 	r->st.overflow++;
 	while (r->count > 0 && seq_before(r->next, target)) {
-		if (holds(r, r->next, SLOT_PKT))
+		if (holds(r, r->next, SLOT_PKT)) {
 			release_head(r);
-		else
+		} else {
 			skip_head(r, &r->st.hole_overflow);
+		}
 	}
-	if (seq_before(r->next, target))
+	if (seq_before(r->next, target)) {
 		r->next = target;
+	}
 }
 
 static void arrival_push(struct egr_reseq *r, uint32_t g)
@@ -204,29 +266,36 @@ static const struct egr_reseq_slot *first_arrival(const struct egr_reseq *r,
 	return NULL;
 }
 
-enum egr_verdict egr_reseq_push(struct egr_reseq *r, uint32_t g,
-				unsigned path, uint32_t missing, uint16_t pgap,
+enum egr_verdict egr_reseq_push(struct egr_reseq *r, uint32_t g, unsigned path,
+				uint32_t missing, uint16_t pgap,
 				uint64_t now_us, uint64_t cookie)
 {
 	struct egr_reseq_slot *s;
+	bool prev_ok;
+	uint32_t prev;
 	int32_t d;
 
-	if (path >= r->npaths)
+	if (path >= r->npaths) {
 		return EGR_DROP_PATH;
+	}
 	if (!r->started) {
 		r->started = true;
 		r->next = g;
 	}
-	if (!r->path_seen[path] || seq_after(g, r->path_top[path])) {
+	prev_ok = top_valid(r, path);
+	prev = r->path_top[path];
+	if (!prev_ok || seq_after(g, prev)) {
 		r->path_seen[path] = true;
 		r->path_top[path] = g;
 	}
-	if (r->p.early_release && missing > 0 && pgap != 0)
-		mark_lost(r, g - pgap);
+	if (r->p.early_release && missing > 0) {
+		mark_path_loss(r, prev_ok && seq_after(g, prev), prev, g,
+			       missing, pgap);
+	}
 
 	d = seq_diff(g, r->next);
 	if (d < 0) {
-		if ((uint32_t)-(int64_t)d < r->p.capacity &&
+		if ((uint32_t) - (int64_t)d < r->p.capacity &&
 		    holds(r, g, SLOT_RELEASED)) {
 			r->st.dup++;
 			return EGR_DROP_DUP;
@@ -234,8 +303,9 @@ enum egr_verdict egr_reseq_push(struct egr_reseq *r, uint32_t g,
 		r->st.late++;
 		return EGR_DROP_LATE;
 	}
-	if ((uint32_t)d >= r->p.capacity)
+	if ((uint32_t)d >= r->p.capacity) {
 		force_head(r, g - r->p.capacity + 1);
+	}
 
 	s = slot_of(r, g);
 	if (g == r->next) {
@@ -268,10 +338,12 @@ enum egr_verdict egr_reseq_push(struct egr_reseq *r, uint32_t g,
 void egr_reseq_poll(struct egr_reseq *r, uint64_t now_us)
 {
 	while (r->count > 0) {
-		const struct egr_reseq_slot *first = first_arrival(r, &r->arr_head);
+		const struct egr_reseq_slot *first =
+			first_arrival(r, &r->arr_head);
 
-		if (!first || now_us < first->arrival_us + r->p.t_lto_us)
+		if (!first || now_us < first->arrival_us + r->p.t_lto_us) {
 			break;
+		}
 		skip_head(r, &r->st.hole_timeout);
 		drain_normal(r);
 	}
@@ -282,31 +354,36 @@ bool egr_reseq_deadline(const struct egr_reseq *r, uint64_t *when_us)
 	uint32_t pos = r->arr_head;
 	const struct egr_reseq_slot *first;
 
-	if (r->count == 0)
+	if (r->count == 0) {
 		return false;
+	}
 	first = first_arrival(r, &pos);
-	if (!first)
+	if (!first) {
 		return false;
+	}
 	*when_us = first->arrival_us + r->p.t_lto_us;
 	return true;
 }
 
 void egr_reseq_set_path_up(struct egr_reseq *r, unsigned path, bool up)
 {
-	if (path >= r->npaths)
+	if (path >= r->npaths) {
 		return;
+	}
 	r->path_up[path] = up;
-	if (!up)
+	if (!up) {
 		drain(r, &r->st.hole_path_down);
+	}
 }
 
 void egr_reseq_flush(struct egr_reseq *r)
 {
 	while (r->count > 0) {
-		if (holds(r, r->next, SLOT_PKT))
+		if (holds(r, r->next, SLOT_PKT)) {
 			release_head(r);
-		else
+		} else {
 			skip_head(r, &r->st.hole_flush);
+		}
 	}
 	r->arr_head = r->arr_tail;
 }

@@ -52,17 +52,17 @@ enum egr_verdict {
 };
 
 struct egr_reseq_stats {
-	uint64_t in_order;      /* released on arrival */
-	uint64_t buffered;      /* buffered on arrival */
-	uint64_t released;      /* all releases */
-	uint64_t late;          /* dropped: behind the head, never released */
-	uint64_t dup;           /* dropped: duplicate */
-	uint64_t hole_timeout;  /* holes given up after t_lto */
-	uint64_t hole_early;    /* holes given up early (known lost) */
+	uint64_t in_order;	/* released on arrival */
+	uint64_t buffered;	/* buffered on arrival */
+	uint64_t released;	/* all releases */
+	uint64_t late;		/* dropped: behind the head, never released */
+	uint64_t dup;		/* dropped: duplicate */
+	uint64_t hole_timeout;	/* holes given up after t_lto */
+	uint64_t hole_early;	/* holes given up early (known lost) */
 	uint64_t hole_overflow; /* holes given up because the window was full */
-	uint64_t overflow;      /* packets that forced the window forward */
-	uint64_t hole_path_down;/* holes given up when a path went down */
-	uint64_t hole_flush;    /* holes given up by flush/reset */
+	uint64_t overflow;	/* packets that forced the window forward */
+	uint64_t hole_path_down; /* holes given up when a path went down */
+	uint64_t hole_flush;	 /* holes given up by flush/reset */
 };
 
 struct egr_reseq_slot;
@@ -74,11 +74,11 @@ struct egr_reseq {
 	unsigned npaths;
 	uint32_t mask;
 	struct egr_reseq_slot *slot; /* capacity slots, by gseq & mask */
-	uint32_t *arrivals;          /* gseq in arrival order, 2 * capacity */
+	uint32_t *arrivals;	     /* gseq in arrival order, 2 * capacity */
 	uint32_t arr_head, arr_tail;
 	bool started;
-	uint32_t next;               /* head: next expected gseq */
-	uint32_t count;              /* packets buffered */
+	uint32_t next;	/* head: next expected gseq */
+	uint32_t count; /* packets buffered */
 	bool path_up[WIRE_MAX_PATHS];
 	bool path_seen[WIRE_MAX_PATHS];
 	uint32_t path_top[WIRE_MAX_PATHS]; /* highest gseq delivered per path */

@@ -23,12 +23,14 @@ static bool params_ok(const struct ing_sched_params *p)
 int ing_sched_init(struct ing_sched *s, const struct ing_sched_params *p,
 		   unsigned n, const enum path_class *cls)
 {
-	if (!params_ok(p) || n == 0 || n > WIRE_MAX_PATHS)
+	if (!params_ok(p) || n == 0 || n > WIRE_MAX_PATHS) {
 		return -EINVAL;
-	*s = (struct ing_sched){ .p = *p, .n = n };
+	}
+	*s = (struct ing_sched){.p = *p, .n = n};
 	for (unsigned i = 0; i < n; i++) {
-		if (cls[i] != PATH_FIXED && cls[i] != PATH_MOBILE)
+		if (cls[i] != PATH_FIXED && cls[i] != PATH_MOBILE) {
 			return -EINVAL;
+		}
 		s->path[i].cls = cls[i];
 		s->path[i].up = true;
 	}
@@ -37,47 +39,65 @@ int ing_sched_init(struct ing_sched *s, const struct ing_sched_params *p,
 
 int ing_sched_set_params(struct ing_sched *s, const struct ing_sched_params *p)
 {
-	if (!params_ok(p))
+	if (!params_ok(p)) {
 		return -EINVAL;
+	}
 	s->p = *p;
-	if (s->w_mobile > p->w_mobile_max)
+	if (s->w_mobile > p->w_mobile_max) {
 		s->w_mobile = p->w_mobile_max;
+	}
 	return 0;
 }
 
 void ing_sched_set_up(struct ing_sched *s, unsigned path, bool up)
 {
-	if (path >= s->n)
+	if (path >= s->n) {
 		return;
+	}
 	s->path[path].up = up;
-	if (!up)
+	if (!up) {
 		s->path[path].cur = 0;
+	}
 }
 
-static unsigned count_up(const struct ing_sched *s, enum path_class cls)
+/* Paths up, per class. */
+static void count_up(const struct ing_sched *s, unsigned up[2])
 {
-	unsigned c = 0;
+	up[PATH_FIXED] = up[PATH_MOBILE] = 0;
+	for (unsigned i = 0; i < s->n; i++) {
+		if (s->path[i].up) {
+			up[s->path[i].cls]++;
+		}
+	}
+}
 
-	for (unsigned i = 0; i < s->n; i++)
-		c += s->path[i].up && s->path[i].cls == cls;
-	return c;
+static double weight(const struct ing_sched *s, unsigned path,
+		     const unsigned up[2])
+{
+	const struct ing_sched_path *p = &s->path[path];
+
+	if (!p->up) {
+		return 0;
+	}
+	if (p->cls == PATH_FIXED) {
+		return s->p.w_fixed;
+	}
+	/* Without a fixed path the mobile ones carry everything, evenly. */
+	if (up[PATH_FIXED] == 0) {
+		return 1.0;
+	}
+	return s->w_mobile / up[PATH_MOBILE];
 }
 
 double ing_sched_weight(const struct ing_sched *s, unsigned path)
 {
-	const struct ing_sched_path *p;
-	unsigned mobile;
+	unsigned up[2];
 
-	if (path >= s->n || !s->path[path].up)
+	if (path >= s->n) {
 		return 0;
-	p = &s->path[path];
-	if (p->cls == PATH_FIXED)
-		return s->p.w_fixed;
-	/* Without a fixed path the mobile ones carry everything, evenly. */
-	if (count_up(s, PATH_FIXED) == 0)
-		return 1.0;
-	mobile = count_up(s, PATH_MOBILE);
-	return s->w_mobile / mobile;
+	}
+	count_up(s, up);
+	return weight(s, path, up);
 }
 
 int ing_sched_pick(struct ing_sched *s, struct wire_hdr *h)
@@ -85,10 +105,12 @@ int ing_sched_pick(struct ing_sched *s, struct wire_hdr *h)
 	double w[WIRE_MAX_PATHS], total = 0;
 	int best = -1;
 	struct ing_sched_path *p;
-	uint32_t gap;
+	unsigned up[2];
+	uint64_t gap;
 
+	count_up(s, up);
 	for (unsigned i = 0; i < s->n; i++) {
-		w[i] = ing_sched_weight(s, i);
+		w[i] = weight(s, i, up);
 		total += w[i];
 	}
 	if (total <= 0) {
@@ -101,42 +123,50 @@ int ing_sched_pick(struct ing_sched *s, struct wire_hdr *h)
 			continue;
 		}
 		s->path[i].cur += w[i];
-		if (best < 0 || s->path[i].cur > s->path[best].cur)
+		if (best < 0 || s->path[i].cur > s->path[best].cur) {
 			best = (int)i;
+		}
 	}
 	p = &s->path[best];
 	p->cur -= total;
 
-	gap = s->gseq - p->last_gseq;
+	/* counted in 64 bits: a path idle for 2^32 + k picks must not send
+	 * pgap k */
+	gap = s->picks - p->last_pick;
 	h->path = (uint8_t)best;
 	h->gseq = s->gseq;
 	h->lseq = p->lseq++;
 	h->pgap = p->sent_any && gap <= UINT16_MAX ? (uint16_t)gap : 0;
 	p->last_gseq = s->gseq++;
+	p->last_pick = s->picks++;
 	p->sent_any = true;
 	p->sent++;
-	if (p->cls == PATH_FIXED)
+	if (p->cls == PATH_FIXED) {
 		s->fixed_sent++;
+	}
 	return best;
 }
 
-/* Loss on the fixed paths since the last report, from cumulative counters.
- * The first report of a path only sets its baseline; a counter that went
- * backwards (peer egress restarted) resets it. */
-/* The largest queueing delay a fixed path reported. */
+/* The largest queueing delay a fixed path reported.  Reports of unknown
+ * paths are ignored. */
 static uint32_t fixed_qdelay(const struct ing_sched *s,
 			     const struct wire_report *r)
 {
 	uint32_t q = 0;
 
-	for (unsigned i = 0; i < r->n; i++)
+	for (unsigned i = 0; i < r->n; i++) {
 		if (r->p[i].path < s->n &&
 		    s->path[r->p[i].path].cls == PATH_FIXED &&
-		    r->p[i].delay_us > q)
+		    r->p[i].delay_us > q) {
 			q = r->p[i].delay_us;
+		}
+	}
 	return q;
 }
 
+/* Loss on the fixed paths since the last report, from cumulative counters.
+ * The first report of a path only sets its baseline; a counter that went
+ * backwards (peer egress restarted) resets it. */
 static uint64_t fixed_loss(struct ing_sched *s, const struct wire_report *r)
 {
 	uint64_t lost = 0; /* 16 deltas of up to 2^31 each: no wrap */
@@ -146,15 +176,16 @@ static uint64_t fixed_loss(struct ing_sched *s, const struct wire_report *r)
 		struct ing_sched_path *p;
 		int32_t d;
 
-		if (e->path >= s->n)
+		if (e->path >= s->n) {
 			continue;
+		}
 		p = &s->path[e->path];
 		d = seq_diff(e->lost_pkts, p->rep_lost);
-		if (p->have_report && d > 0 && p->cls == PATH_FIXED)
+		if (p->have_report && d > 0 && p->cls == PATH_FIXED) {
 			lost += (uint32_t)d;
+		}
 		p->have_report = true;
 		p->rep_lost = e->lost_pkts;
-		p->rep_rx = e->rx_pkts;
 	}
 	return lost;
 }
@@ -181,18 +212,21 @@ void ing_sched_on_report(struct ing_sched *s, uint32_t seq,
 		} else {
 			double ratio = 1;
 
-			if (s->fixed_sent > 0 && lost < s->fixed_sent)
+			if (s->fixed_sent > 0 && lost < s->fixed_sent) {
 				ratio = (double)lost / s->fixed_sent;
+			}
 			s->w_mobile += s->p.k * ratio * s->p.w_fixed; /* AWI */
 			s->st.awi++;
 		}
-		if (s->w_mobile > s->p.w_mobile_max)
+		if (s->w_mobile > s->p.w_mobile_max) {
 			s->w_mobile = s->p.w_mobile_max;
+		}
 		s->quiet_reports = 0;
 	} else {
 		/* DWD: only after t_dwd_ms without loss, one step a report. */
-		if (s->quiet_reports < UINT32_MAX)
+		if (s->quiet_reports < UINT32_MAX) {
 			s->quiet_reports++;
+		}
 		if (s->quiet_reports <= s->p.t_dwd_ms / s->p.t_report_ms ||
 		    s->w_mobile <= 0) {
 			/* not yet, or nothing to take back */

@@ -36,37 +36,37 @@ enum path_class {
 };
 
 struct ing_sched_params {
-	double k;            /* AWI steepness */
-	uint32_t t_dwd_ms;   /* quiet time before DWD; multiple of t_report_ms */
+	double k;	   /* AWI steepness */
+	uint32_t t_dwd_ms; /* quiet time before DWD; multiple of t_report_ms */
 	uint32_t t_report_ms;
-	double w_fixed;      /* constant weight of each fixed path */
-	double w_mobile_max; /* clamp of w_mobile */
-	uint32_t dwd_hold_us;/* DWD waits while a fixed path queues more than
-			      * this (reported queueing delay); 0: never */
+	double w_fixed;	      /* constant weight of each fixed path */
+	double w_mobile_max;  /* clamp of w_mobile */
+	uint32_t dwd_hold_us; /* DWD waits while a fixed path queues more than
+			       * this (reported queueing delay); 0: never */
 };
 
 struct ing_sched_path {
 	enum path_class cls;
 	bool up;
-	double cur;            /* SWRR running credit */
-	uint32_t lseq;         /* next local sequence number */
-	uint32_t last_gseq;    /* gseq of the previous packet on this path */
+	double cur;	    /* SWRR running credit */
+	uint32_t lseq;	    /* next local sequence number */
+	uint32_t last_gseq; /* gseq of the previous packet on this path */
+	uint64_t last_pick; /* s->picks when it was sent, for pgap */
 	bool sent_any;
-	uint64_t sent;         /* packets picked for this path since start */
+	uint64_t sent; /* packets picked for this path since start */
 	/* last cumulative counters seen in a report */
 	bool have_report;
-	uint32_t rep_rx;
 	uint32_t rep_lost;
 };
 
 struct ing_sched_stats {
-	uint64_t reports;       /* reports applied */
+	uint64_t reports;	/* reports applied */
 	uint64_t stale_reports; /* ignored: not newer than the last one */
 	uint64_t awi;
 	uint64_t iwi;
 	uint64_t dwd;
-	uint64_t dwd_held;      /* DWD steps withheld: the fixed path queues */
-	uint64_t no_path;       /* picks refused: no path up */
+	uint64_t dwd_held; /* DWD steps withheld: the fixed path queues */
+	uint64_t no_path;  /* picks refused: no path up */
 };
 
 struct ing_sched {
@@ -74,11 +74,12 @@ struct ing_sched {
 	unsigned n;
 	struct ing_sched_path path[WIRE_MAX_PATHS];
 	double w_mobile;
-	uint32_t gseq;            /* next global sequence number */
-	uint32_t fixed_sent;      /* sent on fixed paths since the last report */
-	uint32_t quiet_reports;   /* consecutive loss-free reports */
+	uint32_t gseq;		/* next global sequence number */
+	uint64_t picks;		/* picks since start, never wraps */
+	uint32_t fixed_sent;	/* sent on fixed paths since the last report */
+	uint32_t quiet_reports; /* consecutive loss-free reports */
 	bool have_report_seq;
-	uint32_t report_seq;      /* last applied report sequence */
+	uint32_t report_seq; /* last applied report sequence */
 	struct ing_sched_stats st;
 };
 

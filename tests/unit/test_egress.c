@@ -4,7 +4,8 @@
  * Written from egress/egress.h and notes/semantics.md.  The headers come
  * from the real ingress scheduler (ingress/sched.h), so gseq, lseq and pgap
  * are what a peer would send: two fixed paths, path 0 fast (50 us) and path
- * 1 slow (2 ms), one packet of path 0 lost.
+ * 1 slow (2 ms), one packet of path 0 lost; a burst of 3 lost on path 0
+ * while path 1 carries nothing; and the queueing delay in the report.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -338,6 +339,222 @@ static void test_missing_reaches_reseq(void **state)
 	free(snk);
 }
 
+/* A burst of 3 consecutive packets lost on path 0 while path 1 carries
+ * nothing: path 1 is mobile with w_mobile 0, so the real scheduler puts
+ * everything on path 0 (pgap 1 on every packet, so pgap alone names only the
+ * last of the three).  With early_release the next path-0 packet gives all
+ * three holes up at once (semantics, CHANGES after review: the burst rule;
+ * path 1, never seen, blocks the all-paths-passed rule), without a timeout;
+ * without it they wait t_lto.  Either way the report shows 3 lost. */
+enum { B_PKTS = 30, B_FIRST = 10, B_LOST = 3 };
+
+static void run_burst(bool early)
+{
+	static const enum path_class cls[2] = {PATH_FIXED, PATH_MOBILE};
+	struct egr_reseq_params p = {
+		.t_lto_us = T_LTO_US,
+		.early_release = early,
+		.capacity = 64,
+	};
+	struct sink *snk = calloc(1, sizeof(*snk));
+	struct wire_hdr h[B_PKTS];
+	struct ing_sched s;
+	struct wire_report r;
+	struct egr e;
+	unsigned i, j;
+	uint64_t w;
+
+	assert_non_null(snk);
+	assert_int_equal(ing_sched_init(&s, &sched_params, 2, cls), 0);
+	assert_true(ing_sched_weight(&s, 1) == 0.0);
+	for (i = 0; i < B_PKTS; i++) {
+		memset(&h[i], 0, sizeof(h[i]));
+		h[i].type = WIRE_DATA;
+		h[i].tstamp = i * SEND_GAP_US;
+		assert_int_equal(ing_sched_pick(&s, &h[i]), 0);
+		assert_int_equal(h[i].gseq, i);
+		assert_int_equal(h[i].lseq, i);
+		assert_int_equal(h[i].pgap, i ? 1 : 0);
+	}
+
+	assert_int_equal(egr_init(&e, &p, 2, sink_release, snk), 0);
+	for (i = 0; i < B_PKTS; i++) {
+		uint64_t arr = (uint64_t)i * SEND_GAP_US + DELAY0_US;
+		enum egr_verdict v;
+
+		if (i >= B_FIRST && i < B_FIRST + B_LOST) {
+			continue;
+		}
+		while (egr_reseq_deadline(&e.reseq, &w) && w <= arr) {
+			snk->now = w;
+			egr_reseq_poll(&e.reseq, w);
+		}
+		snk->now = arr;
+		v = egr_on_data(&e, &h[i], arr, COOKIE(i));
+		if (i != B_FIRST + B_LOST) {
+			continue;
+		}
+		/* the first packet after the burst */
+		if (early) {
+			assert_int_equal(v, EGR_RELEASED);
+			assert_int_equal(e.reseq.st.hole_early, B_LOST);
+			assert_int_equal(egr_reseq_depth(&e.reseq), 0);
+			assert_false(egr_reseq_deadline(&e.reseq, &w));
+		} else {
+			assert_int_equal(v, EGR_BUFFERED);
+			assert_int_equal(e.reseq.st.hole_early, 0);
+			assert_true(egr_reseq_deadline(&e.reseq, &w));
+			assert_int_equal(w, arr + T_LTO_US);
+		}
+		egr_loss_report(&e.loss, &r);
+		assert_int_equal(r.n, 2);
+		assert_int_equal(r.p[0].path, 0);
+		assert_int_equal(r.p[0].lost_pkts, B_LOST);
+		assert_int_equal(r.p[0].rx_pkts, B_FIRST + 1);
+		assert_int_equal(r.p[1].rx_pkts, 0);
+		assert_int_equal(r.p[1].lost_pkts, 0);
+	}
+	while (egr_reseq_deadline(&e.reseq, &w)) {
+		snk->now = w;
+		egr_reseq_poll(&e.reseq, w);
+	}
+
+	assert_int_equal(snk->n, B_PKTS - B_LOST);
+	for (i = 0, j = 0; i < B_PKTS; i++) {
+		if (i >= B_FIRST && i < B_FIRST + B_LOST) {
+			continue;
+		}
+		assert_int_equal(snk->g[j], i);
+		assert_int_equal(snk->cookie[j], COOKIE(i));
+		if (early || i < B_FIRST) {
+			/* released on arrival */
+			assert_int_equal(snk->at[j],
+					 (uint64_t)i * SEND_GAP_US + DELAY0_US);
+		}
+		j++;
+	}
+	if (early) {
+		assert_int_equal(e.reseq.st.hole_early, B_LOST);
+		assert_int_equal(e.reseq.st.hole_timeout, 0);
+	} else {
+		assert_int_equal(e.reseq.st.hole_early, 0);
+		assert_int_equal(e.reseq.st.hole_timeout, B_LOST);
+		/* the packets after the burst came out when the holes
+		 * timed out, t_lto after the first of them arrived */
+		for (j = B_FIRST; j < snk->n; j++) {
+			uint64_t first = (uint64_t)(B_FIRST + B_LOST) *
+					 SEND_GAP_US + DELAY0_US;
+			uint64_t own = (uint64_t)snk->g[j] * SEND_GAP_US +
+				       DELAY0_US;
+
+			assert_int_equal(snk->at[j], own > first + T_LTO_US
+							     ? own
+							     : first + T_LTO_US);
+		}
+	}
+	assert_int_equal(e.reseq.st.late, 0);
+	assert_int_equal(e.reseq.st.dup, 0);
+	assert_int_equal(e.loss.p[0].lost, B_LOST);
+	assert_int_equal(e.loss.p[0].rx, B_PKTS - B_LOST);
+	assert_false(e.loss.p[1].started);
+	egr_free(&e);
+	free(snk);
+}
+
+static void test_burst_early(void **state)
+{
+	(void)state;
+	run_burst(true);
+}
+
+static void test_burst_timeout(void **state)
+{
+	(void)state;
+	run_burst(false);
+}
+
+/* egr_on_data feeds the sender timestamp to the queueing-delay accounting:
+ * the report's delay_us is the largest (arrival - stamp) above its minimum
+ * since the previous report, per path, whatever the clock offset. */
+static void test_delay_reported(void **state)
+{
+	/* the sender's clock: 0xffffff00 + t, wrapping at t = 256 */
+	static const uint32_t off = 0xffffff00u;
+	/* per packet: path, send time (us), one-way delay (us) */
+	static const struct {
+		uint8_t path;
+		uint32_t sent, owd;
+	} pk[] = {
+		{0, 0, 50},      /* base of path 0: 50 */
+		{1, 10, 2000},   /* base of path 1: 2000 */
+		{0, 100, 50},
+		{0, 200, 750},   /* path 0 queues 700 */
+		{1, 210, 2300},  /* path 1 queues 300 */
+		{0, 300, 450},   /* 400: below the max */
+		{0, 400, 50},
+	};
+	struct egr_reseq_params p = {.t_lto_us = 1000, .capacity = 64};
+	struct sink *snk = calloc(1, sizeof(*snk));
+	uint32_t lseq[2] = {0, 0};
+	struct wire_report r;
+	struct wire_hdr h;
+	struct egr e;
+	size_t i;
+
+	(void)state;
+	assert_non_null(snk);
+	assert_int_equal(egr_init(&e, &p, 2, sink_release, snk), 0);
+	for (i = 0; i < sizeof(pk) / sizeof(pk[0]); i++) {
+		uint64_t now = 1000000 + pk[i].sent + pk[i].owd;
+
+		memset(&h, 0, sizeof(h));
+		h.type = WIRE_DATA;
+		h.path = pk[i].path;
+		h.gseq = (uint32_t)i;
+		h.lseq = lseq[h.path]++;
+		h.tstamp = off + pk[i].sent;
+		snk->now = now;
+		assert_int_equal(egr_on_data(&e, &h, now, COOKIE(i)),
+				 EGR_RELEASED);
+	}
+	egr_loss_report(&e.loss, &r);
+	assert_int_equal(r.p[0].delay_us, 700);
+	assert_int_equal(r.p[1].delay_us, 300);
+
+	/* a new interval: no queueing -> 0; then 120 on path 1 only */
+	for (i = 0; i < 2; i++) {
+		uint32_t sent = 1000 + 100 * (uint32_t)i;
+		uint64_t now = 1000000 + sent + (i ? 2120 : 50);
+
+		memset(&h, 0, sizeof(h));
+		h.type = WIRE_DATA;
+		h.path = (uint8_t)i;
+		h.gseq = 7 + (uint32_t)i;
+		h.lseq = lseq[i]++;
+		h.tstamp = off + sent;
+		assert_int_equal(egr_on_data(&e, &h, now, COOKIE(7 + i)),
+				 EGR_RELEASED);
+	}
+	egr_loss_report(&e.loss, &r);
+	assert_int_equal(r.p[0].delay_us, 0);
+	assert_int_equal(r.p[1].delay_us, 120);
+
+	/* a packet for a path out of range is not accounted at all */
+	memset(&h, 0, sizeof(h));
+	h.type = WIRE_DATA;
+	h.path = 2;
+	h.gseq = 9;
+	h.tstamp = off;
+	assert_int_equal(egr_on_data(&e, &h, 1000000 + 90000, COOKIE(9)),
+			 EGR_DROP_PATH);
+	egr_loss_report(&e.loss, &r);
+	assert_int_equal(r.p[0].delay_us, 0);
+	assert_int_equal(r.p[1].delay_us, 0);
+	assert_int_equal(snk->n, 9);
+	egr_free(&e);
+	free(snk);
+}
+
 static void nop_release(void *ctx, uint64_t cookie, uint32_t gseq)
 {
 	(void)ctx;
@@ -369,6 +586,9 @@ int main(void)
 		cmocka_unit_test(test_missing_reaches_reseq),
 		cmocka_unit_test(test_fast_path_loss_early),
 		cmocka_unit_test(test_fast_path_loss_timeout),
+		cmocka_unit_test(test_burst_early),
+		cmocka_unit_test(test_burst_timeout),
+		cmocka_unit_test(test_delay_reported),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -28,8 +28,16 @@ struct lrow {
 	uint32_t next;  /* expected next lseq afterwards (after started) */
 };
 
+/* expected next lseq of path 0 after rows 9..12 (each a resync) */
+#define N9 ((uint32_t)(1009 + 65536 + 1 + 65537 + 1))
+#define N10 ((uint32_t)(N9 + 0x80000000u + 1))
+#define N11 ((uint32_t)(N10 + 0x7fffffffu + 1))
+#define N12 ((uint32_t)(N11 + 0x80000001u + 1))
+
 #define A(p_, l_) .path = (p_), .abs = true, .val = (l_)
 #define D(p_, d_) .path = (p_), .abs = false, .val = (uint32_t)(d_)
+
+enum { NPATHS = 4 }; /* the last one never sees a packet */
 
 static const struct lrow rows[] = {
 	/* 0: first packet: no loss whatever its number */
@@ -53,18 +61,16 @@ static const struct lrow rows[] = {
 	 .next = 1009 + 65536 + 1},
 	/* 9: gap of 65537: a jump, no loss, resynchronised */
 	{D(0, 65537), .ret = 0, .rx = 10, .lost = 3 + 65536, .jumps = 1,
-	 .behind = 2, .next = 1009 + 65537 + 65537 + 1},
-	/* 10: exactly 2^31 away: not after, so behind; next unchanged */
+	 .behind = 2, .next = N9},
+	/* 10: exactly 2^31 away: d = -2^31 < -65536, a jump (resync) */
 	{D(0, 0x80000000u), .ret = 0, .rx = 11, .lost = 3 + 65536,
-	 .jumps = 1, .behind = 3, .next = 1009 + 65537 + 65537 + 1},
+	 .jumps = 2, .behind = 2, .next = N10},
 	/* 11: 2^31 - 1 ahead: a jump */
 	{D(0, 0x7fffffffu), .ret = 0, .rx = 12, .lost = 3 + 65536,
-	 .jumps = 2, .behind = 3,
-	 .next = 1009 + 65537 + 65537 + 1 + 0x7fffffffu + 1},
-	/* 12: 2^31 + 1 away: behind */
+	 .jumps = 3, .behind = 2, .next = N11},
+	/* 12: 2^31 + 1 away, i.e. 2^31 - 1 behind: a jump too */
 	{D(0, 0x80000001u), .ret = 0, .rx = 13, .lost = 3 + 65536,
-	 .jumps = 2, .behind = 4,
-	 .next = 1009 + 65537 + 65537 + 1 + 0x7fffffffu + 1},
+	 .jumps = 4, .behind = 2, .next = N12},
 
 	/* path 1: lseq wraps at 2^32 */
 	/* 13 */
@@ -78,15 +84,48 @@ static const struct lrow rows[] = {
 	 .next = 4},
 	/* 18: a gap across the wrap */
 	{A(1, 7), .ret = 3, .rx = 6, .lost = 5, .behind = 1, .next = 8},
-	/* 19: far behind (before the wrap): next unchanged; then a gap */
+	/* 19: behind across the wrap by 24 (within 65536): next unchanged;
+	 * then a gap */
 	{A(1, 0xfffffff0u), .ret = 0, .rx = 7, .lost = 5, .behind = 2,
 	 .next = 8},
 	{A(1, 10), .ret = 2, .rx = 8, .lost = 7, .behind = 2, .next = 11},
 
 	/* path 0 unaffected by path 1: continues where it was */
 	/* 21 */
-	{D(0, 0), .ret = 0, .rx = 14, .lost = 3 + 65536, .jumps = 2,
-	 .behind = 4, .next = 1009 + 65537 + 65537 + 1 + 0x7fffffffu + 2},
+	{D(0, 0), .ret = 0, .rx = 14, .lost = 3 + 65536, .jumps = 4,
+	 .behind = 2, .next = N12 + 1},
+	/* 22: exactly 65536 behind: still behind, next unchanged */
+	{D(0, -65536), .ret = 0, .rx = 15, .lost = 3 + 65536, .jumps = 4,
+	 .behind = 3, .next = N12 + 1},
+	/* 23: 65537 behind: a jump; resynchronised to lseq + 1 */
+	{D(0, -65537), .ret = 0, .rx = 16, .lost = 3 + 65536, .jumps = 5,
+	 .behind = 3, .next = N12 + 1 - 65536},
+	/* 24, 25, 26: after the resync packets count normally: in order,
+	 * 3 missing, one behind */
+	{D(0, 0), .ret = 0, .rx = 17, .lost = 3 + 65536, .jumps = 5,
+	 .behind = 3, .next = N12 + 1 - 65535},
+	{D(0, 3), .ret = 3, .rx = 18, .lost = 3 + 65536 + 3, .jumps = 5,
+	 .behind = 3, .next = N12 + 1 - 65535 + 4},
+	{D(0, -1), .ret = 0, .rx = 19, .lost = 3 + 65536 + 3, .jumps = 5,
+	 .behind = 4, .next = N12 + 1 - 65535 + 4},
+
+	/* path 2: a sender restarts, lseq back to 0 from 1,000,002 */
+	/* 27 */
+	{A(2, 1000000), .ret = 0, .rx = 1, .next = 1000001},
+	{D(2, 0), .ret = 0, .rx = 2, .next = 1000002},
+	{D(2, 0), .ret = 0, .rx = 3, .next = 1000003},
+	/* 30: 0 is 1,000,003 behind: a jump, resynchronised */
+	{A(2, 0), .ret = 0, .rx = 4, .jumps = 1, .next = 1},
+	/* 31..33: then counted normally: in order, 2 missing, in order */
+	{A(2, 1), .ret = 0, .rx = 5, .jumps = 1, .next = 2},
+	{A(2, 4), .ret = 2, .rx = 6, .lost = 2, .jumps = 1, .next = 5},
+	{A(2, 5), .ret = 0, .rx = 7, .lost = 2, .jumps = 1, .next = 6},
+	/* 34: a stray packet of the old sender: a jump forward (no loss),
+	 * and the next new packet jumps back (no loss either) */
+	{A(2, 1000003), .ret = 0, .rx = 8, .lost = 2, .jumps = 2,
+	 .next = 1000004},
+	{A(2, 6), .ret = 0, .rx = 9, .lost = 2, .jumps = 3, .next = 7},
+	{A(2, 8), .ret = 1, .rx = 10, .lost = 3, .jumps = 3, .next = 9},
 };
 
 static void check_path(unsigned ri, const struct egr_loss_path *p,
@@ -113,8 +152,8 @@ static void test_vectors(void **state)
 
 	(void)state;
 	memset(&l, 0xa5, sizeof(l)); /* init must not rely on zeroed memory */
-	egr_loss_init(&l, 3);
-	for (q = 0; q < 3; q++) {
+	egr_loss_init(&l, NPATHS);
+	for (q = 0; q < NPATHS; q++) {
 		assert_false(l.p[q].started);
 		assert_int_equal(l.p[q].rx, 0);
 		assert_int_equal(l.p[q].lost, 0);
@@ -141,15 +180,15 @@ static void test_vectors(void **state)
 		}
 		check_path(ri, &l.p[w->path], w);
 		/* the other paths did not move */
-		for (q = 0; q < 3; q++) {
+		for (q = 0; q < NPATHS; q++) {
 			if (q != w->path && last[q]) {
 				check_path(ri, &l.p[q], last[q]);
 			}
 		}
 		last[w->path] = w;
 	}
-	assert_false(l.p[2].started);
-	assert_int_equal(l.p[2].rx, 0);
+	assert_false(l.p[NPATHS - 1].started);
+	assert_int_equal(l.p[NPATHS - 1].rx, 0);
 }
 
 static void test_counters_wrap(void **state)

@@ -6,7 +6,10 @@
  *   up/down, flush, reset, checks) with the expected verdicts, the released
  *   gseq list and the final stats;
  * - a randomized differential test against a naive reference (unsorted
- *   arrays and a log of slot writes, O(n) per operation, no ring);
+ *   arrays and a log of slot writes, O(n) per operation, no ring), with the
+ *   rules of the section "CHANGES after review" (the burst rule, stale path
+ *   tops); the generator aims the missing count at the burst rule and
+ *   reports how often it fired and how often stale tops were met;
  * - init and set_params validation.
  *
  * Cookies differ from gseq (gseq * 10 + 7) so that a mix-up shows; a push
@@ -227,18 +230,21 @@ static const struct vec vectors[] = {
 	},
 	/* 8 */
 	{
-		/* pgap names only the last of the 10 (gseq 10); path 1
-		 * never seen blocks the all-passed rule: 1..9 time out, then
-		 * 10 is already known lost */
-		.name = "burst loss of 10, pgap marks the last one",
+		/* CHANGES after review: path 0's top is 0, the head 1 =
+		 * top + 1, span 10 (1..10) == missing 10 < capacity and none
+		 * of 1..10 is buffered (unknown 10 == missing): the burst
+		 * rule marks all ten LOST (the pgap rule, which would name
+		 * only 10, is subsumed); the drain gives them up at once,
+		 * although path 1, never seen, blocks the all-passed rule */
+		.name = "burst loss of 10 on a path: the burst rule gives all "
+			"up",
 		.npaths = 2,
 		.early = true,
-		EVENTS(PUSH(0, 0, 0, R), PUSHL(11, 0, 10, 1, 1, B), DEPTH(1),
-		       DL(1001), POLL(1000), NREL(1), POLL(1001), NREL(2),
-		       DEPTH(0)),
+		EVENTS(PUSH(0, 0, 0, R), PUSHL(11, 0, 10, 1, 1, R), DEPTH(0),
+		       NODL),
 		REL(0, 11),
 		.st = {.in_order = 1, .buffered = 1, .released = 2,
-		       .hole_timeout = 9, .hole_early = 1},
+		       .hole_early = 10},
 	},
 	/* 9 */
 	{
@@ -397,18 +403,32 @@ static const struct vec vectors[] = {
 	},
 	/* 21 */
 	{
-		/* path 2 never seen blocks the all-passed rule throughout */
-		.name = "pgap at a buffered packet / behind the head / no "
-			"missing / pgap 0: no effect",
+		/* CHANGES after review, same inputs as before, now:
+		 * push 3 (path 0, top 0, head 1, missing 1): range (0, 3) =
+		 *   {1, 2}, span 2 >= missing, 2 buffered, unknown 1 ==
+		 *   missing: burst rule, 1 marked (2 is buffered: not
+		 *   marked), pgap not applied; drain: 1 given up, 2, 3
+		 *   released; head 4;
+		 * push 5 (top 3, head 4, missing 1): range {4}, unknown 1:
+		 *   burst rule marks 4 (pgap 5 names 0, behind the head, not
+		 *   applied); 4 given up, 5 released; head 6;
+		 * push 1 (path 1): behind the head, slot 1 holds 1 as lost,
+		 *   not released: late;
+		 * push 6 (missing 0): in order, no rule;
+		 * push 7 (top 6, head 7, missing 1): span 0 < missing: pgap
+		 *   rule, pgap 0: nothing; in order.
+		 * (path 2 never seen blocks the all-passed rule throughout) */
+		.name = "burst rule on the former pgap-only vector",
 		.npaths = 3,
 		.early = true,
 		EVENTS(PUSH(0, 0, 0, R), PUSH(2, 1, 1, B),
-		       PUSHL(3, 0, 1, 1, 2, B), DEPTH(2),
-		       PUSHL(5, 0, 1, 5, 3, B), DEPTH(3), PUSH(1, 1, 4, R),
-		       NREL(4), DEPTH(1), PUSHL(6, 0, 0, 2, 5, B),
-		       PUSHL(7, 0, 1, 0, 6, B), DEPTH(3)),
-		REL(0, 1, 2, 3),
-		.st = {.in_order = 2, .buffered = 5, .released = 4},
+		       PUSHL(3, 0, 1, 1, 2, R), DEPTH(0),
+		       PUSHL(5, 0, 1, 5, 3, R), DEPTH(0), PUSH(1, 1, 4, LATE),
+		       NREL(4), DEPTH(0), PUSHL(6, 0, 0, 2, 5, R),
+		       PUSHL(7, 0, 1, 0, 6, R), DEPTH(0)),
+		REL(0, 2, 3, 5, 6, 7),
+		.st = {.in_order = 3, .buffered = 3, .released = 6,
+		       .late = 1, .hole_early = 2},
 	},
 	/* 22 */
 	{
@@ -590,6 +610,211 @@ static const struct vec vectors[] = {
 		REL(0, 1, 3),
 		.st = {.in_order = 2, .buffered = 1, .released = 3, .dup = 1,
 		       .hole_early = 1},
+	},
+	/* 37 */
+	{
+		/* the old vector 21's intent, with inputs for which the burst
+		 * rule does not fire (path 2 never seen blocks all-passed):
+		 * push 3 (top 0, head 1): range {1, 2}, 2 buffered, unknown 1
+		 *   != missing 2: pgap rule, pgap 1 names 2, buffered: no
+		 *   effect;
+		 * push 5 (top 3, head 1): range {4}, span 1 < missing 2:
+		 *   pgap rule, pgap 5 names 0, behind the head: no effect;
+		 * push 6: missing 0: no rule (pgap 2 would name 4);
+		 * push 7 (top 6, head 4): span 0 < missing 1: pgap rule with
+		 *   pgap 0: no effect */
+		.name = "pgap rule only: at a buffered packet / behind the "
+			"head / no missing / pgap 0: no effect",
+		.npaths = 3,
+		.early = true,
+		EVENTS(PUSH(0, 0, 0, R), PUSH(2, 1, 1, B),
+		       PUSHL(3, 0, 2, 1, 2, B), DEPTH(2),
+		       PUSHL(5, 0, 2, 5, 3, B), DEPTH(3), PUSH(1, 1, 4, R),
+		       NREL(4), DEPTH(1), PUSHL(6, 0, 0, 2, 5, B),
+		       PUSHL(7, 0, 1, 0, 6, B), DEPTH(3), DL(1003)),
+		REL(0, 1, 2, 3),
+		.st = {.in_order = 2, .buffered = 5, .released = 4},
+	},
+	/* 38 */
+	{
+		/* (a) path 0 sent 2, 3, 4, 5; 3 and 4 are lost; path 1 last
+		 * delivered 1 and idles (all-passed blocked).  5 comes with
+		 * missing 2, pgap 1 (naming only 4): range (2, 5) = {3, 4},
+		 * unknown 2 == missing: burst rule, both given up at once */
+		.name = "burst of 2 on path 0, path 1 idle: both given up",
+		.npaths = 2,
+		.early = true,
+		EVENTS(PUSH(0, 0, 0, R), PUSH(1, 1, 1, R), PUSH(2, 0, 2, R),
+		       PUSHL(5, 0, 2, 1, 3, R), DEPTH(0), NODL),
+		REL(0, 1, 2, 5),
+		.st = {.in_order = 3, .buffered = 1, .released = 4,
+		       .hole_early = 2},
+	},
+	/* 39 */
+	{
+		/* (a') as (a) but path 1's 4 inside the range has already
+		 * arrived (buffered): path 0 lost 3 and 5; 6 comes with
+		 * missing 2: range {3, 4, 5}, unknown 2 (4 buffered) ==
+		 * missing: burst rule marks 3 and 5.  Path 2 never seen
+		 * blocks all-passed, so only the marks free the head */
+		.name = "burst of 2 with another path's packet buffered in "
+			"the range",
+		.npaths = 3,
+		.early = true,
+		EVENTS(PUSH(0, 0, 0, R), PUSH(1, 1, 1, R), PUSH(2, 0, 2, R),
+		       PUSH(4, 1, 3, B), PUSHL(6, 0, 2, 1, 4, R), DEPTH(0),
+		       NODL),
+		REL(0, 1, 2, 4, 6),
+		.st = {.in_order = 3, .buffered = 2, .released = 5,
+		       .hole_early = 2},
+	},
+	/* 40 */
+	{
+		/* (b) path 0 lost 3 and 5, path 1's 4 is still in flight: 6
+		 * comes with missing 2: range {3, 4, 5}, unknown 3 !=
+		 * missing: pgap rule, pgap 1 marks 5 only.  3 waits until
+		 * path 1 passes it: 4 arrives, all-passed gives up 3, 4 is
+		 * released, then 5 (marked; all-passed would not: path 1's
+		 * top 4 is not after 5) and 6 */
+		.name = "burst of 2 with a packet in flight in the range: "
+			"pgap rule only",
+		.npaths = 2,
+		.early = true,
+		EVENTS(PUSH(0, 0, 0, R), PUSH(1, 1, 1, R), PUSH(2, 0, 2, R),
+		       PUSHL(6, 0, 2, 1, 3, B), DEPTH(1), DL(1003),
+		       PUSH(4, 1, 4, R), DEPTH(0), NODL),
+		REL(0, 1, 2, 4, 6),
+		.st = {.in_order = 3, .buffered = 2, .released = 5,
+		       .hole_early = 2},
+	},
+	/* 41 */
+	{
+		/* (c) path 0's top 0 while holes 1 and 2 timed out (head 4):
+		 * 6 comes with missing 5, pgap 1.  Range (0, 6) = 1..5 has
+		 * unknown 5 == missing, but prev + 1 = 1 < head 4: pgap rule
+		 * only, 5 marked; 4 waits (the burst rule would have marked
+		 * 4 and 5).  4 arrives on path 1: 5 given up, 6 released */
+		.name = "burst range partly behind the head: pgap rule only",
+		.npaths = 3,
+		.early = true,
+		EVENTS(PUSH(0, 0, 0, R), PUSH(3, 1, 0, B), POLL(1000),
+		       NREL(2), DEPTH(0), PUSHL(6, 0, 5, 1, 1001, B),
+		       DEPTH(1), DL(2001), PUSH(4, 1, 1002, R), DEPTH(0)),
+		REL(0, 3, 4, 6),
+		.st = {.in_order = 2, .buffered = 2, .released = 4,
+		       .hole_timeout = 2, .hole_early = 1},
+	},
+	/* 42 */
+	{
+		/* (d) capacity 8, path 0's top 0, head 1: 9 comes with
+		 * missing 8, pgap 1: span 8 == capacity: pgap rule only, 8
+		 * marked (7 ahead of the head: within capacity); then 9
+		 * overflows: nothing buffered, the head jumps to 2 (no hole
+		 * counted).  2..7 arrive on path 1 in order; then 8 is given
+		 * up (marked) and 9 released.  (The burst rule would have
+		 * marked 1..8 and released 9 at once.) */
+		.name = "burst span == capacity: pgap rule only",
+		.npaths = 3,
+		.early = true,
+		.cap = 8,
+		EVENTS(PUSH(0, 0, 0, R), PUSHL(9, 0, 8, 1, 1, B), DEPTH(1),
+		       PUSH(2, 1, 2, R), PUSH(3, 1, 3, R), PUSH(4, 1, 4, R),
+		       PUSH(5, 1, 5, R), PUSH(6, 1, 6, R), DEPTH(1),
+		       PUSH(7, 1, 7, R), DEPTH(0)),
+		REL(0, 2, 3, 4, 5, 6, 7, 9),
+		.st = {.in_order = 7, .buffered = 1, .released = 8,
+		       .overflow = 1, .hole_early = 1},
+	},
+	/* 43 */
+	{
+		/* (d') capacity 8: span 7 == capacity - 1 == missing: the
+		 * burst rule marks 1..7, 8 released at once */
+		.name = "burst span == capacity - 1: burst rule",
+		.npaths = 3,
+		.early = true,
+		.cap = 8,
+		EVENTS(PUSH(0, 0, 0, R), PUSHL(8, 0, 7, 1, 1, R), DEPTH(0)),
+		REL(0, 8),
+		.st = {.in_order = 1, .buffered = 1, .released = 2,
+		       .hole_early = 7},
+	},
+	/* 44 */
+	{
+		/* (e) capacity 8.  Path 1 delivers 1, then idles.  Path 0
+		 * moves the head past 2^31 beyond it with two overflows:
+		 *   0x40000000: head 2 -> 0x3ffffff9 (nothing buffered: a
+		 *     jump), buffered;
+		 *   0x80000005: walks 7 holes, releases 0x40000000, jumps
+		 *     to 0x7ffffffe, buffered;
+		 * then 0x7ffffffe..0x80000004 in order (with 0x80000005:
+		 * head 0x80000006).  From head 0x80000002 on, path 1's top 1
+		 * looks 0x7fffffff.. ahead, >= capacity: stale, so it blocks
+		 * all-passed (it would "pass" every hole by serial
+		 * arithmetic).  Hole 0x80000006 (0x80000007 buffered) waits.
+		 * Path 1 delivers 0x80000009: its top was stale, so it is
+		 * refreshed although 0x80000009 is not after 1; then both
+		 * paths passed 0x80000006: given up; 0x80000007 released; 8
+		 * waits (path 0's top 0x80000007 is not after it) until path
+		 * 0 delivers 0x8000000a: 8 given up, 9, a released */
+		.name = "stale top after 2^31: blocks, then refreshed",
+		.npaths = 2,
+		.early = true,
+		.cap = 8,
+		EVENTS(PUSH(0, 0, 0, R), PUSH(1, 1, 1, R),
+		       PUSH(0x40000000u, 0, 2, B), DEPTH(1),
+		       PUSH(0x80000005u, 0, 3, B), NREL(3), DEPTH(1),
+		       PUSH(0x7ffffffeu, 0, 4, R), PUSH(0x7fffffffu, 0, 5, R),
+		       PUSH(0x80000000u, 0, 6, R), PUSH(0x80000001u, 0, 7, R),
+		       PUSH(0x80000002u, 0, 8, R), PUSH(0x80000003u, 0, 9, R),
+		       PUSH(0x80000004u, 0, 10, R), NREL(11), DEPTH(0),
+		       PUSH(0x80000007u, 0, 11, B), DEPTH(1), DL(1011),
+		       PUSH(0x80000009u, 1, 12, B), NREL(12), DEPTH(1),
+		       PUSH(0x8000000au, 0, 13, R), DEPTH(0), NODL),
+		REL(0, 1, 0x40000000u, 0x7ffffffeu, 0x7fffffffu, 0x80000000u,
+		    0x80000001u, 0x80000002u, 0x80000003u, 0x80000004u,
+		    0x80000005u, 0x80000007u, 0x80000009u, 0x8000000au),
+		.st = {.in_order = 9, .buffered = 5, .released = 14,
+		       .overflow = 2, .hole_overflow = 7, .hole_early = 2},
+	},
+	/* 45 */
+	{
+		/* (f) holes 2 and 4, 3 and 5 buffered from path 0; path 1's
+		 * top 1 blocks all-passed.  A duplicate of 5 on path 1 is
+		 * dropped, but moves path 1's top to 5 and drains: both
+		 * holes given up, 3 and 5 released (with their own
+		 * cookies) */
+		.name = "duplicate on the other path frees the head (drain "
+			"after dup)",
+		.npaths = 2,
+		.early = true,
+		EVENTS(PUSH(0, 0, 0, R), PUSH(1, 1, 1, R), PUSH(3, 0, 2, B),
+		       PUSH(5, 0, 3, B), DEPTH(2), PUSH(5, 1, 4, DUP),
+		       DEPTH(0), NODL, PUSH(5, 1, 5, DUP)),
+		REL(0, 1, 3, 5),
+		.st = {.in_order = 2, .buffered = 2, .released = 4, .dup = 2,
+		       .hole_early = 2},
+	},
+	/* 46 */
+	{
+		/* (g) capacity 8, head 1, path 0's top 6 (buffered): 12
+		 * comes with missing 5: range 7..11, unknown 5: burst rule,
+		 * but only 7 and 8 are within capacity of the head as at the
+		 * start of the push (9, 10, 11 are not marked).  Then 12
+		 * overflows: target 5, holes 1..4 walked (hole_overflow 4).
+		 * 5 arrives on path 1: 5, 6 released, 7, 8 given up (marked),
+		 * 9 waits (path 2 never seen); the timeout gives up 9..11 */
+		.name = "burst range beyond capacity: only marks within it",
+		.npaths = 3,
+		.early = true,
+		.cap = 8,
+		EVENTS(PUSH(0, 0, 0, R), PUSH(6, 0, 1, B),
+		       PUSHL(12, 0, 5, 1, 2, B), NREL(1), DEPTH(2),
+		       PUSH(5, 1, 3, R), NREL(3), DEPTH(1), DL(1002),
+		       POLL(1001), NREL(3), POLL(1002), NREL(4), DEPTH(0)),
+		REL(0, 5, 6, 12),
+		.st = {.in_order = 2, .buffered = 2, .released = 4,
+		       .overflow = 1, .hole_overflow = 4, .hole_early = 2,
+		       .hole_timeout = 3},
 	},
 };
 
@@ -811,6 +1036,11 @@ struct ref {
 	bool up[WIRE_MAX_PATHS], seen[WIRE_MAX_PATHS];
 	uint32_t top[WIRE_MAX_PATHS];
 	struct egr_reseq_stats st;
+	/* coverage of the generator (not compared) */
+	uint64_t n_burst;       /* burst rule fired */
+	uint64_t n_burst_miss;  /* span fine, unknown != missing: pgap rule */
+	uint64_t n_stale_push;  /* push on a path whose top was stale */
+	uint64_t n_stale_block; /* all-passed stopped by a stale top */
 	/* released, in order */
 	uint32_t *out_g;
 	uint64_t *out_cookie;
@@ -873,14 +1103,31 @@ static void ref_unmark(struct ref *r, uint32_t g)
 	}
 }
 
-static void ref_mark(struct ref *r, uint32_t g)
+/* mark_lost: x at or ahead of the head, within capacity, not buffered. */
+static void ref_mark(struct ref *r, uint32_t x)
 {
-	ref_log(r, g, W_LOST);
-	if (ref_is_lost(r, g)) {
+	int32_t dx = seq_diff(x, r->head);
+	unsigned i;
+
+	if (dx < 0 || (uint32_t)dx >= r->cap || ref_find(r, x) >= 0) {
 		return;
 	}
+	ref_log(r, x, W_LOST);
+	if (ref_is_lost(r, x)) {
+		return;
+	}
+	/* marks the head has jumped over can never be the head again (it
+	 * only moves forward here and never goes round 2^32): drop them so
+	 * that the list stays short */
+	for (i = 0; i < r->nlost;) {
+		if (seq_before(r->lost[i], r->head)) {
+			r->lost[i] = r->lost[--r->nlost];
+		} else {
+			i++;
+		}
+	}
 	r->lost = xrealloc(r->lost, (r->nlost + 1) * sizeof(*r->lost));
-	r->lost[r->nlost++] = g;
+	r->lost[r->nlost++] = x;
 }
 
 static void ref_emit(struct ref *r, uint32_t g, uint64_t cookie)
@@ -907,7 +1154,14 @@ static void ref_release_at(struct ref *r, int i)
 	ref_emit(r, pk.g, pk.cookie);
 }
 
-static bool ref_all_passed(const struct ref *r)
+/* A top that looks capacity or more ahead of the head is stale: the path
+ * idled while 2^31 numbers passed. */
+static bool ref_top_valid(const struct ref *r, unsigned p)
+{
+	return r->seen[p] && seq_diff(r->top[p], r->head) < (int32_t)r->cap;
+}
+
+static bool ref_all_passed(struct ref *r)
 {
 	unsigned p;
 
@@ -915,7 +1169,11 @@ static bool ref_all_passed(const struct ref *r)
 		if (!r->up[p]) {
 			continue;
 		}
-		if (!r->seen[p] || !seq_after(r->top[p], r->head)) {
+		if (r->seen[p] && !ref_top_valid(r, p)) {
+			r->n_stale_block++;
+			return false;
+		}
+		if (!ref_top_valid(r, p) || !seq_after(r->top[p], r->head)) {
 			return false;
 		}
 	}
@@ -984,27 +1242,72 @@ static bool ref_is_dup_of_released(const struct ref *r, uint32_t g)
 	return false;
 }
 
+/* The burst rule's conditions on the range (prev, g), other than the count
+ * itself: prev_ok, g after prev, prev + 1 at or ahead of the head, and
+ * missing <= span < capacity.  If they hold, *unknown is the number of x in
+ * the range that are not buffered. */
+static bool ref_burst_span(const struct ref *r, bool prev_ok, uint32_t prev,
+			   uint32_t g, uint32_t missing, uint32_t *unknown)
+{
+	uint32_t span = g - prev - 1;
+	unsigned i;
+
+	if (!prev_ok || !seq_after(g, prev) || seq_diff(prev + 1, r->head) < 0 ||
+	    missing > span || span >= r->cap) {
+		return false;
+	}
+	*unknown = span;
+	for (i = 0; i < r->nbuf; i++) {
+		if (r->buf[i].g - prev - 1 < span) {
+			(*unknown)--;
+		}
+	}
+	return true;
+}
+
 static enum egr_verdict ref_push(struct ref *r, uint32_t g, unsigned path,
 				 uint32_t missing, uint16_t pgap, uint64_t now,
 				 uint64_t cookie)
 {
 	enum egr_verdict v;
+	uint32_t prev;
+	bool prev_ok;
 	int32_t d;
 
 	if (!r->started) {
 		r->started = true;
 		r->head = g;
 	}
-	if (!r->seen[path] || seq_after(g, r->top[path])) {
+	/* step 0: path bookkeeping (head as at the start of this push) */
+	prev_ok = ref_top_valid(r, path);
+	prev = r->top[path];
+	if (r->seen[path] && !prev_ok) {
+		r->n_stale_push++;
+	}
+	if (!prev_ok || seq_after(g, prev)) {
 		r->seen[path] = true;
 		r->top[path] = g;
 	}
-	if (r->early && missing > 0 && pgap != 0) {
-		uint32_t x = g - pgap;
-		int32_t dx = seq_diff(x, r->head);
+	if (r->early && missing > 0) {
+		uint32_t unknown;
+		bool burst = false;
 
-		if (dx >= 0 && (uint32_t)dx < r->cap && ref_find(r, x) < 0) {
-			ref_mark(r, x);
+		if (ref_burst_span(r, prev_ok, prev, g, missing, &unknown)) {
+			if (unknown == missing) {
+				uint32_t x;
+
+				/* the pgap rule is subsumed */
+				for (x = prev + 1; x != g; x++) {
+					ref_mark(r, x);
+				}
+				burst = true;
+				r->n_burst++;
+			} else {
+				r->n_burst_miss++;
+			}
+		}
+		if (!burst && pgap != 0) {
+			ref_mark(r, g - pgap);
 		}
 	}
 	d = seq_diff(g, r->head);
@@ -1196,13 +1499,17 @@ static void trail_print(void)
 
 /* One random scenario against the reference; false (after printing what
  * differed if verbose) at the first disagreement. */
-static bool run_scenario(unsigned sc, bool verbose)
+struct dcover {
+	uint64_t burst, burst_miss, stale_push, stale_block, aimed;
+};
+
+static bool run_scenario(unsigned sc, bool verbose, struct dcover *cov)
 {
 	uint64_t seed = 0x9e3779b97f4a7c15ULL * (sc + 1);
 	uint32_t cap, t_lto, start, sent;
 	uint32_t withheld[D_WITHHELD], hist[D_HIST];
 	unsigned nwith = 0, nhist = 0, npaths, nev, ev, p;
-	bool early, huge_done = false;
+	bool early, lazy, huge_done = false;
 	struct egr_reseq_params prm;
 	struct egr_reseq r;
 	struct ref ref;
@@ -1220,6 +1527,9 @@ static bool run_scenario(unsigned sc, bool verbose)
 	start = rnd_below(4) == 0 ? rnd() : 0xffffffffu - rnd_below(600);
 	nev = 200 + rnd_below(200);
 	sent = start;
+	/* the last path carries little: its top falls behind (and goes stale
+	 * after the 2^31 jump) */
+	lazy = npaths >= 2 && (rnd() & 1);
 
 	prm.t_lto_us = t_lto;
 	prm.early_release = early;
@@ -1334,8 +1644,28 @@ static bool run_scenario(unsigned sc, bool verbose)
 			enum egr_verdict vi, vr;
 
 			p = rnd_below(npaths);
+			if (lazy && p == npaths - 1 && rnd_below(8) != 0) {
+				p = rnd_below(npaths - 1);
+			}
 			if (rnd_below(4) == 0) {
 				missing = 1 + rnd_below(3);
+			}
+			/* half the time aim missing at the burst rule: the
+			 * number of unknown gseqs between the path's top and
+			 * g (as the reference sees it), or one off */
+			if (ref.started && rnd_below(2) == 0) {
+				uint32_t un;
+
+				if (ref_burst_span(&ref, ref_top_valid(&ref, p),
+						   ref.top[p], g, 1, &un) &&
+				    un > 0) {
+					uint32_t a = rnd_below(10);
+
+					missing = a < 6 ? un
+						  : a < 8 || un == 1 ? un + 1
+								     : un - 1;
+					cov->aimed++;
+				}
 			}
 			if (u < 3) {
 				pgap = (uint16_t)(1 + rnd_below(20));
@@ -1418,6 +1748,10 @@ static bool run_scenario(unsigned sc, bool verbose)
 	}
 	ok = true;
 failed:
+	cov->burst += ref.n_burst;
+	cov->burst_miss += ref.n_burst_miss;
+	cov->stale_push += ref.n_stale_push;
+	cov->stale_block += ref.n_stale_block;
 	egr_reseq_free(&r);
 	ref_free(&ref);
 	free(s.g);
@@ -1428,19 +1762,35 @@ failed:
 static void test_differential(void **state)
 {
 	unsigned sc, bad = 0, first = 0;
+	struct dcover cov = {0};
 
 	(void)state;
 	for (sc = 0; sc < D_SCENARIOS; sc++) {
-		if (!run_scenario(sc, bad < 3)) {
+		if (!run_scenario(sc, bad < 3, &cov)) {
 			if (bad++ == 0) {
 				first = sc;
 			}
 		}
 	}
+	print_message("differential: burst rule fired %" PRIu64
+		      ", span fine but unknown != missing %" PRIu64
+		      " (aimed %" PRIu64 "); pushes on a stale top %" PRIu64
+		      ", all-passed stopped by a stale top %" PRIu64 "\n",
+		      cov.burst, cov.burst_miss, cov.aimed, cov.stale_push,
+		      cov.stale_block);
 	if (bad) {
 		fail_msg("%u of %u scenarios disagree with the reference "
 			 "(first: %u)",
 			 bad, D_SCENARIOS, first);
+	}
+	/* otherwise the new rules would hardly be checked */
+	if (cov.burst < 300 || cov.burst_miss < 300) {
+		fail_msg("burst rule fired %" PRIu64 " times, mismatched %"
+			 PRIu64 " times: too few", cov.burst, cov.burst_miss);
+	}
+	if (cov.stale_push < 10 || cov.stale_block < 10) {
+		fail_msg("stale tops reached too rarely (%" PRIu64 " pushes, %"
+			 PRIu64 " blocks)", cov.stale_push, cov.stale_block);
 	}
 }
 

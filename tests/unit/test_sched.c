@@ -598,6 +598,98 @@ static void test_dwd_hold(void **state)
 	assert_near(s.w_mobile, 5);
 }
 
+/* DWD hold, the conditions around it (semantics, CHANGES after review):
+ * only on a loss-free report with quiet_reports > N and w_mobile > 0;
+ * quiet_reports still counts while held; entries are matched by their path
+ * id, and an entry whose path is >= n is ignored for the hold. */
+static void test_dwd_hold_conditions(void **state)
+{
+	/* T_dwd 100, T_report 50: N = 2 */
+	struct ing_sched_params p = prm(0.5, 100, 50, 45);
+	enum path_class cls[2] = {PATH_FIXED, PATH_MOBILE};
+	struct ing_sched s;
+	struct wire_report r = {.n = 2, .p = {{.path = 0}, {.path = 1}}};
+	uint32_t seq = 0;
+	unsigned i;
+
+	(void)state;
+	p.dwd_hold_us = 3000;
+	assert_int_equal(ing_sched_init(&s, &p, 2, cls), 0);
+
+	/* w_mobile 0: a queueing fixed path counts no hold (nothing to
+	 * withhold), whatever quiet_reports is */
+	r.p[0].delay_us = 50000;
+	for (i = 0; i < 5; i++) {
+		ing_sched_on_report(&s, ++seq, &r); /* first: baselines */
+	}
+	assert_near(s.w_mobile, 0);
+	assert_int_equal(s.st.dwd_held, 0);
+	assert_int_equal(s.st.dwd, 0);
+
+	/* IWI: w 10, quiet 0 */
+	r.p[0].lost_pkts = 10;
+	ing_sched_on_report(&s, ++seq, &r);
+	assert_near(s.w_mobile, 10);
+	assert_int_equal(s.st.iwi, 1);
+
+	/* quiet 1, 2 (not > N): no decrement and no hold counted; quiet
+	 * 3, 4: held */
+	ing_sched_on_report(&s, ++seq, &r);
+	ing_sched_on_report(&s, ++seq, &r);
+	assert_near(s.w_mobile, 10);
+	assert_int_equal(s.st.dwd_held, 0);
+	ing_sched_on_report(&s, ++seq, &r);
+	ing_sched_on_report(&s, ++seq, &r);
+	assert_near(s.w_mobile, 10);
+	assert_int_equal(s.st.dwd_held, 2);
+	assert_int_equal(s.st.dwd, 0);
+
+	/* the queue drains: quiet 5 > N (the held reports counted), so the
+	 * very next report decrements */
+	r.p[0].delay_us = 0;
+	ing_sched_on_report(&s, ++seq, &r);
+	assert_near(s.w_mobile, 9);
+	assert_int_equal(s.st.dwd, 1);
+	assert_int_equal(s.st.dwd_held, 2);
+
+	/* entries matched by path id, not position: entry 0 is the mobile
+	 * path (no queueing), entry 1 the fixed one (queueing): held */
+	r.p[0] = (struct wire_report_path){.path = 1, .delay_us = 0};
+	r.p[1] = (struct wire_report_path){.path = 0, .lost_pkts = 10,
+					   .delay_us = 3001};
+	ing_sched_on_report(&s, ++seq, &r);
+	assert_near(s.w_mobile, 9);
+	assert_int_equal(s.st.dwd_held, 3);
+	/* and the mobile one queueing in entry 0 does not hold */
+	r.p[0].delay_us = 50000;
+	r.p[1].delay_us = 0;
+	ing_sched_on_report(&s, ++seq, &r);
+	assert_near(s.w_mobile, 8);
+	assert_int_equal(s.st.dwd_held, 3);
+
+	/* an entry for path 2 or 15 (>= n) is ignored for the hold, however
+	 * large its delay */
+	r.n = 4;
+	r.p[2] = (struct wire_report_path){.path = 2, .delay_us = 90000};
+	r.p[3] = (struct wire_report_path){.path = 15, .delay_us = 90000};
+	ing_sched_on_report(&s, ++seq, &r);
+	assert_near(s.w_mobile, 7);
+	assert_int_equal(s.st.dwd_held, 3);
+	assert_int_equal(s.st.dwd, 3);
+	/* while a queueing fixed path in the same report still holds */
+	r.p[1].delay_us = 4000;
+	ing_sched_on_report(&s, ++seq, &r);
+	assert_near(s.w_mobile, 7);
+	assert_int_equal(s.st.dwd_held, 4);
+	/* a loss report with a queueing fixed path is AWI, not a hold:
+	 * L 1, fixed_sent 0 -> ratio 1: 7 + 0.5 * 50 = 32 */
+	r.p[1].lost_pkts = 11;
+	ing_sched_on_report(&s, ++seq, &r);
+	assert_near(s.w_mobile, 32);
+	assert_int_equal(s.st.awi, 1);
+	assert_int_equal(s.st.dwd_held, 4);
+}
+
 static void test_fixed_sent_and_loss_sum(void **state)
 {
 	struct fx f;
@@ -1368,6 +1460,7 @@ int main(void)
 		cmocka_unit_test(test_iwi_table),
 		cmocka_unit_test(test_dwd),
 		cmocka_unit_test(test_dwd_hold),
+		cmocka_unit_test(test_dwd_hold_conditions),
 		cmocka_unit_test(test_fixed_sent_and_loss_sum),
 		cmocka_unit_test(test_report_seq),
 		cmocka_unit_test(test_baselines),

@@ -535,6 +535,25 @@ static const struct bad_row bad_rows[] = {
 	{ 88, "hello-ack is valid", B_HELLO_ACK, 0, -1, -1, {}, WIRE_OK },
 	{ 89, "largest DATA (65535-byte IPv4) is valid", B_DATA4, 65535, -1, -1, {}, WIRE_OK },
 	{ 90, "largest DATA (65535-byte IPv6) is valid", B_DATA6, 65535, -1, -1, {}, WIRE_OK },
+	/* CHANGES after review: one entry per path in a REPORT */
+	{ 91, "report two entries with the same path", B_REPORT, 2, -1, -1, { P(BODY + 4 + 16, 0) }, WIRE_E_REPORT_COUNT },
+	{ 92, "report path 3 at entries 0 and 15 (only repeat)", B_REPORT, 16, -1, -1, { P(BODY + 4, 3), P(BODY + 4 + 3 * 16, 0), P(BODY + 4 + 15 * 16, 3) }, WIRE_E_REPORT_COUNT },
+	{ 93, "report path 15 twice, n=2", B_REPORT, 2, -1, -1, { P(BODY + 4, 15), P(BODY + 4 + 16, 15) }, WIRE_E_REPORT_COUNT },
+	{ 94, "report repeated path, body one byte long: length first", B_REPORT, 2, 37, -1, { P(BODY + 4 + 16, 0) }, WIRE_E_BODY_LEN },
+	{ 95, "report repeated path, n=17: count first", B_REPORT, 16, 4 + 16 * 17, -1, { P(BODY, 17), P(BODY + 4 + 16, 0) }, WIRE_E_REPORT_COUNT },
+	{ 96, "report entries in reverse path order are valid", B_REPORT, 2, -1, -1, { P(BODY + 4, 1), P(BODY + 4 + 16, 0) }, WIRE_OK },
+	{ 97, "report paths 3 at entry 0, 0 at entry 3 (a permutation) is valid", B_REPORT, 16, -1, -1, { P(BODY + 4, 3), P(BODY + 4 + 3 * 16, 0) }, WIRE_OK },
+	{ 98, "report repeat where the reserved bytes differ", B_REPORT, 2, -1, -1, { P(BODY + 4 + 16, 0), P(BODY + 4 + 16 + 1, 1) }, WIRE_E_REPORT_COUNT },
+	/* CHANGES after review: DATA body larger than WIRE_MAX_INNER (the
+	 * packets are > 65571 bytes; build_row makes them on the heap) */
+	{ 99, "IPv6 of 65536 bytes, payload length 65496 consistent", B_DATA6, 65536, -1, -1, {}, WIRE_E_INNER_LEN },
+	{ 100, "IPv6 payload length 65535 (65575-byte body) consistent", B_DATA6, 65575, -1, -1, {}, WIRE_E_INNER_LEN },
+	{ 101, "65536-byte body, inner version 5: size before version", B_DATA4, 65536, -1, -1, { P(BODY, 0x55) }, WIRE_E_INNER_LEN },
+	{ 102, "65536-byte body, inner version 0: size before version", B_DATA6, 65536, -1, -1, { P(BODY, 0x00) }, WIRE_E_INNER_LEN },
+	{ 103, "IPv4 65536-byte body, total length 0xffff", B_DATA4, 65536, -1, -1, { P(BODY + 2, 0xff), P(BODY + 3, 0xff) }, WIRE_E_INNER_LEN },
+	{ 104, "IPv6 of 65535 bytes plus one trailing byte", B_DATA6, 65535, 65536, -1, {}, WIRE_E_INNER_LEN },
+	{ 105, "version 2 on a 65536-byte body: version first", B_DATA6, 65536, -1, -1, { P(0, 0x21) }, WIRE_E_VERSION },
+	{ 106, "path 16 on a 65536-byte body: path first", B_DATA6, 65536, -1, -1, { P(1, 16) }, WIRE_E_PATH },
 };
 
 static const uint8_t base_type[] = {
@@ -804,6 +823,7 @@ struct ref_msg {
 	struct wire_hdr h;
 	struct wire_report rep;
 	uint32_t a, b;
+	bool repeat; /* rejected for a repeated report path */
 };
 
 /* A naive parser written straight from the semantics notes. */
@@ -836,6 +856,9 @@ static enum wire_drop ref_parse(const uint8_t *p, size_t len, struct ref_msg *r)
 	if (r->h.type == WIRE_DATA) {
 		if (bl < 20) {
 			return WIRE_E_INNER_SHORT;
+		}
+		if (bl > 65535) {
+			return WIRE_E_INNER_LEN;
 		}
 		if (body[0] >> 4 == 4) {
 			size_t ihl = (size_t)(body[0] & 15) * 4;
@@ -872,9 +895,17 @@ static enum wire_drop ref_parse(const uint8_t *p, size_t len, struct ref_msg *r)
 		r->rep.n = body[0];
 		for (i = 0; i < body[0]; i++) {
 			const uint8_t *e = body + 4 + 16 * i;
+			size_t j;
 
 			if (e[0] >= 16) {
 				return WIRE_E_REPORT_COUNT;
+			}
+			/* one entry per path: compare with every earlier one */
+			for (j = 0; j < i; j++) {
+				if (body[4 + 16 * j] == e[0]) {
+					r->repeat = true;
+					return WIRE_E_REPORT_COUNT;
+				}
 			}
 			r->rep.p[i].path = e[0];
 			r->rep.p[i].rx_pkts = get32(e + 4);
@@ -951,12 +982,28 @@ static size_t gen_packet(uint8_t *p)
 	}
 	if ((p[0] & 15) == WIRE_REPORT && bl >= 4 && below(16)) {
 		uint8_t *b = p + 20;
+		unsigned start = below(16), step = 1 + 2 * below(8);
+		bool distinct = below(2);
 
 		b[0] = (uint8_t)(below(16) ? (bl - 4) / 16 : below(256));
 		for (i = 0; 4 + 16 * i + 16 <= bl; i++) {
-			if (below(32)) {
+			if (!below(32)) {
+				continue;
+			}
+			/* half the time distinct paths (an odd step mod 16
+			 * visits every path once), sometimes with one entry
+			 * copied from an earlier one; else random paths,
+			 * which repeat often */
+			if (distinct) {
+				b[4 + 16 * i] = (uint8_t)((start + step * i) & 15);
+			} else {
 				b[4 + 16 * i] &= 15;
 			}
+		}
+		if (distinct && bl >= 4 + 32 && below(4) == 0) {
+			size_t n = (bl - 4) / 16, dst = 1 + below((unsigned)n - 1);
+
+			b[4 + 16 * dst] = b[4 + 16 * below((unsigned)dst)];
 		}
 	}
 	return len;
@@ -1015,6 +1062,7 @@ static void test_random(void **state)
 {
 	unsigned long ok[WIRE_TYPE_MAX + 1] = { 0 };
 	unsigned long reasons[WIRE_DROP_MAX] = { 0 };
+	unsigned long repeats = 0;
 	uint8_t tmp[256];
 	unsigned iter, t;
 
@@ -1024,7 +1072,7 @@ static void test_random(void **state)
 		size_t len = gen_packet(tmp);
 		uint8_t *in = exact_copy(tmp, len);
 		struct wire_msg m;
-		struct ref_msg r;
+		struct ref_msg r = { .repeat = false };
 		enum wire_drop want = ref_parse(in, len, &r);
 		enum wire_drop got = wire_parse(in, len, &m);
 		unsigned i;
@@ -1036,6 +1084,7 @@ static void test_random(void **state)
 				 want, wire_drop_name(want));
 		}
 		reasons[got]++;
+		repeats += r.repeat;
 		if (got == WIRE_OK) {
 			ok[m.hdr.type]++;
 			check_hdr(&m.hdr, &r.h);
@@ -1075,7 +1124,11 @@ static void test_random(void **state)
 		print_message(" %s %lu", wire_drop_name((enum wire_drop)t),
 			      reasons[t]);
 	}
-	print_message("\n");
+	print_message("\nrandom: reports rejected for a repeated path %lu\n",
+		      repeats);
+	if (repeats < 1000) {
+		fail_msg("repeated report paths reached only %lu times", repeats);
+	}
 	/* the generator reached every outcome, and accepted plenty of each
 	 * type: otherwise this test would be checking little */
 	for (t = 0; t < WIRE_DROP_MAX; t++) {
