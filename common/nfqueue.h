@@ -9,8 +9,8 @@
  * and egress and the test tools go through it, so that logic above it can
  * be tested without root.
  */
-#ifndef L3BOND_NFQ_H
-#define L3BOND_NFQ_H
+#ifndef L3BOND_NFQUEUE_H
+#define L3BOND_NFQUEUE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -18,14 +18,14 @@
 
 struct mnl_socket;
 
-struct nfq_opts {
+struct nfqueue_opts {
 	uint32_t copy_range;  /* bytes of payload copied to us (0: 65535) */
 	uint32_t maxlen;      /* kernel queue length (0: kernel default) */
 	bool fail_open;       /* accept instead of drop when the queue is full */
 	uint32_t rcvbuf;      /* socket receive buffer bytes (0: default) */
 };
 
-struct nfq_pkt {
+struct nfqueue_pkt {
 	uint32_t id;
 	uint16_t hw_proto;    /* ETH_P_IP / ETH_P_IPV6, host order */
 	uint32_t mark;
@@ -36,7 +36,7 @@ struct nfq_pkt {
 	size_t orig_len;      /* length of the packet in the kernel */
 };
 
-struct nfq_stats {
+struct nfqueue_stats {
 	uint64_t received;
 	uint64_t verdicts;
 	uint64_t batches;     /* netlink writes of verdicts */
@@ -47,14 +47,14 @@ struct nfq_stats {
 
 /* Counters the kernel keeps for a queue
  * (/proc/net/netfilter/nfnetlink_queue). */
-struct nfq_kstats {
+struct nfqueue_kstats {
 	uint32_t queue_total;
 	uint32_t queue_dropped;  /* dropped: queue full */
 	uint32_t user_dropped;   /* dropped: netlink socket buffer full */
 	uint32_t id_sequence;
 };
 
-struct nfq {
+struct nfqueue {
 	struct mnl_socket *nl;
 	unsigned queue;
 	uint32_t portid;
@@ -64,37 +64,37 @@ struct nfq {
 	size_t tx_size;
 	size_t tx_used;
 	unsigned tx_count;
-	struct nfq_stats st;
+	struct nfqueue_stats st;
 };
 
-typedef void (*nfq_pkt_fn)(void *ctx, const struct nfq_pkt *p);
+typedef void (*nfqueue_pkt_fn)(void *ctx, const struct nfqueue_pkt *p);
 
-enum nfq_verdict_kind {
+enum nfqueue_verdict_kind {
 	NFQ_DROP = 0,
 	NFQ_ACCEPT = 1,
 };
 
 /* Binds queue num with opts.  Returns 0 or -errno (-EBUSY if another
  * process has the queue). */
-int nfq_open(struct nfq *q, unsigned num, const struct nfq_opts *opts);
-void nfq_close(struct nfq *q);
-int nfq_fd(const struct nfq *q);
+int nfqueue_open(struct nfqueue *q, unsigned num, const struct nfqueue_opts *opts);
+void nfqueue_close(struct nfqueue *q);
+int nfqueue_fd(const struct nfqueue *q);
 
 /* Receives and dispatches up to budget packets (stops early at EAGAIN).
  * Returns the number dispatched or -errno. */
-int nfq_drain(struct nfq *q, unsigned budget, nfq_pkt_fn fn, void *ctx);
+int nfqueue_drain(struct nfqueue *q, unsigned budget, nfqueue_pkt_fn fn, void *ctx);
 
 /* Queues a verdict in the batch (sent when the batch is full or on
- * nfq_flush).  payload, when not NULL, replaces the packet (len bytes);
+ * nfqueue_flush).  payload, when not NULL, replaces the packet (len bytes);
  * set_mark sets the packet mark to mark.  Returns 0 or -errno. */
-int nfq_verdict(struct nfq *q, uint32_t id, enum nfq_verdict_kind v,
+int nfqueue_verdict(struct nfqueue *q, uint32_t id, enum nfqueue_verdict_kind v,
 		bool set_mark, uint32_t mark, const void *payload, size_t len);
 
 /* Sends the batched verdicts.  Returns 0 or -errno. */
-int nfq_flush(struct nfq *q);
+int nfqueue_flush(struct nfqueue *q);
 
 /* Reads the kernel's counters for queue num.  Returns 0, -ENOENT if the
  * queue is not bound, or -errno. */
-int nfq_kernel_stats(unsigned num, struct nfq_kstats *ks);
+int nfqueue_kernel_stats(unsigned num, struct nfqueue_kstats *ks);
 
 #endif
