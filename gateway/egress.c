@@ -1,0 +1,323 @@
+/* The egress: the tunnel's packets arrive on egress_queue (raw
+ * PREROUTING, before conntrack and routing).
+ *
+ * Each packet is checked (outer IPv4 and UDP by hand, then wire_parse,
+ * then the session and path ids), each failure dropped and counted by
+ * reason.  DATA: the inner packet is copied into a free slot and pushed to
+ * the resequencer with the slot index as cookie; the original waits in the
+ * kernel queue under its id until the resequencer releases it, in order,
+ * through release(), which gives NF_ACCEPT with the inner packet as the new
+ * payload (and release_mark).  The kernel then carries on with the inner
+ * packet (conntrack, NAT, routing) as if it had arrived on the WAN device.
+ * Control packets are handled by path.c and dropped.
+ *
+ * Slots: the resequencer holds at most capacity packets, and a packet is
+ * released or dropped within the call that pushed it otherwise, so
+ * capacity + 1 slots never run out.  The kernel queue is sized capacity +
+ * GW_EGR_QUEUE_EXTRA so held packets do not make it overflow.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/if_ether.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gateway/gw.h"
+
+static void verdict(struct gw_egr *e, uint32_t id, enum nfqueue_verdict_kind v,
+		    bool mark, uint32_t markv, const void *pl, size_t len)
+{
+	if (nfqueue_verdict(&e->q, id, v, mark, markv, pl, len) < 0) {
+		e->st.verdict_errors++;
+	}
+}
+
+/* The resequencer hands a packet back, in global sequence order. */
+static void release(void *ctx, uint64_t cookie, uint32_t gseq)
+{
+	struct gw *gw = ctx;
+	struct gw_egr *e = &gw->egr;
+	struct gw_slot *s = &e->slot[cookie];
+	uint32_t mark = gw->conf.release_mark;
+
+	(void)gseq;
+	verdict(e, s->id, NFQ_ACCEPT, mark != 0, mark, s->data, s->len);
+	e->free[e->nfree++] = (uint32_t)cookie;
+	e->st.released++;
+}
+
+static void on_data(struct gw *gw, const struct nfqueue_pkt *pk,
+		    const struct wire_msg *m)
+{
+	struct gw_egr *e = &gw->egr;
+	enum egr_verdict v;
+	struct gw_slot *s;
+	uint32_t idx;
+
+	if (m->body_len > GW_INNER_MAX) {
+		e->st.oversize++;
+		verdict(e, pk->id, NFQ_DROP, false, 0, NULL, 0);
+		return;
+	}
+
+	if (!e->nfree) {
+		e->st.no_slot++;
+		verdict(e, pk->id, NFQ_DROP, false, 0, NULL, 0);
+		return;
+	}
+	idx = e->free[--e->nfree];
+	s = &e->slot[idx];
+	s->id = pk->id;
+	s->len = (uint32_t)m->body_len;
+	memcpy(s->data, m->body, m->body_len);
+	v = egr_on_data(&e->egr, &m->hdr, e->now_us, idx);
+	switch (v) {
+	case EGR_RELEASED:
+	case EGR_BUFFERED:
+		return;
+	case EGR_DROP_LATE:
+		e->st.late++;
+		break;
+	case EGR_DROP_DUP:
+		e->st.dup++;
+		break;
+	case EGR_DROP_PATH:
+		e->st.path++;
+		break;
+	}
+	verdict(e, pk->id, NFQ_DROP, false, 0, NULL, 0);
+	e->free[e->nfree++] = idx;
+}
+
+static void on_packet(void *ctx, const struct nfqueue_pkt *pk)
+{
+	struct gw *gw = ctx;
+	struct gw_egr *e = &gw->egr;
+	struct sockaddr_in from;
+	struct wire_msg m;
+	enum wire_drop why;
+	const uint8_t *pl;
+	struct gw_path *p;
+	size_t plen;
+
+	e->st.pkts++;
+	if (pk->hw_proto != ETH_P_IP || pk->len != pk->orig_len ||
+	    gw_outer_ipv4(pk->data, pk->len, &from, &pl, &plen) < 0) {
+		e->st.outer_bad++;
+		goto drop;
+	}
+	why = wire_parse(pl, plen, &m);
+	if (why != WIRE_OK) {
+		e->st.wire[why]++;
+		if (gw_ratelimit_ok(&e->rl, e->now_us)) {
+			gw_dbg(gw, "egress: dropped a packet from %s: %s",
+			       inet_ntoa(from.sin_addr), wire_drop_name(why));
+		}
+		goto drop;
+	}
+	if (m.hdr.session != gw->conf.session_id) {
+		e->st.session++;
+		goto drop;
+	}
+	if (m.hdr.path >= gw->npaths) {
+		e->st.path++;
+		goto drop;
+	}
+	/* The queued packet is an IPv4 one and the kernel goes on with it
+	 * as such: an IPv6 payload cannot replace it (and our ingress only
+	 * captures IPv4). */
+	if (m.hdr.type == WIRE_DATA && m.body[0] >> 4 != 4) {
+		e->st.inner_family++;
+		goto drop;
+	}
+	p = &gw->path[m.hdr.path];
+	p->st.rx_pkts++;
+	p->st.rx_bytes += pk->len;
+	gw_path_heard(gw, p, &from, e->now_us);
+	if (m.hdr.type == WIRE_DATA) {
+		on_data(gw, pk, &m);
+		return;
+	}
+	e->st.ctrl[m.hdr.type]++;
+	gw_on_control(gw, p, &m, e->now_us);
+drop:
+	verdict(e, pk->id, NFQ_DROP, false, 0, NULL, 0);
+}
+
+static void arm_timer(struct gw *gw)
+{
+	struct gw_egr *e = &gw->egr;
+	uint64_t when, now;
+
+	ev_timer_stop(gw->loop, &e->reseq_timer);
+	if (!egr_reseq_deadline(&e->egr.reseq, &when)) {
+		return;
+	}
+	now = gw_now_us();
+	ev_timer_set(&e->reseq_timer,
+		     when > now ? (double)(when - now) / 1e6 : 0., 0.);
+	ev_timer_start(gw->loop, &e->reseq_timer);
+}
+
+void gw_egr_settle(struct gw *gw)
+{
+	struct gw_egr *e = &gw->egr;
+
+	if (!e->q.nl) {
+		return;
+	}
+	if (nfqueue_flush(&e->q) < 0) {
+		e->st.verdict_errors++;
+	}
+	arm_timer(gw);
+}
+
+static void on_timer(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct gw *gw = container_of(w, struct gw, egr.reseq_timer);
+
+	(void)loop;
+	(void)revents;
+	egr_reseq_poll(&gw->egr.egr.reseq, gw_now_us());
+	gw_egr_settle(gw);
+}
+
+static int drain_once(struct gw *gw)
+{
+	int got;
+
+	gw->egr.now_us = gw_now_us();
+	got = nfqueue_drain(&gw->egr.q, GW_BUDGET, on_packet, gw);
+	gw_egr_settle(gw);
+	return got;
+}
+
+static void on_readable(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct gw *gw = container_of(w, struct gw, egr.io);
+	int got;
+
+	(void)loop;
+	(void)revents;
+	got = drain_once(gw);
+	if (got < 0) {
+		gw_err(gw, "egress queue %u: %s", gw->conf.egress_queue,
+		       strerror(-got));
+	}
+}
+
+void gw_egr_drain_all(struct gw *gw)
+{
+	int rounds = 0;
+
+	while (drain_once(gw) > 0 && ++rounds < 1000) {
+	}
+}
+
+void gw_egr_peer_restarted(struct gw *gw)
+{
+	struct gw_egr *e = &gw->egr;
+
+	e->st.peer_restarts++;
+	/* what is buffered goes out in order first */
+	egr_reseq_reset(&e->egr.reseq);
+	egr_loss_init(&e->egr.loss, gw->npaths);
+	gw_egr_settle(gw);
+}
+
+/* The kernel's own drops for our queues, logged when they grow. */
+void gw_check_kstats(struct gw *gw)
+{
+	struct {
+		unsigned num;
+		struct nfqueue_kstats *last;
+		const char *name;
+	} q[2] = {
+		{gw->conf.ingress_queue, &gw->ing.kst, "ingress"},
+		{gw->conf.egress_queue, &gw->egr.kst, "egress"},
+	};
+	struct nfqueue_kstats ks;
+	unsigned i;
+
+	for (i = 0; i < 2; i++) {
+		if (nfqueue_kernel_stats(q[i].num, &ks) < 0) {
+			continue;
+		}
+		if (ks.queue_dropped != q[i].last->queue_dropped ||
+		    ks.user_dropped != q[i].last->user_dropped) {
+			gw_warn(gw,
+				"%s queue %u: kernel dropped %u (queue full) "
+				"and %u (socket full) packets in total",
+				q[i].name, q[i].num, ks.queue_dropped,
+				ks.user_dropped);
+		}
+		*q[i].last = ks;
+	}
+}
+
+int gw_egr_open(struct gw *gw)
+{
+	struct gw_egr *e = &gw->egr;
+	struct nfqueue_opts o = {
+		.copy_range = 0xffff,
+		.maxlen = gw->conf.reseq.capacity + GW_EGR_QUEUE_EXTRA,
+		.fail_open = false,
+		.rcvbuf = GW_RCVBUF,
+	};
+	uint32_t i;
+	int err;
+
+	err = egr_init(&e->egr, &gw->conf.reseq, gw->npaths, release, gw);
+	if (err) {
+		gw_err(gw, "egress: %s", strerror(-err));
+		return err;
+	}
+	e->egr_ok = true;
+	/* paths come up as the peer is heard on them */
+	for (i = 0; i < gw->npaths; i++) {
+		egr_reseq_set_path_up(&e->egr.reseq, i, false);
+	}
+	e->nslots = gw->conf.reseq.capacity + 1;
+	e->slot = malloc(sizeof(*e->slot) * e->nslots);
+	e->free = malloc(sizeof(*e->free) * e->nslots);
+	if (!e->slot || !e->free) {
+		return -ENOMEM;
+	}
+	/* committed now: the memory the daemon uses does not grow with the
+	 * depth the resequencer happens to reach later */
+	gw_commit_mem(e->slot, sizeof(*e->slot) * e->nslots);
+	for (i = 0; i < e->nslots; i++) {
+		e->free[i] = e->nslots - 1 - i;
+	}
+	e->nfree = e->nslots;
+	ev_timer_init(&e->reseq_timer, on_timer, 0., 0.);
+	err = nfqueue_open(&e->q, gw->conf.egress_queue, &o);
+	if (err) {
+		gw_err(gw, "egress queue %u: %s%s", gw->conf.egress_queue,
+		       strerror(-err),
+		       err == -EBUSY ? " (bound by another process)" : "");
+		return err;
+	}
+	ev_io_init(&e->io, on_readable, nfqueue_fd(&e->q), EV_READ);
+	ev_io_start(gw->loop, &e->io);
+	return 0;
+}
+
+void gw_egr_close(struct gw *gw)
+{
+	struct gw_egr *e = &gw->egr;
+
+	if (e->q.nl) {
+		ev_io_stop(gw->loop, &e->io);
+		ev_timer_stop(gw->loop, &e->reseq_timer);
+		nfqueue_close(&e->q);
+	}
+	if (e->egr_ok) {
+		egr_free(&e->egr);
+		e->egr_ok = false;
+	}
+	free(e->slot);
+	free(e->free);
+	e->slot = NULL;
+	e->free = NULL;
+}

@@ -1,0 +1,256 @@
+/* l3bondd: the daemon's context.
+ *
+ * One struct gw holds everything the daemon owns (config, path sockets, the
+ * two queues with the scheduler and the egress, timers, signal watchers);
+ * there are no other globals.  Watchers are embedded in their owners and
+ * recovered with container_of.  Files:
+ *
+ *	main.c     options, start, signals, reload, shutdown
+ *	path.c     per-path UDP sockets, liveness, control packets
+ *	ingress.c  queue of the traffic to bond -> tunnel
+ *	egress.c   queue of the tunnel -> resequenced inner packets
+ *	outer.c    outer IPv4/UDP headers of a tunnel packet
+ *	rules.c    iptables/nft rules, rp_filter
+ *	status.c   counters as key=value lines
+ *	log.c      leveled logging to stderr
+ *
+ * Both directions are independent: this box's ingress (scheduler) sends
+ * to the peer's egress, which reports loss back to it; this box's egress
+ * reports to the peer's ingress.
+ */
+#ifndef L3BOND_GW_H
+#define L3BOND_GW_H
+
+#include <ev.h>
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#include "common/conf.h"
+#include "common/nfqueue.h"
+#include "common/wire.h"
+#include "egress/egress.h"
+#include "ingress/sched.h"
+
+#define container_of(ptr, type, member)                                        \
+	((type *)((char *)(ptr)-offsetof(type, member)))
+
+enum gw_limits {
+	GW_BUDGET = 64,	     /* packets per queue drain */
+	GW_INNER_MAX = 2048, /* largest inner packet carried */
+	GW_CTRL_MAX = WIRE_HDR_LEN + WIRE_REPORT_MAX + WIRE_TAG_LEN,
+	GW_DEAD_KEEPALIVES = 3, /* silent keepalive periods before down */
+	GW_KSTATS_MS = 1000,	/* kernel queue counters, status file */
+	GW_RP_MAX = WIRE_MAX_PATHS + 1, /* rp_filter entries: paths + all */
+	GW_RULES_MAX = 16384,		/* bytes of generated rules */
+	GW_EGR_QUEUE_EXTRA = 1024, /* kernel queue room beyond the buffer */
+	GW_RCVBUF = 8 << 20,	   /* netlink receive buffer of each queue */
+	/* IPv4 TCP MSS that fits a 1500-byte path MTU once encapsulated */
+	GW_MSS4 = 1500 - WIRE_OVERHEAD - 40,
+};
+
+/* A token bucket for debug messages on the packet path. */
+struct gw_ratelimit {
+	uint64_t window_us;
+	unsigned n;
+};
+
+struct gw_path_stats {
+	uint64_t tx_pkts; /* DATA sent */
+	uint64_t tx_bytes;
+	uint64_t tx_errors; /* DATA the socket refused */
+	uint64_t ctrl_tx;   /* control packets sent */
+	uint64_t ctrl_errors;
+	uint64_t rx_pkts; /* valid tunnel packets received */
+	uint64_t rx_bytes;
+	uint64_t up_events;
+	uint64_t down_events;
+};
+
+struct gw_path {
+	unsigned idx;
+	int fd;
+	struct sockaddr_in peer; /* cpe: configured; concentrator: learnt */
+	bool have_peer;
+	bool alive; /* heard from the peer recently */
+	uint64_t last_rx_us;
+	uint32_t rtt_us; /* last PROBE round trip, 0: none */
+	/* DATA queued by the ingress in this drain */
+	unsigned nmsg;
+	struct mmsghdr msg[GW_BUDGET];
+	struct iovec iov[GW_BUDGET][3];
+	uint8_t hdr[GW_BUDGET][WIRE_HDR_LEN];
+	struct gw_path_stats st;
+};
+
+struct gw_ing_stats {
+	uint64_t pkts;	  /* packets taken from the queue */
+	uint64_t bonded;  /* sent through the tunnel */
+	uint64_t no_path; /* accepted natively: no path up */
+	uint64_t unfit;	  /* accepted natively: cut short, tiny, huge */
+	uint64_t verdict_errors;
+};
+
+struct gw_ing {
+	struct nfqueue q;
+	ev_io io;
+	struct ing_sched sched;
+	unsigned n; /* packets in this drain */
+	uint32_t id[GW_BUDGET];
+	uint8_t (*buf)[GW_INNER_MAX]; /* GW_BUDGET inner copies */
+	uint64_t now_us;
+	struct nfqueue_kstats kst;
+	struct gw_ing_stats st;
+};
+
+/* An inner packet held while the resequencer buffers it; the original
+ * waits in the kernel queue under id. */
+struct gw_slot {
+	uint32_t id;
+	uint32_t len;
+	uint8_t data[GW_INNER_MAX];
+};
+
+struct gw_egr_stats {
+	uint64_t pkts;		      /* packets taken from the queue */
+	uint64_t outer_bad;	      /* not IPv4/UDP, truncated, fragment */
+	uint64_t wire[WIRE_DROP_MAX]; /* wire_parse reasons */
+	uint64_t session;	      /* wrong session id */
+	uint64_t path;		      /* path id beyond the configured paths */
+	uint64_t oversize;	      /* inner larger than GW_INNER_MAX */
+	uint64_t inner_family;	      /* inner not IPv4 (outer is IPv4) */
+	uint64_t no_slot;	      /* no free slot (cannot happen) */
+	uint64_t late;
+	uint64_t dup;
+	uint64_t released;
+	uint64_t ctrl[WIRE_TYPE_MAX + 1];
+	uint64_t verdict_errors;
+	uint64_t peer_restarts;
+};
+
+struct gw_egr {
+	struct nfqueue q;
+	ev_io io;
+	ev_timer reseq_timer;
+	struct egr egr;
+	bool egr_ok;
+	struct gw_slot *slot;
+	uint32_t *free; /* stack of free slot indices */
+	uint32_t nfree;
+	uint32_t nslots;
+	uint64_t now_us;
+	struct nfqueue_kstats kst;
+	struct gw_ratelimit rl;
+	struct gw_egr_stats st;
+};
+
+struct gw_rp {
+	char ifname[IF_NAMESIZE]; /* "all" for the global switch */
+	int old;
+};
+
+struct gw_rules {
+	bool installed;
+	unsigned nrp;
+	struct gw_rp rp[GW_RP_MAX];
+};
+
+struct gw {
+	struct ev_loop *loop;
+	struct conf conf;
+	const char *conf_file;
+	const char *status_file;
+	enum conf_log_level log_level; /* conf's, or debug with -v */
+	bool verbose;
+	uint64_t start_us;
+	uint32_t epoch; /* ours, random, sent in HELLO */
+	uint32_t peer_epoch;
+	bool have_peer_epoch;
+	uint32_t probe_id;
+	unsigned npaths;
+	struct gw_path path[WIRE_MAX_PATHS];
+	struct gw_ing ing;
+	struct gw_egr egr;
+	struct gw_rules rules;
+	ev_timer report_timer;	  /* t_report_ms: REPORT, liveness */
+	ev_timer keepalive_timer; /* keepalive_ms: HELLO, PROBE */
+	ev_timer stats_timer;	  /* GW_KSTATS_MS: kernel drops, status */
+	ev_signal sig_term;
+	ev_signal sig_int;
+	ev_signal sig_hup;
+	ev_signal sig_usr1;
+	bool stopping;
+};
+
+/* Touches every page of len bytes at p, so that the memory counts now
+ * and not when the traffic first reaches it (a zeroing memset after malloc
+ * may become a calloc, whose pages stay untouched). */
+static inline void gw_commit_mem(void *p, size_t len)
+{
+	volatile uint8_t *b = p;
+	size_t i;
+
+	for (i = 0; i < len; i += 4096) {
+		b[i] = 0;
+	}
+}
+
+/* log.c */
+void gw_log(const struct gw *gw, enum conf_log_level lv, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+#define gw_err(gw, ...)	 gw_log(gw, CONF_LOG_ERROR, __VA_ARGS__)
+#define gw_warn(gw, ...) gw_log(gw, CONF_LOG_WARNING, __VA_ARGS__)
+#define gw_info(gw, ...) gw_log(gw, CONF_LOG_INFO, __VA_ARGS__)
+#define gw_dbg(gw, ...)	 gw_log(gw, CONF_LOG_DEBUG, __VA_ARGS__)
+/* true if a message may go out now (at most 10 a second) */
+bool gw_ratelimit_ok(struct gw_ratelimit *rl, uint64_t now_us);
+uint64_t gw_now_us(void);
+
+/* path.c */
+int gw_paths_open(struct gw *gw);
+void gw_paths_close(struct gw *gw);
+bool gw_path_can_send(const struct gw_path *p);
+void gw_path_heard(struct gw *gw, struct gw_path *p,
+		   const struct sockaddr_in *from, uint64_t now_us);
+void gw_paths_check_alive(struct gw *gw, uint64_t now_us);
+void gw_send_reports(struct gw *gw, uint64_t now_us);
+void gw_send_keepalives(struct gw *gw, uint64_t now_us);
+void gw_on_control(struct gw *gw, struct gw_path *p, const struct wire_msg *m,
+		   uint64_t now_us);
+int gw_send_ctrl(struct gw *gw, struct gw_path *p, uint8_t type, uint32_t gseq,
+		 const uint8_t *body, size_t len, uint64_t now_us);
+
+/* ingress.c */
+int gw_ing_open(struct gw *gw);
+void gw_ing_close(struct gw *gw);
+void gw_ing_drain_all(struct gw *gw);
+
+/* egress.c */
+int gw_egr_open(struct gw *gw);
+void gw_egr_close(struct gw *gw);
+/* after anything that may have released packets: verdicts out, timer */
+void gw_egr_settle(struct gw *gw);
+void gw_egr_drain_all(struct gw *gw);
+void gw_egr_peer_restarted(struct gw *gw);
+void gw_check_kstats(struct gw *gw);
+
+/* outer.c: the outer IPv4 + UDP headers of a tunnel packet: the source
+ * address and port, and the UDP payload.  0 or -EINVAL (malformed). */
+int gw_outer_ipv4(const uint8_t *d, size_t len, struct sockaddr_in *from,
+		  const uint8_t **pl, size_t *plen);
+
+/* rules.c */
+int gw_rules_text(const struct conf *c, bool nft, char *buf, size_t len);
+int gw_rules_install(struct gw *gw);
+void gw_rules_remove(struct gw *gw);
+void gw_rp_filter_set(struct gw *gw);
+void gw_rp_filter_restore(struct gw *gw);
+
+/* status.c */
+int gw_status_write(struct gw *gw, int fd);
+void gw_status_dump(struct gw *gw);
+
+#endif

@@ -1,0 +1,218 @@
+/* The ingress: the traffic to bond arrives on ingress_queue; each packet
+ * is scheduled, encapsulated and sent on its path, and the original gets
+ * NF_DROP.
+ *
+ * One drain takes up to GW_BUDGET packets.  A packet handed over by
+ * nfqueue_drain() lives in the netlink receive buffer only during the
+ * callback, so its bytes are copied into buf[] (preallocated, one slot per
+ * packet of the drain); the path batches point there.  After the drain:
+ * one sendmmsg() per path, then the verdicts, in one netlink write.
+ *
+ * No path up (peer not heard from yet, or gone): NF_ACCEPT, the packet
+ * goes on natively.  A packet too large for a slot also goes natively
+ * (counted): with GSO off on the queue the kernel hands us segments, so
+ * this only happens with an MTU above GW_INNER_MAX.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gateway/gw.h"
+
+static const uint8_t zero_tag[WIRE_TAG_LEN];
+
+static void send_batches(struct gw *gw)
+{
+	unsigned i, done;
+	int n;
+
+	for (i = 0; i < gw->npaths; i++) {
+		struct gw_path *p = &gw->path[i];
+
+		for (done = 0; done < p->nmsg; done += (unsigned)n) {
+			n = sendmmsg(p->fd, p->msg + done, p->nmsg - done,
+				     MSG_DONTWAIT);
+			if (n <= 0) {
+				if (n < 0 && errno == EINTR) {
+					n = 0;
+					continue;
+				}
+				/* the datagram at done failed; the rest may
+				 * still go.  The egress counts it as lost. */
+				p->st.tx_errors++;
+				n = 1;
+				continue;
+			}
+			for (int k = 0; k < n; k++) {
+				p->st.tx_pkts++;
+				p->st.tx_bytes +=
+					p->msg[done + (unsigned)k].msg_len;
+			}
+		}
+		p->nmsg = 0;
+	}
+}
+
+static void flush(struct gw *gw)
+{
+	struct gw_ing *ing = &gw->ing;
+	unsigned i;
+
+	send_batches(gw);
+	for (i = 0; i < ing->n; i++) {
+		if (nfqueue_verdict(&ing->q, ing->id[i], NFQ_DROP, false, 0, NULL,
+				0) < 0) {
+			ing->st.verdict_errors++;
+		}
+	}
+	ing->n = 0;
+	if (nfqueue_flush(&ing->q) < 0) {
+		ing->st.verdict_errors++;
+	}
+}
+
+static void accept_native(struct gw_ing *ing, uint32_t id)
+{
+	if (nfqueue_verdict(&ing->q, id, NFQ_ACCEPT, false, 0, NULL, 0) < 0) {
+		ing->st.verdict_errors++;
+	}
+}
+
+static void on_packet(void *ctx, const struct nfqueue_pkt *pk)
+{
+	struct gw *gw = ctx;
+	struct gw_ing *ing = &gw->ing;
+	struct wire_hdr h = {0};
+	struct gw_path *p;
+	unsigned slot, m;
+	int path;
+
+	ing->st.pkts++;
+	if (pk->len > GW_INNER_MAX || pk->len != pk->orig_len ||
+	    pk->len < WIRE_MIN_INNER) {
+		ing->st.unfit++;
+		accept_native(ing, pk->id);
+		return;
+	}
+	if (ing->n == GW_BUDGET) {
+		flush(gw); /* not reached: the drain budget is GW_BUDGET */
+	}
+	path = ing_sched_pick(&ing->sched, &h);
+	if (path < 0) {
+		ing->st.no_path++;
+		accept_native(ing, pk->id);
+		return;
+	}
+	h.type = WIRE_DATA;
+	h.session = gw->conf.session_id;
+	h.tstamp = (uint32_t)ing->now_us;
+
+	slot = ing->n++;
+	ing->id[slot] = pk->id;
+	memcpy(ing->buf[slot], pk->data, pk->len);
+
+	p = &gw->path[path];
+	m = p->nmsg++;
+	wire_put_hdr(p->hdr[m], &h);
+	p->iov[m][0].iov_base = p->hdr[m];
+	p->iov[m][0].iov_len = WIRE_HDR_LEN;
+	p->iov[m][1].iov_base = ing->buf[slot];
+	p->iov[m][1].iov_len = pk->len;
+	p->iov[m][2].iov_base = (void *)zero_tag;
+	p->iov[m][2].iov_len = WIRE_TAG_LEN;
+	memset(&p->msg[m], 0, sizeof(p->msg[m]));
+	p->msg[m].msg_hdr.msg_name = &p->peer;
+	p->msg[m].msg_hdr.msg_namelen = sizeof(p->peer);
+	p->msg[m].msg_hdr.msg_iov = p->iov[m];
+	p->msg[m].msg_hdr.msg_iovlen = 3;
+	ing->st.bonded++;
+}
+
+static void drain_once(struct gw *gw, int *got)
+{
+	struct gw_ing *ing = &gw->ing;
+
+	ing->now_us = gw_now_us();
+	*got = nfqueue_drain(&ing->q, GW_BUDGET, on_packet, gw);
+	flush(gw);
+}
+
+static void on_readable(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct gw *gw = container_of(w, struct gw, ing.io);
+	int got;
+
+	(void)loop;
+	(void)revents;
+	drain_once(gw, &got);
+	if (got < 0) {
+		gw_err(gw, "ingress queue %u: %s", gw->conf.ingress_queue,
+		       strerror(-got));
+	}
+}
+
+/* Shutdown: take what is still queued (rules are gone by then). */
+void gw_ing_drain_all(struct gw *gw)
+{
+	int got, rounds = 0;
+
+	do {
+		drain_once(gw, &got);
+	} while (got > 0 && ++rounds < 1000);
+}
+
+int gw_ing_open(struct gw *gw)
+{
+	struct gw_ing *ing = &gw->ing;
+	struct nfqueue_opts o = {
+		.copy_range = 0xffff,
+		.maxlen = 4096,
+		.fail_open = false,
+		.rcvbuf = GW_RCVBUF,
+	};
+	enum path_class cls[WIRE_MAX_PATHS];
+	unsigned i;
+	int err;
+
+	for (i = 0; i < gw->npaths; i++) {
+		cls[i] = gw->conf.path[i].cls;
+	}
+	err = ing_sched_init(&ing->sched, &gw->conf.sched, gw->npaths, cls);
+	if (err) {
+		gw_err(gw, "scheduler: %s", strerror(-err));
+		return err;
+	}
+	/* nothing is sent until the peer answered on a path */
+	for (i = 0; i < gw->npaths; i++) {
+		ing_sched_set_up(&ing->sched, i, false);
+	}
+	ing->buf = malloc(sizeof(*ing->buf) * GW_BUDGET);
+	if (!ing->buf) {
+		return -ENOMEM;
+	}
+	gw_commit_mem(ing->buf, sizeof(*ing->buf) * GW_BUDGET);
+	err = nfqueue_open(&ing->q, gw->conf.ingress_queue, &o);
+	if (err) {
+		gw_err(gw, "ingress queue %u: %s%s", gw->conf.ingress_queue,
+		       strerror(-err),
+		       err == -EBUSY ? " (bound by another process)" : "");
+		free(ing->buf);
+		ing->buf = NULL;
+		return err;
+	}
+	ev_io_init(&ing->io, on_readable, nfqueue_fd(&ing->q), EV_READ);
+	ev_io_start(gw->loop, &ing->io);
+	return 0;
+}
+
+void gw_ing_close(struct gw *gw)
+{
+	struct gw_ing *ing = &gw->ing;
+
+	if (ing->q.nl) {
+		ev_io_stop(gw->loop, &ing->io);
+		nfqueue_close(&ing->q);
+	}
+	free(ing->buf);
+	ing->buf = NULL;
+}

@@ -1,0 +1,447 @@
+/* l3bondd: the bonding daemon of the CPE and of the concentrator.
+ *
+ *	l3bondd -c FILE [-f] [-v] [--status-file PATH]
+ *	l3bondd -c FILE --check
+ *	l3bondd -c FILE --print-rules iptables|nft
+ *
+ * It always runs in the foreground (systemd and procd supervise it); -f is
+ * accepted for symmetry with other daemons.  Startup: config, path
+ * sockets, both queues bound, then the rules (so no packet is ever queued
+ * to nobody), rp_filter.  SIGTERM/SIGINT: buffered packets released,
+ * verdicts sent, rules removed, rp_filter restored, queues unbound, exit 0.
+ * SIGHUP: the file is read again; the tunables are applied without
+ * touching sequence state, a structural change is refused (restart), a bad
+ * file is logged and the running config kept.  SIGUSR1: status dump.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "gateway/gw.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: l3bondd -c FILE [-f] [-v] [--status-file PATH]\n"
+		"       l3bondd -c FILE --check\n"
+		"       l3bondd -c FILE --print-rules iptables|nft\n"
+		"  -c, --config FILE      configuration (libconfig syntax)\n"
+		"  -f, --foreground       run in the foreground (always so)\n"
+		"  -v, --verbose          log level debug\n"
+		"      --check            validate the configuration, exit "
+		"0 or 1\n"
+		"      --print-rules FMT  print the rules it installs and "
+		"exit\n"
+		"      --status-file PATH write counters there every "
+		"second\n");
+}
+
+/* What the daemon needs beyond a valid file.  The file can be valid for
+ * tools that read it (simulator, l3bondctl) without these. */
+static int check_daemon(const struct conf *c, const char *file, char *err,
+			size_t len)
+{
+	struct in_addr a;
+	unsigned i;
+
+	if (c->role == ROLE_CPE && !c->nlan && !c->bond_output) {
+		snprintf(err, len,
+			 "%s:0: lan_interfaces: missing: required with role "
+			 "\"cpe\" (or bond_output = true)",
+			 file);
+		return -EINVAL;
+	}
+	if (c->role == ROLE_CONCENTRATOR && !c->nprefixes) {
+		snprintf(err, len,
+			 "%s:0: prefixes: missing: required with role "
+			 "\"concentrator\"",
+			 file);
+		return -EINVAL;
+	}
+	for (i = 0; i < c->npaths; i++) {
+		if (c->role == ROLE_CPE &&
+		    inet_pton(AF_INET, c->path[i].peer, &a) != 1) {
+			snprintf(err, len,
+				 "%s:0: paths[%u].peer: bad value '%s': the "
+				 "daemon supports IPv4 paths only for now",
+				 file, i, c->path[i].peer);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int load(struct conf *c, const char *file, char *err, size_t len)
+{
+	int ret = conf_load(c, file, err, len);
+
+	if (!ret) {
+		ret = check_daemon(c, file, err, len);
+	}
+	return ret;
+}
+
+/* ---- reload ------------------------------------------------------------ */
+
+static bool same_structure(const struct conf *a, const struct conf *b)
+{
+	unsigned i;
+
+	if (a->role != b->role || a->session_id != b->session_id ||
+	    a->port != b->port || a->npaths != b->npaths ||
+	    a->ingress_queue != b->ingress_queue ||
+	    a->egress_queue != b->egress_queue || a->nlan != b->nlan ||
+	    a->bond_output != b->bond_output || a->nprefixes != b->nprefixes ||
+	    a->reseq.capacity != b->reseq.capacity) {
+		return false;
+	}
+	for (i = 0; i < a->npaths; i++) {
+		const struct conf_path *p = &a->path[i], *q = &b->path[i];
+
+		if (strcmp(p->name, q->name) || p->cls != q->cls ||
+		    strcmp(p->ifname, q->ifname) || p->fwmark != q->fwmark ||
+		    strcmp(p->peer, q->peer) || p->peer_port != q->peer_port) {
+			return false;
+		}
+	}
+	for (i = 0; i < a->nlan; i++) {
+		if (strcmp(a->lan[i], b->lan[i])) {
+			return false;
+		}
+	}
+	for (i = 0; i < a->nprefixes; i++) {
+		if (a->prefix[i].addr != b->prefix[i].addr ||
+		    a->prefix[i].len != b->prefix[i].len) {
+			return false;
+		}
+	}
+	return true;
+}
+
+static void arm_periodic(struct gw *gw);
+
+static void reload(struct gw *gw)
+{
+	char err[CONF_ERR_MAX];
+	struct conf c;
+	int ret;
+
+	ret = load(&c, gw->conf_file, err, sizeof(err));
+	if (ret) {
+		gw_err(gw, "reload refused, old configuration kept: %s", err);
+		return;
+	}
+	if (!same_structure(&gw->conf, &c)) {
+		gw_err(gw,
+		       "reload refused, old configuration kept: role, session, "
+		       "port, queues, paths, lan_interfaces, bond_output, "
+		       "prefixes or reorder_capacity changed; restart "
+		       "l3bondd to apply");
+		return;
+	}
+	ret = ing_sched_set_params(&gw->ing.sched, &c.sched);
+	if (!ret) {
+		ret = egr_reseq_set_params(&gw->egr.egr.reseq, &c.reseq);
+		if (ret) {
+			/* keep the two halves consistent */
+			ing_sched_set_params(&gw->ing.sched, &gw->conf.sched);
+		}
+	}
+	if (ret) {
+		gw_err(gw, "reload refused: %s", strerror(-ret));
+		return;
+	}
+	gw->conf = c;
+	gw->log_level = gw->verbose ? CONF_LOG_DEBUG : c.log_level;
+	arm_periodic(gw);
+	gw_egr_settle(gw); /* t_lto may have changed the deadline */
+	gw_info(gw,
+		"reloaded: k=%g t_dwd_ms=%u t_report_ms=%u w_fixed=%g "
+		"w_mobile_max=%g dwd_hold_ms=%u t_lto_ms=%u early_release=%d "
+		"keepalive_ms=%u",
+		c.sched.k, c.sched.t_dwd_ms, c.sched.t_report_ms,
+		c.sched.w_fixed, c.sched.w_mobile_max,
+		c.sched.dwd_hold_us / 1000, c.reseq.t_lto_us / 1000,
+		c.reseq.early_release, c.keepalive_ms);
+}
+
+/* ---- timers and signals ----------------------------------------------- */
+
+static void on_report(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct gw *gw = container_of(w, struct gw, report_timer);
+	uint64_t now = gw_now_us();
+
+	(void)loop;
+	(void)revents;
+	gw_paths_check_alive(gw, now);
+	gw_send_reports(gw, now);
+}
+
+static void on_keepalive(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct gw *gw = container_of(w, struct gw, keepalive_timer);
+
+	(void)loop;
+	(void)revents;
+	gw_send_keepalives(gw, gw_now_us());
+}
+
+static void on_stats(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct gw *gw = container_of(w, struct gw, stats_timer);
+
+	(void)loop;
+	(void)revents;
+	gw_check_kstats(gw);
+	if (gw->status_file) {
+		gw_status_dump(gw);
+	}
+}
+
+static void arm_periodic(struct gw *gw)
+{
+	double rep = gw->conf.sched.t_report_ms / 1000.;
+	double ka = gw->conf.keepalive_ms / 1000.;
+
+	ev_timer_stop(gw->loop, &gw->report_timer);
+	ev_timer_set(&gw->report_timer, rep, rep);
+	ev_timer_start(gw->loop, &gw->report_timer);
+	/* the first keepalive at once: HELLO before anything else */
+	ev_timer_stop(gw->loop, &gw->keepalive_timer);
+	ev_timer_set(&gw->keepalive_timer, 0., ka);
+	ev_timer_start(gw->loop, &gw->keepalive_timer);
+}
+
+static void on_stop(struct ev_loop *loop, ev_signal *w, int revents)
+{
+	struct gw *gw = w->signum == SIGTERM
+				? container_of(w, struct gw, sig_term)
+				: container_of(w, struct gw, sig_int);
+
+	(void)revents;
+	gw_info(gw, "signal %d: shutting down", w->signum);
+	gw->stopping = true;
+	ev_break(loop, EVBREAK_ALL);
+}
+
+static void on_hup(struct ev_loop *loop, ev_signal *w, int revents)
+{
+	struct gw *gw = container_of(w, struct gw, sig_hup);
+
+	(void)loop;
+	(void)revents;
+	gw_info(gw, "SIGHUP: reloading %s", gw->conf_file);
+	reload(gw);
+}
+
+static void on_usr1(struct ev_loop *loop, ev_signal *w, int revents)
+{
+	struct gw *gw = container_of(w, struct gw, sig_usr1);
+
+	(void)loop;
+	(void)revents;
+	gw_status_dump(gw);
+}
+
+/* ---- start and stop ------------------------------------------------------ */
+
+static int start(struct gw *gw)
+{
+	int err;
+
+	gw->start_us = gw_now_us();
+	if (getrandom(&gw->epoch, sizeof(gw->epoch), 0) != sizeof(gw->epoch) ||
+	    !gw->epoch) {
+		gw->epoch = (uint32_t)(gw->start_us ^ (uint64_t)getpid()) | 1;
+	}
+	gw->npaths = gw->conf.npaths;
+	err = gw_paths_open(gw);
+	if (err) {
+		return err;
+	}
+	err = gw_ing_open(gw);
+	if (err) {
+		return err;
+	}
+	err = gw_egr_open(gw);
+	if (err) {
+		return err;
+	}
+	err = gw_rules_install(gw);
+	if (err) {
+		return err;
+	}
+	gw_rp_filter_set(gw);
+
+	ev_timer_init(&gw->report_timer, on_report, 0., 0.);
+	ev_timer_init(&gw->keepalive_timer, on_keepalive, 0., 0.);
+	ev_timer_init(&gw->stats_timer, on_stats, GW_KSTATS_MS / 1000.,
+		      GW_KSTATS_MS / 1000.);
+	ev_timer_start(gw->loop, &gw->stats_timer);
+	arm_periodic(gw);
+	ev_signal_init(&gw->sig_term, on_stop, SIGTERM);
+	ev_signal_init(&gw->sig_int, on_stop, SIGINT);
+	ev_signal_init(&gw->sig_hup, on_hup, SIGHUP);
+	ev_signal_init(&gw->sig_usr1, on_usr1, SIGUSR1);
+	ev_signal_start(gw->loop, &gw->sig_term);
+	ev_signal_start(gw->loop, &gw->sig_int);
+	ev_signal_start(gw->loop, &gw->sig_hup);
+	ev_signal_start(gw->loop, &gw->sig_usr1);
+	gw_info(gw,
+		"started: role %s, session %u, %u paths, queues %u/%u, "
+		"port %u, epoch %08x",
+		conf_role_name(gw->conf.role), gw->conf.session_id, gw->npaths,
+		gw->conf.ingress_queue, gw->conf.egress_queue, gw->conf.port,
+		gw->epoch);
+	return 0;
+}
+
+static void stop(struct gw *gw)
+{
+	if (gw->egr.egr_ok) {
+		/* what waits for a hole goes out now, in order */
+		egr_reseq_flush(&gw->egr.egr.reseq);
+		gw_egr_settle(gw);
+	}
+	gw_rules_remove(gw);
+	gw_rp_filter_restore(gw);
+	/* what was queued before the rules went away */
+	if (gw->ing.q.nl) {
+		gw_ing_drain_all(gw);
+	}
+	if (gw->egr.q.nl) {
+		gw_egr_drain_all(gw);
+		egr_reseq_flush(&gw->egr.egr.reseq);
+		gw_egr_settle(gw);
+	}
+	if (gw->status_file && gw->ing.q.nl) {
+		gw_status_dump(gw);
+	}
+	gw_egr_close(gw);
+	gw_ing_close(gw);
+	gw_paths_close(gw);
+	if (gw->loop) {
+		ev_timer_stop(gw->loop, &gw->report_timer);
+		ev_timer_stop(gw->loop, &gw->keepalive_timer);
+		ev_timer_stop(gw->loop, &gw->stats_timer);
+		ev_signal_stop(gw->loop, &gw->sig_term);
+		ev_signal_stop(gw->loop, &gw->sig_int);
+		ev_signal_stop(gw->loop, &gw->sig_hup);
+		ev_signal_stop(gw->loop, &gw->sig_usr1);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	enum { OPT_CHECK = 256, OPT_PRINT_RULES, OPT_STATUS };
+	static const struct option opts[] = {
+		{"config", required_argument, NULL, 'c'},
+		{"foreground", no_argument, NULL, 'f'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"help", no_argument, NULL, 'h'},
+		{"check", no_argument, NULL, OPT_CHECK},
+		{"print-rules", required_argument, NULL, OPT_PRINT_RULES},
+		{"status-file", required_argument, NULL, OPT_STATUS},
+		{NULL, 0, NULL, 0},
+	};
+	static struct gw gw; /* large (batches): not on the stack */
+	const char *print_rules = NULL;
+	char err[CONF_ERR_MAX];
+	bool check = false;
+	int opt, ret;
+
+	/* A SIGHUP or SIGUSR1 before the loop's handlers are in would
+	 * kill us half-way through installing the rules. */
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGUSR1, SIG_IGN);
+	setvbuf(stderr, NULL, _IOLBF, 0);
+	gw.log_level = CONF_LOG_INFO;
+	while ((opt = getopt_long(argc, argv, "c:fvh", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'c':
+			gw.conf_file = optarg;
+			break;
+		case 'f':
+			break;
+		case 'v':
+			gw.verbose = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case OPT_CHECK:
+			check = true;
+			break;
+		case OPT_PRINT_RULES:
+			print_rules = optarg;
+			if (strcmp(optarg, "iptables") &&
+			    strcmp(optarg, "nft")) {
+				fprintf(stderr,
+					"l3bondd: --print-rules: expected "
+					"iptables or nft, not '%s'\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case OPT_STATUS:
+			gw.status_file = optarg;
+			break;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (!gw.conf_file || optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+	ret = load(&gw.conf, gw.conf_file, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "l3bondd: %s\n", err);
+		return 1;
+	}
+	if (check) {
+		printf("%s: ok\n", gw.conf_file);
+		return 0;
+	}
+	if (print_rules) {
+		static char text[GW_RULES_MAX];
+
+		ret = gw_rules_text(&gw.conf, !strcmp(print_rules, "nft"), text,
+				    sizeof(text));
+		if (ret < 0) {
+			fprintf(stderr, "l3bondd: too many rules\n");
+			return 1;
+		}
+		fputs(text, stdout);
+		return 0;
+	}
+	gw.log_level = gw.verbose ? CONF_LOG_DEBUG : gw.conf.log_level;
+
+	gw.loop = ev_default_loop(EVFLAG_AUTO);
+	if (!gw.loop) {
+		gw_err(&gw, "cannot create the event loop");
+		return 1;
+	}
+	/* a vanished peer of a pipe must not kill us */
+	signal(SIGPIPE, SIG_IGN);
+	ret = start(&gw);
+	if (!ret) {
+		ev_run(gw.loop, 0);
+	}
+	stop(&gw);
+	ev_loop_destroy(gw.loop);
+	if (ret) {
+		gw_err(&gw, "start failed: %s", strerror(-ret));
+		return 1;
+	}
+	gw_info(&gw, "stopped");
+	return 0;
+}

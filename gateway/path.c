@@ -1,0 +1,329 @@
+/* The paths: one UDP socket each, bound to the path's WAN device and
+ * marked with its fwmark, all bound to the tunnel port; and the control
+ * traffic on them.
+ *
+ * The sockets only send: what arrives for the tunnel port is taken by the
+ * egress queue in raw PREROUTING before it reaches any socket.
+ *
+ * Liveness: a path is up while something valid arrived on it within
+ * GW_DEAD_KEEPALIVES keepalive periods.  On the CPE the concentrator
+ * answers the keepalives (PROBE_ACK, HELLO_ACK) and sends REPORTs every
+ * t_report_ms; on the concentrator the CPE's keepalives and REPORTs do the
+ * same, and a path the concentrator has not learnt an address for is down.
+ * So a CPE that starts, or whose peer is gone, sends natively until the
+ * peer answers, and a concentrator whose CPE died stops bonding towards it
+ * after GW_DEAD_KEEPALIVES keepalive periods.
+ *
+ * Restarts: each daemon picks a random epoch and sends it in HELLO (the
+ * CPE with every keepalive, the concentrator when it learns a path and
+ * with every keepalive).  A new peer epoch means the peer started afresh:
+ * our egress forgets its sequence state and our ingress its report
+ * baselines, before the new peer's first DATA on that path (FIFO).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "gateway/gw.h"
+
+bool gw_path_can_send(const struct gw_path *p)
+{
+	return p->fd >= 0 && p->have_peer;
+}
+
+static int open_one(struct gw *gw, struct gw_path *p)
+{
+	const struct conf_path *cp = &gw->conf.path[p->idx];
+	struct sockaddr_in a = {
+		.sin_family = AF_INET,
+		.sin_port = htons(gw->conf.port),
+		.sin_addr.s_addr = htonl(INADDR_ANY),
+	};
+	int one = 1, pmtu = IP_PMTUDISC_DONT, small = 4096;
+	int fd, err;
+
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		return -errno;
+	}
+	/* several per-device sockets share the tunnel port */
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, cp->ifname,
+		       (socklen_t)strlen(cp->ifname)) < 0) {
+		err = -errno;
+		gw_err(gw, "path %s: socket on device %s: %s", cp->name,
+		       cp->ifname, strerror(-err));
+		goto fail;
+	}
+	if (cp->fwmark && setsockopt(fd, SOL_SOCKET, SO_MARK, &cp->fwmark,
+				     sizeof(cp->fwmark)) < 0) {
+		err = -errno;
+		gw_err(gw, "path %s: fwmark 0x%x: %s", cp->name, cp->fwmark,
+		       strerror(-err));
+		goto fail;
+	}
+	/* Fragment an oversized packet rather than lose it (see the README
+	 * on MTU); nothing is read here, so keep the receive buffer small. */
+	setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu, sizeof(pmtu));
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+		err = -errno;
+		gw_err(gw, "path %s: bind to port %u: %s", cp->name,
+		       gw->conf.port, strerror(-err));
+		goto fail;
+	}
+	p->fd = fd;
+	return 0;
+
+fail:
+	close(fd);
+	return err;
+}
+
+int gw_paths_open(struct gw *gw)
+{
+	unsigned i;
+	int err;
+
+	for (i = 0; i < gw->npaths; i++) {
+		gw->path[i].fd = -1;
+	}
+	for (i = 0; i < gw->npaths; i++) {
+		struct gw_path *p = &gw->path[i];
+		const struct conf_path *cp = &gw->conf.path[i];
+
+		p->idx = i;
+		if (gw->conf.role == ROLE_CPE) {
+			p->peer.sin_family = AF_INET;
+			p->peer.sin_port = htons(cp->peer_port ? cp->peer_port
+							       : gw->conf.port);
+			/* checked IPv4 at start (gw_check_conf) */
+			inet_pton(AF_INET, cp->peer, &p->peer.sin_addr);
+			p->have_peer = true;
+		}
+		err = open_one(gw, p);
+		if (err) {
+			return err;
+		}
+	}
+	return 0;
+}
+
+void gw_paths_close(struct gw *gw)
+{
+	unsigned i;
+
+	for (i = 0; i < gw->npaths; i++) {
+		if (gw->path[i].fd >= 0) {
+			close(gw->path[i].fd);
+			gw->path[i].fd = -1;
+		}
+	}
+}
+
+static void set_alive(struct gw *gw, struct gw_path *p, bool alive)
+{
+	const struct conf_path *cp = &gw->conf.path[p->idx];
+
+	p->alive = alive;
+	ing_sched_set_up(&gw->ing.sched, p->idx, alive);
+	egr_reseq_set_path_up(&gw->egr.egr.reseq, p->idx, alive);
+	if (alive) {
+		p->st.up_events++;
+		gw_info(gw, "path %s: up (peer %s:%u)", cp->name,
+			inet_ntoa(p->peer.sin_addr), ntohs(p->peer.sin_port));
+	} else {
+		p->st.down_events++;
+		gw_warn(gw, "path %s: down: nothing heard for %u ms", cp->name,
+			GW_DEAD_KEEPALIVES * gw->conf.keepalive_ms);
+	}
+	/* a path going down may give holes up and release packets */
+	gw_egr_settle(gw);
+}
+
+/* A valid packet of our session arrived on p from the address from. */
+void gw_path_heard(struct gw *gw, struct gw_path *p,
+		   const struct sockaddr_in *from, uint64_t now_us)
+{
+	const struct conf_path *cp = &gw->conf.path[p->idx];
+	bool learnt = false;
+
+	p->last_rx_us = now_us;
+	/* Carrier NAT may move the CPE's address or port at any time: the
+	 * concentrator always answers where the last valid packet came
+	 * from. */
+	if (gw->conf.role == ROLE_CONCENTRATOR &&
+	    (!p->have_peer ||
+	     p->peer.sin_addr.s_addr != from->sin_addr.s_addr ||
+	     p->peer.sin_port != from->sin_port)) {
+		learnt = !p->have_peer;
+		p->peer = *from;
+		p->have_peer = true;
+		gw_info(gw, "path %s: peer is %s:%u", cp->name,
+			inet_ntoa(p->peer.sin_addr), ntohs(p->peer.sin_port));
+	}
+	if (learnt) {
+		struct wire_hello h = {.epoch = gw->epoch,
+				       .value = gw->peer_epoch};
+		uint8_t body[WIRE_HELLO_LEN];
+
+		/* our epoch before any DATA of ours on this path */
+		wire_put_hello(body, sizeof(body), &h);
+		gw_send_ctrl(gw, p, WIRE_HELLO, 0, body, sizeof(body), now_us);
+	}
+	if (!p->alive) {
+		set_alive(gw, p, true);
+	}
+}
+
+void gw_paths_check_alive(struct gw *gw, uint64_t now_us)
+{
+	uint64_t dead_us =
+		(uint64_t)GW_DEAD_KEEPALIVES * gw->conf.keepalive_ms * 1000;
+	unsigned i;
+
+	for (i = 0; i < gw->npaths; i++) {
+		struct gw_path *p = &gw->path[i];
+
+		if (p->alive && now_us - p->last_rx_us > dead_us) {
+			set_alive(gw, p, false);
+		}
+	}
+}
+
+/* Builds a control packet and sends it on p.  gseq: the type's counter. */
+int gw_send_ctrl(struct gw *gw, struct gw_path *p, uint8_t type, uint32_t gseq,
+		 const uint8_t *body, size_t len, uint64_t now_us)
+{
+	struct wire_hdr h = {
+		.type = type,
+		.path = (uint8_t)p->idx,
+		.session = gw->conf.session_id,
+		.gseq = gseq,
+		.tstamp = (uint32_t)now_us,
+	};
+	uint8_t pkt[GW_CTRL_MAX];
+	int n;
+
+	if (!gw_path_can_send(p)) {
+		return -ENOTCONN;
+	}
+	n = wire_build(pkt, sizeof(pkt), &h, body, len);
+	if (n < 0) {
+		p->st.ctrl_errors++;
+		return n;
+	}
+	if (sendto(p->fd, pkt, (size_t)n, MSG_DONTWAIT,
+		   (const struct sockaddr *)&p->peer, sizeof(p->peer)) < 0) {
+		p->st.ctrl_errors++;
+		return -errno;
+	}
+	p->st.ctrl_tx++;
+	return 0;
+}
+
+/* The cumulative counters go on every path: a lost report loses nothing
+ * and the peer ignores the copies by report sequence. */
+void gw_send_reports(struct gw *gw, uint64_t now_us)
+{
+	struct wire_report r;
+	uint8_t body[WIRE_REPORT_MAX];
+	uint32_t seq;
+	unsigned i;
+	int len;
+
+	seq = egr_loss_report(&gw->egr.egr.loss, &r);
+	len = wire_put_report(body, sizeof(body), &r);
+	if (len < 0) {
+		return;
+	}
+	for (i = 0; i < gw->npaths; i++) {
+		gw_send_ctrl(gw, &gw->path[i], WIRE_REPORT, seq, body,
+			     (size_t)len, now_us);
+	}
+}
+
+void gw_send_keepalives(struct gw *gw, uint64_t now_us)
+{
+	struct wire_hello h = {.epoch = gw->epoch, .value = gw->peer_epoch};
+	uint8_t hb[WIRE_HELLO_LEN], pb[WIRE_PROBE_LEN];
+	unsigned i;
+
+	wire_put_hello(hb, sizeof(hb), &h);
+	for (i = 0; i < gw->npaths; i++) {
+		struct gw_path *p = &gw->path[i];
+		struct wire_probe pr = {
+			.id = ++gw->probe_id,
+			.value = gw->ing.sched.path[i].last_gseq,
+		};
+
+		gw_send_ctrl(gw, p, WIRE_HELLO, 0, hb, sizeof(hb), now_us);
+		/* the CPE keeps the NAT binding open; the concentrator only
+		 * needs its HELLO (its epoch) to reach the CPE */
+		if (gw->conf.role == ROLE_CPE) {
+			wire_put_probe(pb, sizeof(pb), &pr);
+			gw_send_ctrl(gw, p, WIRE_PROBE, pr.id, pb, sizeof(pb),
+				     now_us);
+		}
+	}
+}
+
+static void on_epoch(struct gw *gw, uint32_t epoch)
+{
+	if (gw->have_peer_epoch && epoch != gw->peer_epoch) {
+		gw_warn(gw,
+			"peer restarted (epoch %08x -> %08x): sequence state "
+			"reset",
+			gw->peer_epoch, epoch);
+		gw_egr_peer_restarted(gw);
+		ing_sched_reset_seq(&gw->ing.sched, 0);
+	} else if (!gw->have_peer_epoch) {
+		gw_info(gw, "peer epoch %08x", epoch);
+	}
+	gw->peer_epoch = epoch;
+	gw->have_peer_epoch = true;
+}
+
+void gw_on_control(struct gw *gw, struct gw_path *p, const struct wire_msg *m,
+		   uint64_t now_us)
+{
+	uint8_t body[WIRE_PROBE_LEN];
+
+	switch (m->hdr.type) {
+	case WIRE_REPORT:
+		ing_sched_on_report(&gw->ing.sched, m->hdr.gseq, &m->u.report);
+		break;
+	case WIRE_PROBE: {
+		struct wire_probe ack = {.id = m->u.probe.id,
+					 .value = m->hdr.tstamp};
+
+		wire_put_probe(body, sizeof(body), &ack);
+		gw_send_ctrl(gw, p, WIRE_PROBE_ACK, m->hdr.gseq, body,
+			     sizeof(body), now_us);
+		break;
+	}
+	case WIRE_PROBE_ACK:
+		/* our own clock came back: no clock sync needed */
+		p->rtt_us = (uint32_t)now_us - m->u.probe.value;
+		break;
+	case WIRE_HELLO: {
+		struct wire_hello ack = {.epoch = gw->epoch,
+					 .value = m->u.hello.epoch};
+
+		on_epoch(gw, m->u.hello.epoch);
+		wire_put_hello(body, sizeof(body), &ack);
+		gw_send_ctrl(gw, p, WIRE_HELLO_ACK, 0, body, sizeof(body),
+			     now_us);
+		break;
+	}
+	case WIRE_HELLO_ACK:
+		on_epoch(gw, m->u.hello.epoch);
+		break;
+	default:
+		break;
+	}
+}

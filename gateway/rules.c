@@ -1,0 +1,475 @@
+/* The daemon's own firewall rules, and rp_filter.
+ *
+ * Chains (iptables):
+ *	mangle L3B_ING  <- FORWARD     traffic to bond -> ingress_queue
+ *	mangle L3B_OUT  <- OUTPUT      (cpe, bond_output) local traffic
+ *	raw    L3B_EGR  <- PREROUTING  tunnel port -> egress_queue
+ *	raw    L3B_DEFRAG                (never jumped to, see below)
+ *
+ * Installed in one iptables-restore --noflush transaction (chains, rules
+ * and the jumps together), after everything a previous run may have left
+ * (jumps, chains) is removed; removed the same way at exit.  The text that
+ * is installed is exactly what --print-rules iptables prints.
+ *
+ * Every capture rule uses --queue-bypass: with no daemon bound the traffic
+ * is routed natively (the CPE keeps working over its default route; a
+ * concentrator whose daemon died does not black-hole its CPEs).  The
+ * egress rule has no bypass: tunnel packets mean nothing to the stack.
+ *
+ * Fragments: an inner packet too large for the path MTU once encapsulated
+ * leaves in fragmented outer packets (IP_PMTUDISC_DONT on the path
+ * sockets).  The egress needs them whole, and the kernel reassembles
+ * before raw PREROUTING only while connection tracking is in use in the
+ * namespace (nf_defrag_ipv4 hooks at -400).  It is on any router with NAT
+ * or a stateful firewall; L3B_DEFRAG makes sure of it: a rule with a
+ * conntrack match registers conntrack and defrag for the namespace when it
+ * is loaded, whether or not any packet ever reaches it.
+ *
+ * TCP SYNs that are bonded get their MSS clamped so that a full segment
+ * still fits a 1500-byte path MTU once encapsulated (GW_MSS4): the outer
+ * packets must not be fragmented, see the README.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <arpa/inet.h>
+
+#include "gateway/gw.h"
+
+struct out {
+	char *buf;
+	size_t len;
+	size_t used;
+	bool overflow;
+};
+
+static void __attribute__((format(printf, 2, 3)))
+put(struct out *o, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (o->overflow) {
+		return;
+	}
+	va_start(ap, fmt);
+	n = vsnprintf(o->buf + o->used, o->len - o->used, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= o->len - o->used) {
+		o->overflow = true;
+		return;
+	}
+	o->used += (size_t)n;
+}
+
+/* The path devices without repeats (paths may share a device). */
+static unsigned wan_devices(const struct conf *c, const char **dev)
+{
+	unsigned i, j, n = 0;
+
+	for (i = 0; i < c->npaths; i++) {
+		for (j = 0; j < n; j++) {
+			if (!strcmp(dev[j], c->path[i].ifname)) {
+				break;
+			}
+		}
+		if (j == n) {
+			dev[n++] = c->path[i].ifname;
+		}
+	}
+	return n;
+}
+
+static const char *prefix_str(const struct conf_prefix *p, char *buf,
+			      size_t len)
+{
+	char a[INET_ADDRSTRLEN];
+
+	inet_ntop(AF_INET, &p->addr, a, sizeof(a));
+	snprintf(buf, len, "%s/%u", a, p->len);
+	return buf;
+}
+
+static void iptables_text(const struct conf *c, struct out *o)
+{
+	const char *dev[WIRE_MAX_PATHS];
+	unsigned ndev = wan_devices(c, dev), i, j;
+	char pfx[INET_ADDRSTRLEN + 4], match[96];
+	bool out = c->role == ROLE_CPE && c->bond_output;
+
+	put(o, "*mangle\n:L3B_ING - [0:0]\n");
+	if (out) {
+		put(o, ":L3B_OUT - [0:0]\n");
+	}
+	if (c->role == ROLE_CPE) {
+		for (i = 0; i < c->nlan; i++) {
+			for (j = 0; j < ndev; j++) {
+				snprintf(match, sizeof(match), "-i %s -o %s",
+					 c->lan[i], dev[j]);
+				put(o,
+				    "-A L3B_ING %s -p tcp --tcp-flags SYN,RST "
+				    "SYN -m tcpmss --mss %u:65535 -j TCPMSS "
+				    "--set-mss %u\n",
+				    match, GW_MSS4 + 1, GW_MSS4);
+				put(o,
+				    "-A L3B_ING %s -j NFQUEUE --queue-num %u "
+				    "--queue-bypass\n",
+				    match, c->ingress_queue);
+			}
+		}
+	} else {
+		for (i = 0; i < c->nprefixes; i++) {
+			snprintf(match, sizeof(match), "-d %s",
+				 prefix_str(&c->prefix[i], pfx, sizeof(pfx)));
+			put(o,
+			    "-A L3B_ING %s -p tcp --tcp-flags SYN,RST SYN -m "
+			    "tcpmss --mss %u:65535 -j TCPMSS --set-mss %u\n",
+			    match, GW_MSS4 + 1, GW_MSS4);
+			put(o,
+			    "-A L3B_ING %s -j NFQUEUE --queue-num %u "
+			    "--queue-bypass\n",
+			    match, c->ingress_queue);
+		}
+	}
+	if (out) {
+		/* never the tunnel's own packets */
+		put(o, "-A L3B_OUT -p udp --sport %u -j RETURN\n", c->port);
+		for (j = 0; j < ndev; j++) {
+			put(o,
+			    "-A L3B_OUT -o %s -p tcp --tcp-flags SYN,RST SYN "
+			    "-m tcpmss --mss %u:65535 -j TCPMSS --set-mss %u\n",
+			    dev[j], GW_MSS4 + 1, GW_MSS4);
+			put(o,
+			    "-A L3B_OUT -o %s -j NFQUEUE --queue-num %u "
+			    "--queue-bypass\n",
+			    dev[j], c->ingress_queue);
+		}
+	}
+	put(o, "-A FORWARD -j L3B_ING\n");
+	if (out) {
+		put(o, "-A OUTPUT -j L3B_OUT\n");
+	}
+	put(o, "COMMIT\n*raw\n:L3B_EGR - [0:0]\n");
+	for (j = 0; j < ndev; j++) {
+		put(o,
+		    "-A L3B_EGR -i %s -p udp --dport %u -m addrtype "
+		    "--dst-type LOCAL -j NFQUEUE --queue-num %u\n",
+		    dev[j], c->port, c->egress_queue);
+	}
+	put(o, "-A PREROUTING -j L3B_EGR\n");
+	put(o, ":L3B_DEFRAG - [0:0]\n"
+	       "-A L3B_DEFRAG -m conntrack --ctstate INVALID -j RETURN\n"
+	       "COMMIT\n");
+}
+
+/* The same for nftables (OpenWrt fw4): one table of our own, replaced as
+ * a whole ("table; delete table; table {...}" is nft's atomic replace). */
+static void nft_text(const struct conf *c, struct out *o)
+{
+	const char *dev[WIRE_MAX_PATHS];
+	unsigned ndev = wan_devices(c, dev), i, j;
+	char pfx[INET_ADDRSTRLEN + 4], match[96];
+	bool out = c->role == ROLE_CPE && c->bond_output;
+	const char *clamp = "tcp flags & (syn | rst) == syn "
+			    "tcp option maxseg size";
+
+	put(o, "table inet l3bond\ndelete table inet l3bond\n"
+	       "table inet l3bond {\n");
+	put(o, "\tchain ingress {\n\t\ttype filter hook forward priority "
+	       "mangle; policy accept;\n");
+	if (c->role == ROLE_CPE) {
+		for (i = 0; i < c->nlan; i++) {
+			for (j = 0; j < ndev; j++) {
+				snprintf(match, sizeof(match),
+					 "iifname \"%s\" oifname \"%s\"",
+					 c->lan[i], dev[j]);
+				put(o, "\t\t%s %s %u-65535 %s set %u\n", match,
+				    clamp, GW_MSS4 + 1,
+				    "tcp option maxseg size", GW_MSS4);
+				put(o, "\t\t%s queue num %u bypass\n", match,
+				    c->ingress_queue);
+			}
+		}
+	} else {
+		for (i = 0; i < c->nprefixes; i++) {
+			snprintf(match, sizeof(match), "ip daddr %s",
+				 prefix_str(&c->prefix[i], pfx, sizeof(pfx)));
+			put(o, "\t\t%s %s %u-65535 %s set %u\n", match, clamp,
+			    GW_MSS4 + 1, "tcp option maxseg size", GW_MSS4);
+			put(o, "\t\t%s queue num %u bypass\n", match,
+			    c->ingress_queue);
+		}
+	}
+	put(o, "\t}\n");
+	if (out) {
+		put(o, "\tchain output {\n\t\ttype route hook output priority "
+		       "mangle; policy accept;\n");
+		put(o, "\t\tudp sport %u return\n", c->port);
+		for (j = 0; j < ndev; j++) {
+			put(o, "\t\toifname \"%s\" %s %u-65535 %s set %u\n",
+			    dev[j], clamp, GW_MSS4 + 1,
+			    "tcp option maxseg size", GW_MSS4);
+			put(o, "\t\toifname \"%s\" queue num %u bypass\n",
+			    dev[j], c->ingress_queue);
+		}
+		put(o, "\t}\n");
+	}
+	put(o, "\tchain egress {\n\t\ttype filter hook prerouting priority "
+	       "raw; policy accept;\n");
+	for (j = 0; j < ndev; j++) {
+		put(o,
+		    "\t\tiifname \"%s\" udp dport %u fib daddr type local "
+		    "queue num %u\n",
+		    dev[j], c->port, c->egress_queue);
+	}
+	put(o, "\t}\n");
+	/* no hook: only here so that fragments are reassembled (above) */
+	put(o, "\tchain defrag {\n\t\tct state invalid return\n\t}\n}\n");
+}
+
+int gw_rules_text(const struct conf *c, bool nft, char *buf, size_t len)
+{
+	struct out o = {.buf = buf, .len = len};
+
+	if (!len) {
+		return -ENOSPC;
+	}
+	buf[0] = '\0';
+	if (nft) {
+		nft_text(c, &o);
+	} else {
+		iptables_text(c, &o);
+	}
+	return o.overflow ? -ENOSPC : (int)o.used;
+}
+
+/* Runs argv with input on its stdin (NULL: /dev/null); its output goes to
+ * our stderr unless quiet.  Returns its exit status, or -errno. */
+static int run(const char *const argv[], const char *input, bool quiet)
+{
+	int pfd[2] = {-1, -1}, status, devnull;
+	size_t len, off = 0;
+	ssize_t n;
+	pid_t pid;
+
+	if (input && pipe2(pfd, O_CLOEXEC) < 0) {
+		return -errno;
+	}
+	pid = fork();
+	if (pid < 0) {
+		status = -errno;
+		goto out;
+	}
+	if (pid == 0) {
+		devnull = open("/dev/null", O_RDWR);
+		if (input) {
+			dup2(pfd[0], 0);
+		} else if (devnull >= 0) {
+			dup2(devnull, 0);
+		}
+		if (quiet && devnull >= 0) {
+			dup2(devnull, 1);
+			dup2(devnull, 2);
+		} else {
+			dup2(2, 1);
+		}
+		execvp(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	if (input) {
+		close(pfd[0]);
+		pfd[0] = -1;
+		len = strlen(input);
+		while (off < len) {
+			n = write(pfd[1], input + off, len - off);
+			if (n < 0 && errno == EINTR) {
+				continue;
+			}
+			if (n <= 0) {
+				break;
+			}
+			off += (size_t)n;
+		}
+		close(pfd[1]);
+		pfd[1] = -1;
+	}
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			status = -errno;
+			goto out;
+		}
+	}
+	status = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+out:
+	if (pfd[0] >= 0) {
+		close(pfd[0]);
+	}
+	if (pfd[1] >= 0) {
+		close(pfd[1]);
+	}
+	return status;
+}
+
+static const struct {
+	const char *table;
+	const char *hook;
+	const char *chain;
+} chains[] = {
+	{"mangle", "FORWARD", "L3B_ING"},
+	{"mangle", "OUTPUT", "L3B_OUT"},
+	{"raw", "PREROUTING", "L3B_EGR"},
+	{"raw", NULL, "L3B_DEFRAG"},
+};
+
+/* Removes our jumps (as often as they appear: a crashed run may have left
+ * several) and our chains; whatever of it is there. */
+static void remove_all(void)
+{
+	unsigned i, n;
+
+	for (i = 0; i < sizeof(chains) / sizeof(chains[0]); i++) {
+		/* clang-format off */
+		const char *del[] = {"iptables", "-w", "-t", chains[i].table,
+				     "-D", chains[i].hook, "-j",
+				     chains[i].chain, NULL};
+		const char *flush[] = {"iptables", "-w", "-t", chains[i].table,
+				       "-F", chains[i].chain, NULL};
+		const char *rm[] = {"iptables", "-w", "-t", chains[i].table,
+				    "-X", chains[i].chain, NULL};
+		/* clang-format on */
+
+		for (n = 0;
+		     chains[i].hook && n < 64 && run(del, NULL, true) == 0;
+		     n++) {
+		}
+		run(flush, NULL, true);
+		run(rm, NULL, true);
+	}
+}
+
+int gw_rules_install(struct gw *gw)
+{
+	const char *argv[] = {"iptables-restore", "-w", "--noflush", NULL};
+	char *text;
+	int ret;
+
+	text = malloc(GW_RULES_MAX);
+	if (!text) {
+		return -ENOMEM;
+	}
+	ret = gw_rules_text(&gw->conf, false, text, GW_RULES_MAX);
+	if (ret < 0) {
+		gw_err(gw, "rules: too many to generate");
+		goto out;
+	}
+	remove_all();
+	ret = run(argv, text, false);
+	if (ret) {
+		gw_err(gw, "rules: iptables-restore failed (%d)", ret);
+		ret = ret < 0 ? ret : -EIO;
+		goto out;
+	}
+	gw->rules.installed = true;
+	gw_info(gw, "rules installed (chains L3B_ING%s, L3B_EGR)",
+		gw->conf.bond_output ? ", L3B_OUT" : "");
+out:
+	free(text);
+	return ret;
+}
+
+void gw_rules_remove(struct gw *gw)
+{
+	if (!gw->rules.installed) {
+		return;
+	}
+	remove_all();
+	gw->rules.installed = false;
+	gw_info(gw, "rules removed");
+}
+
+/* ---- rp_filter --------------------------------------------------------- */
+
+static int rp_read(const char *ifname)
+{
+	char path[96], buf[16];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/sys/net/ipv4/conf/%s/rp_filter",
+		 ifname);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		return -errno;
+	}
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0) {
+		return -EIO;
+	}
+	buf[n] = '\0';
+	return atoi(buf);
+}
+
+static int rp_write(const char *ifname, int v)
+{
+	char path[96], buf[16];
+	int fd, len, ret = 0;
+
+	snprintf(path, sizeof(path), "/proc/sys/net/ipv4/conf/%s/rp_filter",
+		 ifname);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0) {
+		return -errno;
+	}
+	len = snprintf(buf, sizeof(buf), "%d\n", v);
+	if (write(fd, buf, (size_t)len) != len) {
+		ret = -errno;
+	}
+	close(fd);
+	return ret;
+}
+
+/* The inner packets come out of a WAN device whatever their source: with
+ * strict reverse-path filtering (1) those whose source is routed via
+ * another path would be dropped.  The kernel applies max(all, device), so
+ * strict is turned loose (2) on each path device and on "all"; 0 and 2
+ * stay as they are. */
+void gw_rp_filter_set(struct gw *gw)
+{
+	const char *dev[WIRE_MAX_PATHS + 1];
+	unsigned n = wan_devices(&gw->conf, dev), i;
+	int old;
+
+	dev[n++] = "all";
+	for (i = 0; i < n; i++) {
+		old = rp_read(dev[i]);
+		if (old != 1) {
+			continue;
+		}
+		if (rp_write(dev[i], 2) < 0) {
+			gw_warn(gw, "rp_filter of %s: cannot set it to 2",
+				dev[i]);
+			continue;
+		}
+		snprintf(gw->rules.rp[gw->rules.nrp].ifname, IF_NAMESIZE, "%s",
+			 dev[i]);
+		gw->rules.rp[gw->rules.nrp++].old = old;
+		gw_info(gw, "rp_filter of %s: 1 -> 2 (loose)", dev[i]);
+	}
+}
+
+void gw_rp_filter_restore(struct gw *gw)
+{
+	unsigned i;
+
+	for (i = 0; i < gw->rules.nrp; i++) {
+		rp_write(gw->rules.rp[i].ifname, gw->rules.rp[i].old);
+	}
+	gw->rules.nrp = 0;
+}
