@@ -17,6 +17,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,11 +65,31 @@ struct loader {
 	struct conf c;
 };
 
+/* A key: a parse function of its own, or (parse NULL) an integer in
+ * [min, max] stored, times scale, in the field at offset off of the object
+ * (struct conf or struct conf_path); the field's width and whether it is a
+ * double come from the field itself, so the table cannot disagree. */
 struct key {
 	const char *name;
 	bool required;
 	int (*parse)(struct loader *l, const config_setting_t *s, void *obj);
+	long long min, max;
+	size_t off;
+	uint8_t size;
+	bool is_double;
+	uint32_t scale;
 };
+
+#define FIELD(obj, field) (((obj *)0)->field)
+#define INT_KEY(name, req, obj, field, min, max, scale)                        \
+	{                                                                      \
+		name, req, NULL, min, max, offsetof(obj, field),               \
+			sizeof(FIELD(obj, field)),                             \
+			_Generic(FIELD(obj, field),                            \
+			double: true,                                          \
+			default: false),                                       \
+			scale                                                  \
+	}
 
 /* ---- errors ---------------------------------------------------------- */
 
@@ -319,6 +340,36 @@ static int get_choice(struct loader *l, const config_setting_t *s,
 
 /* ---- one parser per key ---------------------------------------------- */
 
+static int parse_int(struct loader *l, const config_setting_t *s, void *obj,
+		     const struct key *k)
+{
+	uint8_t *dst = (uint8_t *)obj + k->off;
+	long long v;
+	uint32_t u32;
+	uint16_t u16;
+	double d;
+	int ret;
+
+	ret = get_int(l, s, k->min, k->max, &v);
+	if (ret) {
+		return ret;
+	}
+	v *= k->scale;
+	if (k->is_double) {
+		d = (double)v;
+		memcpy(dst, &d, sizeof(d));
+	} else if (k->size == sizeof(u16)) {
+		u16 = (uint16_t)v;
+		memcpy(dst, &u16, sizeof(u16));
+	} else if (k->size == sizeof(u32)) {
+		u32 = (uint32_t)v;
+		memcpy(dst, &u32, sizeof(u32));
+	} else {
+		return bad(l, s, "internal error: field of %u bytes", k->size);
+	}
+	return 0;
+}
+
 static int parse_role(struct loader *l, const config_setting_t *s, void *obj)
 {
 	struct conf *c = obj;
@@ -332,121 +383,11 @@ static int parse_role(struct loader *l, const config_setting_t *s, void *obj)
 	return ret;
 }
 
-static int parse_session_id(struct loader *l, const config_setting_t *s,
-			    void *obj)
-{
-	struct conf *c = obj;
-	long long v;
-	int ret;
-
-	ret = get_int(l, s, 1, UINT32_MAX, &v);
-	if (!ret) {
-		c->session_id = (uint32_t)v;
-	}
-	return ret;
-}
-
-static int parse_port(struct loader *l, const config_setting_t *s, void *obj)
-{
-	struct conf *c = obj;
-	long long v;
-	int ret;
-
-	ret = get_int(l, s, 1, UINT16_MAX, &v);
-	if (!ret) {
-		c->port = (uint16_t)v;
-	}
-	return ret;
-}
-
 static int parse_k(struct loader *l, const config_setting_t *s, void *obj)
 {
 	struct conf *c = obj;
 
 	return get_number(l, s, 0, 10, &c->sched.k);
-}
-
-static int parse_t_dwd_ms(struct loader *l, const config_setting_t *s,
-			  void *obj)
-{
-	struct conf *c = obj;
-	long long v;
-	int ret;
-
-	/* the multiple of t_report_ms is checked in check_dwd() */
-	ret = get_int(l, s, 0, 60000, &v);
-	if (!ret) {
-		c->sched.t_dwd_ms = (uint32_t)v;
-	}
-	return ret;
-}
-
-static int parse_t_report_ms(struct loader *l, const config_setting_t *s,
-			     void *obj)
-{
-	struct conf *c = obj;
-	long long v;
-	int ret;
-
-	ret = get_int(l, s, 10, 10000, &v);
-	if (!ret) {
-		c->sched.t_report_ms = (uint32_t)v;
-	}
-	return ret;
-}
-
-static int parse_w_fixed(struct loader *l, const config_setting_t *s, void *obj)
-{
-	struct conf *c = obj;
-	long long v;
-	int ret;
-
-	ret = get_int(l, s, 1, 1000, &v);
-	if (!ret) {
-		c->sched.w_fixed = (double)v;
-	}
-	return ret;
-}
-
-static int parse_w_mobile_max(struct loader *l, const config_setting_t *s,
-			      void *obj)
-{
-	struct conf *c = obj;
-	long long v;
-	int ret;
-
-	ret = get_int(l, s, 0, 1000, &v);
-	if (!ret) {
-		c->sched.w_mobile_max = (double)v;
-	}
-	return ret;
-}
-
-static int parse_t_lto_ms(struct loader *l, const config_setting_t *s,
-			  void *obj)
-{
-	struct conf *c = obj;
-	long long v;
-	int ret;
-
-	ret = get_int(l, s, 1, 10000, &v);
-	if (!ret) {
-		c->reseq.t_lto_us = (uint32_t)v * 1000;
-	}
-	return ret;
-}
-
-static int parse_dwd_hold_ms(struct loader *l, const config_setting_t *s,
-			     void *obj)
-{
-	struct conf *c = obj;
-	long long v;
-	int ret;
-
-	ret = get_int(l, s, 0, 1000, &v);
-	if (!ret)
-		c->sched.dwd_hold_us = (uint32_t)v * 1000;
-	return ret;
 }
 
 static int parse_early_release(struct loader *l, const config_setting_t *s,
@@ -539,19 +480,6 @@ static int parse_interface(struct loader *l, const config_setting_t *s,
 	return 0;
 }
 
-static int parse_fwmark(struct loader *l, const config_setting_t *s, void *obj)
-{
-	struct conf_path *p = obj;
-	long long v;
-	int ret;
-
-	ret = get_int(l, s, 0, UINT32_MAX, &v);
-	if (!ret) {
-		p->fwmark = (uint32_t)v;
-	}
-	return ret;
-}
-
 static int parse_peer(struct loader *l, const config_setting_t *s, void *obj)
 {
 	struct conf_path *p = obj;
@@ -577,59 +505,17 @@ static int parse_peer(struct loader *l, const config_setting_t *s, void *obj)
 	return 0;
 }
 
-static int parse_peer_port(struct loader *l, const config_setting_t *s,
-			   void *obj)
-{
-	struct conf_path *p = obj;
-	long long v;
-	int ret;
-
-	ret = get_int(l, s, 1, UINT16_MAX, &v);
-	if (!ret) {
-		p->peer_port = (uint16_t)v;
-	}
-	return ret;
-}
-
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ---- the daemon's keys ----------------------------------------------- */
-
-static int parse_ingress_queue(struct loader *l, const config_setting_t *s,
-			       void *obj)
-{
-	struct conf *c = obj;
-	long long v;
-	int ret;
-
-	/* that it differs from egress_queue is checked in check_queues() */
-	ret = get_int(l, s, 0, UINT16_MAX, &v);
-	if (!ret) {
-		c->ingress_queue = (uint16_t)v;
-	}
-	return ret;
-}
-
-static int parse_egress_queue(struct loader *l, const config_setting_t *s,
-			      void *obj)
-{
-	struct conf *c = obj;
-	long long v;
-	int ret;
-
-	ret = get_int(l, s, 0, UINT16_MAX, &v);
-	if (!ret) {
-		c->egress_queue = (uint16_t)v;
-	}
-	return ret;
-}
 
 /* The elements of a list ( ... ) or array [ ... ] of 1..max entries. */
 static int get_seq(struct loader *l, const config_setting_t *s, unsigned max,
 		   const char *what, unsigned *n)
 {
 	if (!config_setting_is_list(s) && !config_setting_is_array(s)) {
-		return bad(l, s, "expected a list of %s [ \"...\", ... ]", what);
+		return bad(l, s, "expected a list of %s [ \"...\", ... ]",
+			   what);
 	}
 	*n = (unsigned)config_setting_length(s);
 	if (*n < 1 || *n > max) {
@@ -674,8 +560,10 @@ static int parse_lan_interfaces(struct loader *l, const config_setting_t *s,
 		}
 		for (j = 0; j < i; j++) {
 			if (!strcmp(c->lan[j], v)) {
-				return bad(l, e, "lan_interfaces[%u] is the "
-					   "same", j);
+				return bad(l, e,
+					   "lan_interfaces[%u] is the "
+					   "same",
+					   j);
 			}
 		}
 		/* bonding a path's own traffic would loop it */
@@ -773,27 +661,12 @@ static int parse_prefixes(struct loader *l, const config_setting_t *s,
 		for (j = 0; j < i; j++) {
 			if (c->prefix[j].addr == c->prefix[i].addr &&
 			    c->prefix[j].len == c->prefix[i].len) {
-				return bad(l, e, "prefixes[%u] is the same",
-					   j);
+				return bad(l, e, "prefixes[%u] is the same", j);
 			}
 		}
 	}
 	c->nprefixes = n;
 	return 0;
-}
-
-static int parse_release_mark(struct loader *l, const config_setting_t *s,
-			      void *obj)
-{
-	struct conf *c = obj;
-	long long v;
-	int ret;
-
-	ret = get_int(l, s, 0, UINT32_MAX, &v);
-	if (!ret) {
-		c->release_mark = (uint32_t)v;
-	}
-	return ret;
 }
 
 static int parse_log_level(struct loader *l, const config_setting_t *s,
@@ -817,55 +690,49 @@ static int parse_log_level(struct loader *l, const config_setting_t *s,
 		   "expected \"error\", \"warning\", \"info\" or \"debug\"");
 }
 
-static int parse_keepalive_ms(struct loader *l, const config_setting_t *s,
-			      void *obj)
-{
-	struct conf *c = obj;
-	long long v;
-	int ret;
-
-	ret = get_int(l, s, 100, 60000, &v);
-	if (!ret) {
-		c->keepalive_ms = (uint32_t)v;
-	}
-	return ret;
-}
-
 static int parse_paths(struct loader *l, const config_setting_t *s, void *obj);
 
 /* role comes before paths: a path's peer is checked against it */
 static const struct key top_keys[] = {
 	{"role", true, parse_role},
-	{"session_id", true, parse_session_id},
-	{"port", false, parse_port},
+	INT_KEY("session_id", true, struct conf, session_id, 1, UINT32_MAX, 1),
+	INT_KEY("port", false, struct conf, port, 1, UINT16_MAX, 1),
 	{"k", false, parse_k},
-	{"t_dwd_ms", false, parse_t_dwd_ms},
-	{"t_report_ms", false, parse_t_report_ms},
-	{"w_fixed", false, parse_w_fixed},
-	{"w_mobile_max", false, parse_w_mobile_max},
-	{"t_lto_ms", false, parse_t_lto_ms},
+	INT_KEY("t_dwd_ms", false, struct conf, sched.t_dwd_ms, 0, 60000, 1),
+	INT_KEY("t_report_ms", false, struct conf, sched.t_report_ms, 10, 10000,
+		1),
+	INT_KEY("w_fixed", false, struct conf, sched.w_fixed, 1, 1000, 1),
+	INT_KEY("w_mobile_max", false, struct conf, sched.w_mobile_max, 0, 1000,
+		1),
+	INT_KEY("t_lto_ms", false, struct conf, reseq.t_lto_us, 1, 10000, 1000),
 	{"early_release", false, parse_early_release},
-	{"dwd_hold_ms", false, parse_dwd_hold_ms},
+	INT_KEY("dwd_hold_ms", false, struct conf, sched.dwd_hold_us, 0, 1000,
+		1000),
 	{"reorder_capacity", false, parse_reorder_capacity},
 	{"paths", true, parse_paths},
 	/* after paths: lan_interfaces are checked against the paths' */
-	{"ingress_queue", false, parse_ingress_queue},
-	{"egress_queue", false, parse_egress_queue},
+	INT_KEY("ingress_queue", false, struct conf, ingress_queue, 0,
+		UINT16_MAX, 1),
+	INT_KEY("egress_queue", false, struct conf, egress_queue, 0, UINT16_MAX,
+		1),
 	{"lan_interfaces", false, parse_lan_interfaces},
 	{"bond_output", false, parse_bond_output},
 	{"prefixes", false, parse_prefixes},
-	{"release_mark", false, parse_release_mark},
+	INT_KEY("release_mark", false, struct conf, release_mark, 0, UINT32_MAX,
+		1),
 	{"log_level", false, parse_log_level},
-	{"keepalive_ms", false, parse_keepalive_ms},
+	INT_KEY("keepalive_ms", false, struct conf, keepalive_ms, 100, 60000,
+		1),
 };
 
 static const struct key path_keys[] = {
 	{"name", true, parse_name},
 	{"class", true, parse_class},
 	{"interface", true, parse_interface},
-	{"fwmark", false, parse_fwmark},
+	INT_KEY("fwmark", false, struct conf_path, fwmark, 0, UINT32_MAX, 1),
 	{"peer", false, parse_peer},
-	{"peer_port", false, parse_peer_port},
+	INT_KEY("peer_port", false, struct conf_path, peer_port, 1, UINT16_MAX,
+		1),
 };
 
 /* Reads group's keys into obj.  Unknown keys are looked for first, so that
@@ -900,7 +767,7 @@ static int walk(struct loader *l, const config_setting_t *group,
 			}
 			continue;
 		}
-		ret = k->parse(l, s, obj);
+		ret = k->parse ? k->parse(l, s, obj) : parse_int(l, s, obj, k);
 		if (ret) {
 			return ret;
 		}
