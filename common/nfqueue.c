@@ -23,6 +23,7 @@
 #include "common/nfqueue.h"
 
 #include <arpa/inet.h>
+#include <endian.h>
 #include <errno.h>
 #include <libmnl/libmnl.h>
 #include <linux/netfilter.h>
@@ -167,6 +168,13 @@ static int parse_attr(const struct nlattr *attr, void *data)
 			return MNL_CB_ERROR;
 		}
 		break;
+	case NFQA_TIMESTAMP:
+		if (mnl_attr_validate2(
+			    attr, MNL_TYPE_UNSPEC,
+			    sizeof(struct nfqnl_msg_packet_timestamp)) < 0) {
+			return MNL_CB_ERROR;
+		}
+		break;
 	default:
 		break;
 	}
@@ -195,6 +203,14 @@ static int parse_pkt(const struct nlmsghdr *nlh, struct nfqueue_pkt *p)
 	p->mark = attr_u32(tb[NFQA_MARK]);
 	p->ifindex_in = attr_u32(tb[NFQA_IFINDEX_INDEV]);
 	p->ifindex_out = attr_u32(tb[NFQA_IFINDEX_OUTDEV]);
+	p->tstamp_ns = 0;
+	if (tb[NFQA_TIMESTAMP]) {
+		const struct nfqnl_msg_packet_timestamp *ts =
+			mnl_attr_get_payload(tb[NFQA_TIMESTAMP]);
+
+		p->tstamp_ns = be64toh(ts->sec) * 1000000000ull +
+			       be64toh(ts->usec) * 1000ull;
+	}
 	pl = tb[NFQA_PAYLOAD];
 	p->data = pl ? mnl_attr_get_payload(pl) : NULL;
 	p->len = pl ? mnl_attr_get_payload_len(pl) : 0;

@@ -34,6 +34,9 @@ struct nfqueue_pkt {
 	const uint8_t *data;  /* the network-layer packet */
 	size_t len;           /* bytes at data */
 	size_t orig_len;      /* length of the packet in the kernel */
+	uint64_t tstamp_ns;   /* kernel receive time, CLOCK_REALTIME; 0: none
+			       * (the kernel stamps packets only while some
+			       * socket asked for timestamps, SO_TIMESTAMP*) */
 };
 
 struct nfqueue_stats {

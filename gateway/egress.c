@@ -21,6 +21,7 @@
 #include <linux/if_ether.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gateway/gw.h"
 
@@ -44,6 +45,26 @@ static void release(void *ctx, uint64_t cookie, uint32_t gseq)
 	verdict(e, s->id, NFQ_ACCEPT, mark != 0, mark, s->data, s->len);
 	e->free[e->nfree++] = (uint32_t)cookie;
 	e->st.released++;
+}
+
+/* When the packet reached this box: the kernel's receive stamp on the
+ * monotonic clock, so that neither the resequencer's timeout nor the
+ * queueing delay reported to the peer counts the time this process took to
+ * get to it (a busy router would otherwise look like a queueing line and
+ * hold DWD).  Without a stamp, the time of the drain. */
+static uint64_t arrival_us(struct gw_egr *e, const struct nfqueue_pkt *pk)
+{
+	int64_t mono_ns;
+
+	if (!pk->tstamp_ns) {
+		e->st.no_kernel_time++;
+		return e->now_us;
+	}
+	mono_ns = (int64_t)pk->tstamp_ns + e->real_to_mono_ns;
+	if (mono_ns <= 0 || (uint64_t)mono_ns / 1000 > e->now_us) {
+		return e->now_us; /* the clock was stepped meanwhile */
+	}
+	return (uint64_t)mono_ns / 1000;
 }
 
 static void on_data(struct gw *gw, const struct nfqueue_pkt *pk,
@@ -70,7 +91,7 @@ static void on_data(struct gw *gw, const struct nfqueue_pkt *pk,
 	s->id = pk->id;
 	s->len = (uint32_t)m->body_len;
 	memcpy(s->data, m->body, m->body_len);
-	v = egr_on_data(&e->egr, &m->hdr, e->now_us, idx);
+	v = egr_on_data(&e->egr, &m->hdr, arrival_us(e, pk), idx);
 	switch (v) {
 	case EGR_RELEASED:
 	case EGR_BUFFERED:
@@ -184,8 +205,14 @@ static void on_timer(struct ev_loop *loop, ev_timer *w, int revents)
 
 static int drain_once(struct gw *gw)
 {
+	struct timespec real, mono;
 	int got;
 
+	clock_gettime(CLOCK_REALTIME, &real);
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	gw->egr.real_to_mono_ns =
+		((int64_t)mono.tv_sec - real.tv_sec) * 1000000000 +
+		(mono.tv_nsec - real.tv_nsec);
 	gw->egr.now_us = gw_now_us();
 	got = nfqueue_drain(&gw->egr.q, GW_BUDGET, on_packet, gw);
 	gw_egr_settle(gw);

@@ -129,6 +129,7 @@ struct gw_egr_stats {
 	uint64_t ctrl[WIRE_TYPE_MAX + 1];
 	uint64_t verdict_errors;
 	uint64_t peer_restarts;
+	uint64_t no_kernel_time; /* DATA without a kernel receive stamp */
 };
 
 struct gw_egr {
@@ -142,6 +143,7 @@ struct gw_egr {
 	uint32_t nfree;
 	uint32_t nslots;
 	uint64_t now_us;
+	int64_t real_to_mono_ns; /* CLOCK_MONOTONIC - CLOCK_REALTIME, now */
 	struct nfqueue_kstats kst;
 	struct gw_ratelimit rl;
 	struct gw_egr_stats st;

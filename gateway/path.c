@@ -70,6 +70,10 @@ static int open_one(struct gw *gw, struct gw_path *p)
 	 * on MTU); nothing is read here, so keep the receive buffer small. */
 	setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu, sizeof(pmtu));
 	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+	/* Only so that the kernel stamps every packet it receives: the egress
+	 * reads that stamp from the queue (NFQA_TIMESTAMP) and so measures
+	 * arrival, not when this process got round to the packet. */
+	setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one));
 	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
 		err = -errno;
 		gw_err(gw, "path %s: bind to port %u: %s", cp->name,

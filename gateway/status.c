@@ -73,14 +73,16 @@ int gw_status_write(struct gw *gw, int fd)
 		"egr.outer_bad=%llu\negr.session=%llu\negr.path=%llu\n"
 		"egr.oversize=%llu\negr.inner_family=%llu\n"
 		"egr.no_slot=%llu\n"
-		"egr.verdict_errors=%llu\negr.peer_restarts=%llu\n",
+		"egr.verdict_errors=%llu\negr.peer_restarts=%llu\n"
+		"egr.no_kernel_time=%llu\n",
 		(unsigned long long)es->outer_bad,
 		(unsigned long long)es->session, (unsigned long long)es->path,
 		(unsigned long long)es->oversize,
 		(unsigned long long)es->inner_family,
 		(unsigned long long)es->no_slot,
 		(unsigned long long)es->verdict_errors,
-		(unsigned long long)es->peer_restarts);
+		(unsigned long long)es->peer_restarts,
+		(unsigned long long)es->no_kernel_time);
 	for (i = 1; i < WIRE_DROP_MAX; i++) {
 		fprintf(f, "egr.wire.%s=%llu\n",
 			wire_drop_name((enum wire_drop)i),

@@ -212,6 +212,11 @@ check "the tunnel carried it (egress releases)" \
 	"up=$(jget "$TB_DIR/up10.rx.json" expected)" \
 	"small=$(jget "$TB_DIR/upsmall.rx.json" expected)" \
 	"ubig=$(jget "$TB_DIR/up1492.rx.json" expected)"
+# the egress times arrivals by the kernel's receive stamp (NFQA_TIMESTAMP,
+# switched on by SO_TIMESTAMPNS), not by when the daemon got to them
+check "every DATA packet carried a kernel receive stamp" \
+	'c == 0 && k == 0' \
+	"c=$(st cpe egr.no_kernel_time)" "k=$(st conc egr.no_kernel_time)"
 
 tcp cli srv "$TB_SRV_IP" tcpup 20000000
 check "TCP up 20 MB intact" 'c == 1 && bad == 0' \

@@ -255,6 +255,29 @@ static void test_parse_packet(void **state)
 	assert_int_equal(p.len, sizeof(data));
 	assert_int_equal(p.orig_len, sizeof(data));
 	assert_memory_equal(p.data, data, sizeof(data));
+	assert_int_equal(p.tstamp_ns, 0); /* no NFQA_TIMESTAMP: none */
+}
+
+static void test_parse_timestamp(void **state)
+{
+	static const uint8_t data[20] = {0x45, 0, 0, 20};
+	struct nfqnl_msg_packet_timestamp ts = {
+		.sec = htobe64(1795000000),
+		.usec = htobe64(123456),
+	};
+	uint8_t buf[512];
+	struct nlmsghdr *nlh;
+	struct nfqueue_pkt p;
+
+	(void)state;
+	nlh = packet_msg(buf, 5, true, data, sizeof(data), 0);
+	mnl_attr_put(nlh, NFQA_TIMESTAMP, sizeof(ts), &ts);
+	assert_int_equal(parse_pkt(nlh, &p), 0);
+	assert_true(p.tstamp_ns == 1795000000ull * 1000000000ull + 123456000ull);
+	/* a timestamp of the wrong size makes the message malformed */
+	nlh = packet_msg(buf, 5, true, data, sizeof(data), 0);
+	mnl_attr_put(nlh, NFQA_TIMESTAMP, 8, &ts);
+	assert_int_equal(parse_pkt(nlh, &p), -EBADMSG);
 }
 
 static void test_parse_truncated(void **state)
@@ -303,6 +326,7 @@ int main(void)
 		cmocka_unit_test(test_verdicts_back_to_back),
 		cmocka_unit_test(test_parse_packet),
 		cmocka_unit_test(test_parse_truncated),
+		cmocka_unit_test(test_parse_timestamp),
 		cmocka_unit_test(test_parse_rejects),
 	};
 
