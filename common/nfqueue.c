@@ -14,11 +14,11 @@
  * whole messages in q->tx_used bytes; nothing is allocated after
  * nfqueue_open().
  *
- * libnetfilter_queue is deliberately not used: its legacy API exports
- * nfqueue_open(), nfqueue_close() and nfqueue_fd(), which clash with ours (the two
- * headers cannot be included together).  Its nfq_nlmsg_* helpers are one
- * mnl_attr_put() each; put_cfg_*() and put_verdict() below build the same
- * attributes, and parse_attr() validates like nfq_nlmsg_parse().
+ * libnetfilter_queue is not used: its nfq_nlmsg_* helpers are one
+ * mnl_attr_put() each, and put_cfg_*() and put_verdict() below build the
+ * same attributes, parse_attr() validating like nfq_nlmsg_parse().  Our
+ * prefix is nfqueue_ because that library's legacy API exports nfq_open(),
+ * nfq_close() and nfq_fd(): a binary may link both.
  */
 #include "common/nfqueue.h"
 
