@@ -372,7 +372,8 @@ static int bind_queue(struct nfqueue *q, const struct nfqueue_opts *o)
 	return err;
 }
 
-int nfqueue_open(struct nfqueue *q, unsigned num, const struct nfqueue_opts *opts)
+int nfqueue_open(struct nfqueue *q, unsigned num,
+		 const struct nfqueue_opts *opts)
 {
 	static const struct nfqueue_opts defaults;
 	const struct nfqueue_opts *o = opts ? opts : &defaults;
@@ -511,7 +512,8 @@ static int on_error(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-int nfqueue_drain(struct nfqueue *q, unsigned budget, nfqueue_pkt_fn fn, void *ctx)
+int nfqueue_drain(struct nfqueue *q, unsigned budget, nfqueue_pkt_fn fn,
+		  void *ctx)
 {
 	/* Not const: libmnl's prototype takes a mutable array. */
 	mnl_cb_t ctl[NLMSG_MIN_TYPE] = {
@@ -559,7 +561,8 @@ int nfqueue_drain(struct nfqueue *q, unsigned budget, nfqueue_pkt_fn fn, void *c
 }
 
 int nfqueue_verdict(struct nfqueue *q, uint32_t id, enum nfqueue_verdict_kind v,
-		bool set_mark, uint32_t mark, const void *payload, size_t len)
+		    bool set_mark, uint32_t mark, const void *payload,
+		    size_t len)
 {
 	size_t need;
 	uint32_t nfv;

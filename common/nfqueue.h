@@ -19,20 +19,20 @@
 struct mnl_socket;
 
 struct nfqueue_opts {
-	uint32_t copy_range;  /* bytes of payload copied to us (0: 65535) */
-	uint32_t maxlen;      /* kernel queue length (0: kernel default) */
-	bool fail_open;       /* accept instead of drop when the queue is full */
-	uint32_t rcvbuf;      /* socket receive buffer bytes (0: default) */
+	uint32_t copy_range; /* bytes of payload copied to us (0: 65535) */
+	uint32_t maxlen;     /* kernel queue length (0: kernel default) */
+	bool fail_open;	     /* accept instead of drop when the queue is full */
+	uint32_t rcvbuf;     /* socket receive buffer bytes (0: default) */
 };
 
 struct nfqueue_pkt {
 	uint32_t id;
-	uint16_t hw_proto;    /* ETH_P_IP / ETH_P_IPV6, host order */
+	uint16_t hw_proto; /* ETH_P_IP / ETH_P_IPV6, host order */
 	uint32_t mark;
 	uint32_t ifindex_in;  /* 0 if none */
 	uint32_t ifindex_out; /* 0 if none */
 	const uint8_t *data;  /* the network-layer packet */
-	size_t len;           /* bytes at data */
+	size_t len;	      /* bytes at data */
 	size_t orig_len;      /* length of the packet in the kernel */
 	uint64_t tstamp_ns;   /* kernel receive time, CLOCK_REALTIME; 0: none
 			       * (the kernel stamps packets only while some
@@ -42,18 +42,18 @@ struct nfqueue_pkt {
 struct nfqueue_stats {
 	uint64_t received;
 	uint64_t verdicts;
-	uint64_t batches;     /* netlink writes of verdicts */
+	uint64_t batches; /* netlink writes of verdicts */
 	uint64_t recv_errors;
 	uint64_t send_errors;
-	uint64_t truncated;   /* packets larger than copy_range */
+	uint64_t truncated; /* packets larger than copy_range */
 };
 
 /* Counters the kernel keeps for a queue
  * (/proc/net/netfilter/nfnetlink_queue). */
 struct nfqueue_kstats {
 	uint32_t queue_total;
-	uint32_t queue_dropped;  /* dropped: queue full */
-	uint32_t user_dropped;   /* dropped: netlink socket buffer full */
+	uint32_t queue_dropped; /* dropped: queue full */
+	uint32_t user_dropped;	/* dropped: netlink socket buffer full */
 	uint32_t id_sequence;
 };
 
@@ -79,19 +79,22 @@ enum nfqueue_verdict_kind {
 
 /* Binds queue num with opts.  Returns 0 or -errno (-EBUSY if another
  * process has the queue). */
-int nfqueue_open(struct nfqueue *q, unsigned num, const struct nfqueue_opts *opts);
+int nfqueue_open(struct nfqueue *q, unsigned num,
+		 const struct nfqueue_opts *opts);
 void nfqueue_close(struct nfqueue *q);
 int nfqueue_fd(const struct nfqueue *q);
 
 /* Receives and dispatches up to budget packets (stops early at EAGAIN).
  * Returns the number dispatched or -errno. */
-int nfqueue_drain(struct nfqueue *q, unsigned budget, nfqueue_pkt_fn fn, void *ctx);
+int nfqueue_drain(struct nfqueue *q, unsigned budget, nfqueue_pkt_fn fn,
+		  void *ctx);
 
 /* Queues a verdict in the batch (sent when the batch is full or on
  * nfqueue_flush).  payload, when not NULL, replaces the packet (len bytes);
  * set_mark sets the packet mark to mark.  Returns 0 or -errno. */
 int nfqueue_verdict(struct nfqueue *q, uint32_t id, enum nfqueue_verdict_kind v,
-		bool set_mark, uint32_t mark, const void *payload, size_t len);
+		    bool set_mark, uint32_t mark, const void *payload,
+		    size_t len);
 
 /* Sends the batched verdicts.  Returns 0 or -errno. */
 int nfqueue_flush(struct nfqueue *q);

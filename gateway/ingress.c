@@ -60,8 +60,8 @@ static void flush(struct gw *gw)
 
 	send_batches(gw);
 	for (i = 0; i < ing->n; i++) {
-		if (nfqueue_verdict(&ing->q, ing->id[i], NFQ_DROP, false, 0, NULL,
-				0) < 0) {
+		if (nfqueue_verdict(&ing->q, ing->id[i], NFQ_DROP, false, 0,
+				    NULL, 0) < 0) {
 			ing->st.verdict_errors++;
 		}
 	}

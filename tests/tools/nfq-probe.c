@@ -139,7 +139,8 @@ static size_t udp4_hdr(const struct nfqueue_pkt *p)
 static void verdict(struct probe *pr, uint32_t id, enum nfqueue_verdict_kind v,
 		    bool set_mark, const void *payload, size_t len)
 {
-	if (nfqueue_verdict(&pr->q, id, v, set_mark, pr->mark, payload, len) < 0) {
+	if (nfqueue_verdict(&pr->q, id, v, set_mark, pr->mark, payload, len) <
+	    0) {
 		pr->verdict_errors++;
 		return;
 	}

@@ -273,7 +273,8 @@ static void test_parse_timestamp(void **state)
 	nlh = packet_msg(buf, 5, true, data, sizeof(data), 0);
 	mnl_attr_put(nlh, NFQA_TIMESTAMP, sizeof(ts), &ts);
 	assert_int_equal(parse_pkt(nlh, &p), 0);
-	assert_true(p.tstamp_ns == 1795000000ull * 1000000000ull + 123456000ull);
+	assert_true(p.tstamp_ns ==
+		    1795000000ull * 1000000000ull + 123456000ull);
 	/* a timestamp of the wrong size makes the message malformed */
 	nlh = packet_msg(buf, 5, true, data, sizeof(data), 0);
 	mnl_attr_put(nlh, NFQA_TIMESTAMP, 8, &ts);
