@@ -244,11 +244,16 @@ void gw_egr_drain_all(struct gw *gw)
 void gw_egr_peer_restarted(struct gw *gw)
 {
 	struct gw_egr *e = &gw->egr;
+	uint32_t report_seq = e->egr.loss.report_seq;
 
 	e->st.peer_restarts++;
 	/* what is buffered goes out in order first */
 	egr_reseq_reset(&e->egr.reseq);
+	/* the counters start again (the peer's fresh ingress takes new
+	 * baselines) but our report sequence goes on: were the restart a
+	 * false alarm, the peer would ignore a sequence that went back */
 	egr_loss_init(&e->egr.loss, gw->npaths);
+	e->egr.loss.report_seq = report_seq;
 	gw_egr_settle(gw);
 }
 

@@ -62,6 +62,7 @@ struct gw_path_stats {
 	uint64_t tx_pkts; /* DATA sent */
 	uint64_t tx_bytes;
 	uint64_t tx_errors; /* DATA the socket refused */
+	int tx_errno;	    /* why, the last time (0: never) */
 	uint64_t ctrl_tx;   /* control packets sent */
 	uint64_t ctrl_errors;
 	uint64_t rx_pkts; /* valid tunnel packets received */
@@ -103,6 +104,7 @@ struct gw_ing {
 	uint8_t (*buf)[GW_INNER_MAX]; /* GW_BUDGET inner copies */
 	uint64_t now_us;
 	struct nfqueue_kstats kst;
+	struct gw_ratelimit rl; /* log lines about failed sends */
 	struct gw_ing_stats st;
 };
 
@@ -171,6 +173,8 @@ struct gw {
 	uint32_t epoch; /* ours, random, sent in HELLO */
 	uint32_t peer_epoch;
 	bool have_peer_epoch;
+	uint32_t old_peer_epoch; /* the one before the last restart */
+	bool have_old_peer_epoch;
 	uint32_t probe_id;
 	unsigned npaths;
 	struct gw_path path[WIRE_MAX_PATHS];

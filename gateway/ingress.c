@@ -40,6 +40,13 @@ static void send_batches(struct gw *gw)
 				/* the datagram at done failed; the rest may
 				 * still go.  The egress counts it as lost. */
 				p->st.tx_errors++;
+				p->st.tx_errno = errno;
+				if (gw_ratelimit_ok(&gw->ing.rl,
+						    gw->ing.now_us)) {
+					gw_warn(gw, "path %s: send: %s",
+						gw->conf.path[i].name,
+						strerror(errno));
+				}
 				n = 1;
 				continue;
 			}

@@ -43,7 +43,7 @@ static int open_one(struct gw *gw, struct gw_path *p)
 		.sin_port = htons(gw->conf.port),
 		.sin_addr.s_addr = htonl(INADDR_ANY),
 	};
-	int one = 1, pmtu = IP_PMTUDISC_DONT, small = 4096;
+	int one = 1, pmtu = IP_PMTUDISC_DONT, small = 4096, sndbuf = 4 << 20;
 	int fd, err;
 
 	fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -70,6 +70,12 @@ static int open_one(struct gw *gw, struct gw_path *p)
 	 * on MTU); nothing is read here, so keep the receive buffer small. */
 	setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu, sizeof(pmtu));
 	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+	/* A drain sends up to GW_BUDGET datagrams at once; a short send
+	 * buffer turns bursts into EAGAIN, i.e. loss.  Force it as root. */
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &sndbuf,
+		       sizeof(sndbuf)) < 0) {
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
+	}
 	/* Only so that the kernel stamps every packet it receives: the egress
 	 * reads that stamp from the queue (NFQA_TIMESTAMP) and so measures
 	 * arrival, not when this process got round to the packet. */
@@ -279,12 +285,19 @@ void gw_send_keepalives(struct gw *gw, uint64_t now_us)
 static void on_epoch(struct gw *gw, uint32_t epoch)
 {
 	if (gw->have_peer_epoch && epoch != gw->peer_epoch) {
+		if (gw->have_old_peer_epoch && epoch == gw->old_peer_epoch) {
+			/* a HELLO of the previous run, late on a slow path */
+			return;
+		}
 		gw_warn(gw,
-			"peer restarted (epoch %08x -> %08x): sequence state "
-			"reset",
+			"peer restarted (epoch %08x -> %08x): its sequence "
+			"state reset here",
 			gw->peer_epoch, epoch);
 		gw_egr_peer_restarted(gw);
-		ing_sched_reset_seq(&gw->ing.sched, 0);
+		/* our own numbering goes on: see ing_sched_peer_restarted */
+		ing_sched_peer_restarted(&gw->ing.sched);
+		gw->old_peer_epoch = gw->peer_epoch;
+		gw->have_old_peer_epoch = true;
 	} else if (!gw->have_peer_epoch) {
 		gw_info(gw, "peer epoch %08x", epoch);
 	}

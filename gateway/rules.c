@@ -371,7 +371,10 @@ int gw_rules_install(struct gw *gw)
 	remove_all();
 	ret = run(argv, text, false);
 	if (ret) {
+		/* iptables-restore commits table by table: a failure in raw
+		 * can leave mangle installed */
 		gw_err(gw, "rules: iptables-restore failed (%d)", ret);
+		remove_all();
 		ret = ret < 0 ? ret : -EIO;
 		goto out;
 	}

@@ -107,11 +107,12 @@ int gw_status_write(struct gw *gw, int fd)
 			(unsigned long long)s->path[i].sent);
 		fprintf(f,
 			"path.%s.tx_pkts=%llu\npath.%s.tx_bytes=%llu\n"
-			"path.%s.tx_errors=%llu\npath.%s.ctrl_tx=%llu\n",
+			"path.%s.tx_errors=%llu\npath.%s.tx_errno=%d\n"
+			"path.%s.ctrl_tx=%llu\n",
 			n, (unsigned long long)p->st.tx_pkts, n,
 			(unsigned long long)p->st.tx_bytes, n,
-			(unsigned long long)p->st.tx_errors, n,
-			(unsigned long long)p->st.ctrl_tx);
+			(unsigned long long)p->st.tx_errors, n, p->st.tx_errno,
+			n, (unsigned long long)p->st.ctrl_tx);
 		fprintf(f, "path.%s.rx_pkts=%llu\npath.%s.rx_bytes=%llu\n", n,
 			(unsigned long long)p->st.rx_pkts, n,
 			(unsigned long long)p->st.rx_bytes);

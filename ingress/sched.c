@@ -241,6 +241,16 @@ void ing_sched_on_report(struct ing_sched *s, uint32_t seq,
 	s->fixed_sent = 0;
 }
 
+void ing_sched_peer_restarted(struct ing_sched *s)
+{
+	for (unsigned i = 0; i < s->n; i++) {
+		s->path[i].have_report = false;
+	}
+	s->have_report_seq = false;
+	s->fixed_sent = 0;
+	s->quiet_reports = 0;
+}
+
 void ing_sched_reset_seq(struct ing_sched *s, uint32_t gseq0)
 {
 	s->gseq = gseq0;

@@ -690,6 +690,35 @@ static void test_dwd_hold_conditions(void **state)
 	assert_int_equal(s.st.dwd_held, 4);
 }
 
+/* Peer restarted: report baselines and report sequence are forgotten (its
+ * counters and sequence start again), our numbering goes on. */
+static void test_peer_restarted(void **state)
+{
+	struct fx f;
+	struct wire_hdr h;
+	uint32_t g;
+
+	(void)state;
+	fx_init(&f, prm(0.5, 250, 50, 45), "FM");
+	fx_set_w(&f, 10); /* baseline report, then IWI: w 10, seq 2 */
+	pick(&f, &h);
+	g = h.gseq;
+	ing_sched_peer_restarted(&f.s);
+	pick(&f, &h);
+	assert_int_equal(h.gseq, g + 1); /* numbering goes on */
+	/* the fresh peer reports from seq 1 with small counters: not stale,
+	 * and the first report only sets the baselines */
+	f.lost[0] = 3;
+	f.seq = 0;
+	fx_report(&f);
+	assert_int_equal(f.s.st.stale_reports, 0);
+	assert_near(f.s.w_mobile, 10); /* weights kept, no loss applied */
+	fx_loss(&f, 0, 2);
+	fx_pick_fixed(&f, 100);
+	fx_report(&f); /* AWI: 10 + 0.5 * 2/100 * 50 = 10.5 */
+	assert_near(f.s.w_mobile, 10.5);
+}
+
 static void test_fixed_sent_and_loss_sum(void **state)
 {
 	struct fx f;
@@ -1461,6 +1490,7 @@ int main(void)
 		cmocka_unit_test(test_dwd),
 		cmocka_unit_test(test_dwd_hold),
 		cmocka_unit_test(test_dwd_hold_conditions),
+		cmocka_unit_test(test_peer_restarted),
 		cmocka_unit_test(test_fixed_sent_and_loss_sum),
 		cmocka_unit_test(test_report_seq),
 		cmocka_unit_test(test_baselines),
