@@ -721,7 +721,7 @@ static const struct key top_keys[] = {
 	INT_KEY("release_mark", false, struct conf, release_mark, 0, UINT32_MAX,
 		1),
 	{"log_level", false, parse_log_level},
-	INT_KEY("keepalive_ms", false, struct conf, keepalive_ms, 100, 60000,
+	INT_KEY("keepalive_ms", false, struct conf, keepalive_ms, 100, 1000,
 		1),
 };
 

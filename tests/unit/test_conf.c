@@ -403,9 +403,9 @@ static const struct bad_case bad_cases[] = {
 	{TOP("log_level = 3;"),
 	 ":3: log_level: bad value '3': expected a string"},
 	{TOP("keepalive_ms = 99;"),
-	 ":3: keepalive_ms: bad value '99': out of range 100..60000"},
-	{TOP("keepalive_ms = 60001;"),
-	 ":3: keepalive_ms: bad value '60001': out of range 100..60000"},
+	 ":3: keepalive_ms: bad value '99': out of range 100..1000"},
+	{TOP("keepalive_ms = 1001;"),
+	 ":3: keepalive_ms: bad value '1001': out of range 100..1000"},
 	{TOP("keepalive_ms = 1e3;"),
 	 ":3: keepalive_ms: bad value '1000': expected an integer"},
 };
@@ -707,7 +707,7 @@ static void test_daemon_keys(void **state)
 
 	ret = load_text(CTOP("prefixes = [\"0.0.0.0/0\", \"10.0.0.0/8\", "
 			     "\"192.0.2.7/32\", \"10.0.0.0/9\"]; "
-			     "keepalive_ms = 60000; log_level = \"error\";"),
+			     "keepalive_ms = 1000; log_level = \"error\";"),
 			&c, err, sizeof(err), path, sizeof(path));
 	if (ret) {
 		print_error("%s\n", err);
@@ -721,7 +721,7 @@ static void test_daemon_keys(void **state)
 	assert_int_equal(c.prefix[2].addr, htonl(0xc0000207));
 	assert_int_equal(c.prefix[2].len, 32);
 	assert_int_equal(c.prefix[3].len, 9);
-	assert_int_equal(c.keepalive_ms, 60000);
+	assert_int_equal(c.keepalive_ms, 1000);
 	assert_int_equal(c.log_level, CONF_LOG_ERROR);
 	assert_false(c.bond_output);
 	assert_int_equal(c.nlan, 0);
