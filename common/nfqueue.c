@@ -190,26 +190,28 @@ static uint32_t attr_u32(const struct nlattr *a)
 static int parse_pkt(const struct nlmsghdr *nlh, struct nfqueue_pkt *p)
 {
 	const struct nlattr *tb[NFQA_MAX + 1] = {0};
-	const struct nfqnl_msg_packet_hdr *ph;
+	struct nfqnl_msg_packet_hdr ph;
 	const struct nlattr *pl;
 
 	if (mnl_attr_parse(nlh, sizeof(struct nfgenmsg), parse_attr, tb) < 0 ||
 	    !tb[NFQA_PACKET_HDR]) {
 		return -EBADMSG;
 	}
-	ph = mnl_attr_get_payload(tb[NFQA_PACKET_HDR]);
-	p->id = ntohl(ph->packet_id);
-	p->hw_proto = ntohs(ph->hw_protocol);
+	memcpy(&ph, mnl_attr_get_payload(tb[NFQA_PACKET_HDR]), sizeof(ph));
+	p->id = ntohl(ph.packet_id);
+	p->hw_proto = ntohs(ph.hw_protocol);
 	p->mark = attr_u32(tb[NFQA_MARK]);
 	p->ifindex_in = attr_u32(tb[NFQA_IFINDEX_INDEV]);
 	p->ifindex_out = attr_u32(tb[NFQA_IFINDEX_OUTDEV]);
 	p->tstamp_ns = 0;
 	if (tb[NFQA_TIMESTAMP]) {
-		const struct nfqnl_msg_packet_timestamp *ts =
-			mnl_attr_get_payload(tb[NFQA_TIMESTAMP]);
+		/* copied out: attributes are only 4-byte aligned */
+		struct nfqnl_msg_packet_timestamp ts;
 
-		p->tstamp_ns = be64toh(ts->sec) * 1000000000ull +
-			       be64toh(ts->usec) * 1000ull;
+		memcpy(&ts, mnl_attr_get_payload(tb[NFQA_TIMESTAMP]),
+		       sizeof(ts));
+		p->tstamp_ns = be64toh(ts.sec) * 1000000000ull +
+			       be64toh(ts.usec) * 1000ull;
 	}
 	pl = tb[NFQA_PAYLOAD];
 	p->data = pl ? mnl_attr_get_payload(pl) : NULL;
