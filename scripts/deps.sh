@@ -6,7 +6,7 @@ set -euo pipefail
 pkgs=(build-essential cmake pkg-config
 	libconfig-dev libev-dev libmnl-dev libnetfilter-queue-dev
 	libsodium-dev libcmocka-dev
-	iproute2 iptables nftables conntrack procps bsdextrautils
+	iproute2 iptables nftables conntrack procps bsdextrautils python3
 	gnuplot-nox)
 
 missing=()

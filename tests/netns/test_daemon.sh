@@ -147,7 +147,11 @@ check "ICMP both ways through the bond" \
 
 # ---- malformed and foreign tunnel packets, from the dsl line -------------------------
 
-if command -v python3 >/dev/null; then
+# python3 (scripts/deps.sh installs it) crafts the packets; without it the
+# checks fail rather than vanish
+if ! command -v python3 >/dev/null; then
+	bad "malformed packets: python3 missing (scripts/deps.sh installs it)"
+else
 	refresh conc
 	peer0=$(st conc path.dsl.peer)
 	tb_exec dsl python3 - "$TB_CONC_DSL_IP" <<-'EOF'
