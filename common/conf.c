@@ -36,8 +36,12 @@ enum {
 	DEF_INGRESS_QUEUE = 0,
 	DEF_EGRESS_QUEUE = 1,
 	DEF_KEEPALIVE_MS = 1000,
+	DEF_METRICS_PORT = 0,
 };
-#define DEF_K 0.5
+#define DEF_CONTROL_SOCKET  "/run/l3bond/l3bondd.sock"
+#define DEF_CONTROL_GROUP   "l3bond"
+#define DEF_METRICS_ADDRESS "127.0.0.1"
+#define DEF_K		    0.5
 
 static const char *const role_names[] = {
 	[ROLE_CPE] = "cpe",
@@ -153,6 +157,19 @@ static const char *show(const config_setting_t *s, char *buf, size_t n)
 	return buf;
 }
 
+/* Errors go to the log and, from conf_set, to l3bondctl's line-based
+ * replies: a key or value typed with a newline or other control character
+ * (conf_set quotes what it refuses as it was given), or a file name
+ * holding one, must not split the error.  Shown as '?', as show() does. */
+static void one_line(char *err)
+{
+	for (; *err; err++) {
+		if (iscntrl((unsigned char)*err)) {
+			*err = '?';
+		}
+	}
+}
+
 /* Writes "file:line: key: [bad value 'value': ]why" and returns -EINVAL.
  * at may be NULL (no place in the file: line 0). */
 static int __attribute__((format(printf, 4, 0)))
@@ -172,7 +189,12 @@ vfail(struct loader *l, const config_setting_t *at, const char *value,
 		}
 		line = config_setting_source_line(at);
 	}
-	if (value) {
+	if (!file) {
+		/* conf_set: a value typed at l3bondctl, not a file's */
+		n = value ? snprintf(l->err, l->errlen,
+				     "%s: bad value '%s': ", l->key, value)
+			  : snprintf(l->err, l->errlen, "%s: ", l->key);
+	} else if (value) {
 		n = snprintf(l->err, l->errlen,
 			     "%s:%u: %s: bad value '%s': ", file, line, l->key,
 			     value);
@@ -183,6 +205,7 @@ vfail(struct loader *l, const config_setting_t *at, const char *value,
 	if (n >= 0 && (size_t)n < l->errlen) {
 		vsnprintf(l->err + n, l->errlen - (size_t)n, fmt, ap);
 	}
+	one_line(l->err);
 	return -EINVAL;
 }
 
@@ -239,6 +262,8 @@ static int get_int(struct loader *l, const config_setting_t *s, long long min,
 {
 	long long v;
 
+	*out = 0; /* for -O3's maybe-uninitialized */
+
 	switch (config_setting_type(s)) {
 	case CONFIG_TYPE_INT:
 		/* libconfig stores 0x80000000..0xffffffff in a 32-bit int
@@ -268,6 +293,8 @@ static int get_number(struct loader *l, const config_setting_t *s, double min,
 {
 	double v;
 
+	*out = 0; /* for -O3's maybe-uninitialized */
+
 	switch (config_setting_type(s)) {
 	case CONFIG_TYPE_INT:
 	case CONFIG_TYPE_INT64:
@@ -291,6 +318,7 @@ static int get_number(struct loader *l, const config_setting_t *s, double min,
 
 static int get_bool(struct loader *l, const config_setting_t *s, bool *out)
 {
+	*out = false; /* for -O3's maybe-uninitialized */
 	if (config_setting_type(s) != CONFIG_TYPE_BOOL) {
 		return bad(l, s, "expected true or false");
 	}
@@ -305,6 +333,7 @@ static int get_string(struct loader *l, const config_setting_t *s,
 	const char *v;
 	size_t len;
 
+	*out = ""; /* for -O3's maybe-uninitialized */
 	if (config_setting_type(s) != CONFIG_TYPE_STRING) {
 		return bad(l, s, "expected a string");
 	}
@@ -324,6 +353,7 @@ static int get_choice(struct loader *l, const config_setting_t *s,
 	const char *v;
 	unsigned i;
 
+	*out = 0; /* for -O3's maybe-uninitialized */
 	if (config_setting_type(s) != CONFIG_TYPE_STRING) {
 		return bad(l, s, "expected a string");
 	}
@@ -454,27 +484,41 @@ static int parse_class(struct loader *l, const config_setting_t *s, void *obj)
 	return ret;
 }
 
+/* An interface name that can exist (the kernel's dev_valid_name()) and
+ * that the rules can carry as it is: iptables reads a trailing '+' as a
+ * wildcard, and a quote or backslash would break the nft text. */
+static int check_ifname(struct loader *l, const config_setting_t *s,
+			const char *v)
+{
+	const char *ch;
+
+	if (!strcmp(v, ".") || !strcmp(v, "..")) {
+		return bad(l, s, "not a valid interface name");
+	}
+	for (ch = v; *ch; ch++) {
+		if (!isalnum((unsigned char)*ch) && !strchr("_.-@", *ch)) {
+			return bad(l, s,
+				   "only letters, digits and _ . - @ are "
+				   "allowed in an interface name");
+		}
+	}
+	return 0;
+}
+
 static int parse_interface(struct loader *l, const config_setting_t *s,
 			   void *obj)
 {
 	struct conf_path *p = obj;
-	const char *v, *ch;
+	const char *v;
 	int ret;
 
 	ret = get_string(l, s, IF_NAMESIZE - 1, &v);
 	if (ret) {
 		return ret;
 	}
-	/* the kernel's dev_valid_name(): such a device cannot exist */
-	if (!strcmp(v, ".") || !strcmp(v, "..")) {
-		return bad(l, s, "not a valid interface name");
-	}
-	for (ch = v; *ch; ch++) {
-		if (*ch == '/' || *ch == ':' || isspace((unsigned char)*ch)) {
-			return bad(l, s,
-				   "'/', ':' and white space are not "
-				   "allowed in an interface name");
-		}
+	ret = check_ifname(l, s, v);
+	if (ret) {
+		return ret;
 	}
 	strcpy(p->ifname, v);
 	return 0;
@@ -513,6 +557,7 @@ static int parse_peer(struct loader *l, const config_setting_t *s, void *obj)
 static int get_seq(struct loader *l, const config_setting_t *s, unsigned max,
 		   const char *what, unsigned *n)
 {
+	*n = 0; /* for -O3's maybe-uninitialized */
 	if (!config_setting_is_list(s) && !config_setting_is_array(s)) {
 		return bad(l, s, "expected a list of %s [ \"...\", ... ]",
 			   what);
@@ -529,7 +574,7 @@ static int parse_lan_interfaces(struct loader *l, const config_setting_t *s,
 {
 	struct conf *c = obj;
 	const config_setting_t *e;
-	const char *v, *ch;
+	const char *v;
 	unsigned i, j, n;
 	int ret;
 
@@ -547,16 +592,9 @@ static int parse_lan_interfaces(struct loader *l, const config_setting_t *s,
 		if (ret) {
 			return ret;
 		}
-		if (!strcmp(v, ".") || !strcmp(v, "..")) {
-			return bad(l, e, "not a valid interface name");
-		}
-		for (ch = v; *ch; ch++) {
-			if (*ch == '/' || *ch == ':' ||
-			    isspace((unsigned char)*ch)) {
-				return bad(l, e,
-					   "'/', ':' and white space are not "
-					   "allowed in an interface name");
-			}
+		ret = check_ifname(l, e, v);
+		if (ret) {
+			return ret;
 		}
 		for (j = 0; j < i; j++) {
 			if (!strcmp(c->lan[j], v)) {
@@ -690,6 +728,73 @@ static int parse_log_level(struct loader *l, const config_setting_t *s,
 		   "expected \"error\", \"warning\", \"info\" or \"debug\"");
 }
 
+/* "" (no socket) or an absolute path that fits sun_path. */
+static int parse_control_socket(struct loader *l, const config_setting_t *s,
+				void *obj)
+{
+	struct conf *c = obj;
+	const char *v;
+
+	if (config_setting_type(s) != CONFIG_TYPE_STRING) {
+		return bad(l, s, "expected a string");
+	}
+	v = config_setting_get_string(s);
+	if (*v && *v != '/') {
+		return bad(l, s, "expected an absolute path, or \"\" for none");
+	}
+	if (strlen(v) >= sizeof(c->control_socket)) {
+		return bad(l, s, "longer than %zu characters",
+			   sizeof(c->control_socket) - 1);
+	}
+	strcpy(c->control_socket, v);
+	return 0;
+}
+
+/* A group name as useradd accepts it. */
+static int parse_control_group(struct loader *l, const config_setting_t *s,
+			       void *obj)
+{
+	struct conf *c = obj;
+	const char *v;
+	size_t i;
+	int ret;
+
+	ret = get_string(l, s, sizeof(c->control_group) - 1, &v);
+	if (ret) {
+		return ret;
+	}
+	for (i = 0; v[i]; i++) {
+		if (!(islower((unsigned char)v[i]) || v[i] == '_' ||
+		      (i && (isdigit((unsigned char)v[i]) || v[i] == '-')))) {
+			return bad(l, s,
+				   "expected a group name: a-z or _, then "
+				   "a-z 0-9 _ -");
+		}
+	}
+	strcpy(c->control_group, v);
+	return 0;
+}
+
+static int parse_metrics_address(struct loader *l, const config_setting_t *s,
+				 void *obj)
+{
+	struct conf *c = obj;
+	unsigned char addr[sizeof(struct in6_addr)];
+	const char *v;
+	int ret;
+
+	ret = get_string(l, s, CONF_ADDR_MAX - 1, &v);
+	if (ret) {
+		return ret;
+	}
+	if (inet_pton(AF_INET, v, addr) != 1 &&
+	    inet_pton(AF_INET6, v, addr) != 1) {
+		return bad(l, s, "not an IPv4 or IPv6 address");
+	}
+	strcpy(c->metrics_address, v);
+	return 0;
+}
+
 static int parse_paths(struct loader *l, const config_setting_t *s, void *obj);
 
 /* role comes before paths: a path's peer is checked against it */
@@ -721,8 +826,19 @@ static const struct key top_keys[] = {
 	INT_KEY("release_mark", false, struct conf, release_mark, 0, UINT32_MAX,
 		1),
 	{"log_level", false, parse_log_level},
-	INT_KEY("keepalive_ms", false, struct conf, keepalive_ms, 100, 1000,
+	INT_KEY("keepalive_ms", false, struct conf, keepalive_ms, 100, 1000, 1),
+	{"control_socket", false, parse_control_socket},
+	{"control_group", false, parse_control_group},
+	INT_KEY("metrics_port", false, struct conf, metrics_port, 0, UINT16_MAX,
 		1),
+	{"metrics_address", false, parse_metrics_address},
+};
+
+/* What l3bondctl set may change while the daemon runs: the tunables that
+ * SIGHUP applies without a restart. */
+static const char *const runtime_keys[] = {
+	"k",	    "t_dwd_ms",	   "t_report_ms",   "w_fixed",	 "w_mobile_max",
+	"t_lto_ms", "dwd_hold_ms", "early_release", "log_level", "keepalive_ms",
 };
 
 static const struct key path_keys[] = {
@@ -1056,6 +1172,10 @@ void conf_defaults(struct conf *c)
 	c->release_mark = 0;
 	c->log_level = CONF_LOG_INFO;
 	c->keepalive_ms = DEF_KEEPALIVE_MS;
+	strcpy(c->control_socket, DEF_CONTROL_SOCKET);
+	strcpy(c->control_group, DEF_CONTROL_GROUP);
+	c->metrics_port = DEF_METRICS_PORT;
+	strcpy(c->metrics_address, DEF_METRICS_ADDRESS);
 }
 
 int conf_load(struct conf *c, const char *file, char *err, size_t errlen)
@@ -1073,6 +1193,7 @@ int conf_load(struct conf *c, const char *file, char *err, size_t errlen)
 	if (ret) {
 		if (err && errlen) {
 			snprintf(err, errlen, "%s: %s", file, strerror(-ret));
+			one_line(err);
 		}
 		return ret;
 	}
@@ -1125,6 +1246,123 @@ int conf_load(struct conf *c, const char *file, char *err, size_t errlen)
 		*c = l.c;
 	}
 out_destroy:
+	if (ret && err && errlen) {
+		one_line(err); /* the file name, libconfig's text */
+	}
+	config_destroy(&cfg);
+	return ret;
+}
+
+/* A value as typed: a number, true/false or a bare word (quoted here, so
+ * that "debug" reads as the string it means).  Nothing that libconfig
+ * would read as more than one scalar: no ';', '@', quotes or spaces. */
+static int set_text(const char *key, const char *value, char *buf, size_t n)
+{
+	bool word = isalpha((unsigned char)value[0]);
+	size_t i;
+
+	if (!*value) {
+		return -EINVAL;
+	}
+	for (i = 0; value[i]; i++) {
+		if (!isalnum((unsigned char)value[i]) &&
+		    !strchr("._+-", value[i])) {
+			return -EINVAL;
+		}
+	}
+	if (word && strcmp(value, "true") && strcmp(value, "false")) {
+		i = (size_t)snprintf(buf, n, "%s = \"%s\";", key, value);
+	} else {
+		i = (size_t)snprintf(buf, n, "%s = %s;", key, value);
+	}
+	return i < n ? 0 : -EINVAL;
+}
+
+/* A typed value gets the prescan's check of a literal in the file: this
+ * libconfig would wrap "t_dwd_ms 4294967496" to 200 just the same (found
+ * by tests/fuzz/fuzz_conf_set). */
+static int scan_value(const char *value, struct wide *wd)
+{
+	FILE *f;
+	int ch;
+
+	f = fmemopen((void *)value, strlen(value), "r");
+	if (!f) {
+		return -errno;
+	}
+	ch = getc(f);
+	if (isdigit(ch) || ch == '.' || ch == '-' || ch == '+') {
+		scan_number(f, ch, 1, "", probe_wrap(), wd);
+	}
+	fclose(f);
+	return 0;
+}
+
+int conf_set(struct conf *c, const char *key, const char *value, char *err,
+	     size_t errlen)
+{
+	struct loader l = {.file = NULL, .err = err, .errlen = errlen};
+	struct wide wd = {0};
+	const config_setting_t *s;
+	const struct key *k;
+	char text[128];
+	config_t cfg;
+	size_t i;
+	int ret;
+
+	if (err && errlen) {
+		err[0] = '\0';
+	}
+	set_key(&l, "", key);
+	for (i = 0; i < ARRAY_SIZE(runtime_keys); i++) {
+		if (!strcmp(key, runtime_keys[i])) {
+			break;
+		}
+	}
+	if (i == ARRAY_SIZE(runtime_keys)) {
+		for (k = top_keys; k < top_keys + ARRAY_SIZE(top_keys); k++) {
+			if (!strcmp(k->name, key)) {
+				return fail(&l, NULL,
+					    "not a runtime setting: change it "
+					    "in the file and restart");
+			}
+		}
+		return fail(&l, NULL, "unknown key");
+	}
+	for (k = top_keys; strcmp(k->name, key); k++) {
+	}
+	if (set_text(key, value, text, sizeof(text))) {
+		snprintf(l.key, sizeof(l.key), "%s", key);
+		return bad_at(&l, NULL, value, "not a single value");
+	}
+	ret = scan_value(value, &wd);
+	if (ret) {
+		return fail(&l, NULL, "%s", strerror(-ret));
+	}
+	if (wd.line) {
+		return bad_at(&l, NULL, value,
+			      "too large for this libconfig, which would wrap "
+			      "it to 32 bits; write '%sL'",
+			      value);
+	}
+	l.c = *c;
+	config_init(&cfg);
+	if (!config_read_string(&cfg, text)) {
+		ret = bad_at(&l, NULL, value, "%s", config_error_text(&cfg));
+		goto out;
+	}
+	s = config_setting_get_member(config_root_setting(&cfg), key);
+	ret = k->parse ? k->parse(&l, s, &l.c) : parse_int(&l, s, &l.c, k);
+	if (!ret && l.c.sched.t_dwd_ms % l.c.sched.t_report_ms) {
+		ret = bad_at(&l, NULL, value,
+			     "t_dwd_ms (%u) would not be a multiple of "
+			     "t_report_ms (%u)",
+			     l.c.sched.t_dwd_ms, l.c.sched.t_report_ms);
+	}
+	if (!ret) {
+		*c = l.c;
+	}
+out:
 	config_destroy(&cfg);
 	return ret;
 }

@@ -22,11 +22,13 @@ enum conf_role {
 };
 
 enum conf_limits {
-	CONF_NAME_MAX = 16,  /* path name, with NUL */
-	CONF_ADDR_MAX = 64,  /* textual address, with NUL */
+	CONF_NAME_MAX = 16, /* path name, with NUL */
+	CONF_ADDR_MAX = 64, /* textual address, with NUL */
 	CONF_ERR_MAX = 512,
 	CONF_LAN_MAX = 8,     /* lan_interfaces */
 	CONF_PREFIX_MAX = 32, /* prefixes */
+	CONF_PATH_MAX = 108,  /* control_socket, with NUL (sun_path) */
+	CONF_GROUP_MAX = 33,  /* control_group, with NUL */
 };
 
 /* log_level: messages of this level and more severe are logged */
@@ -49,7 +51,7 @@ struct conf_path {
 	char ifname[IF_NAMESIZE];
 	uint32_t fwmark;
 	char peer[CONF_ADDR_MAX]; /* peer address for this path; "" if none */
-	uint16_t peer_port;       /* 0: the top-level port */
+	uint16_t peer_port;	  /* 0: the top-level port */
 };
 
 struct conf {
@@ -61,16 +63,21 @@ struct conf {
 	unsigned npaths;
 	struct conf_path path[WIRE_MAX_PATHS];
 	/* the daemon (gateway/) */
-	uint16_t ingress_queue;   /* NFQUEUE of the traffic to bond */
-	uint16_t egress_queue;    /* NFQUEUE of the tunnel's packets */
-	unsigned nlan;            /* cpe: devices whose forwarded traffic */
+	uint16_t ingress_queue; /* NFQUEUE of the traffic to bond */
+	uint16_t egress_queue;	/* NFQUEUE of the tunnel's packets */
+	unsigned nlan;		/* cpe: devices whose forwarded traffic */
 	char lan[CONF_LAN_MAX][IF_NAMESIZE]; /* is bonded */
-	bool bond_output;         /* cpe: bond local output too */
-	unsigned nprefixes;       /* concentrator: destinations to bond */
+	bool bond_output;		     /* cpe: bond local output too */
+	unsigned nprefixes; /* concentrator: destinations to bond */
 	struct conf_prefix prefix[CONF_PREFIX_MAX];
-	uint32_t release_mark;    /* mark of released packets, 0: none */
+	uint32_t release_mark; /* mark of released packets, 0: none */
 	enum conf_log_level log_level;
 	uint32_t keepalive_ms;
+	/* operations (l3bondctl, metrics) */
+	char control_socket[CONF_PATH_MAX];  /* "": no control socket */
+	char control_group[CONF_GROUP_MAX];  /* may use the socket too */
+	uint16_t metrics_port;		     /* 0: no metrics listener */
+	char metrics_address[CONF_ADDR_MAX]; /* IPv4 or IPv6 literal */
 };
 
 /* Fills c with the defaults of every key (no paths). */
@@ -80,6 +87,16 @@ void conf_defaults(struct conf *c);
  * I/O) and writes one line "file:line: key: bad value 'v': why" into err;
  * c is then untouched. */
 int conf_load(struct conf *c, const char *file, char *err, size_t errlen);
+
+/* Sets one runtime tunable of c (k, t_dwd_ms, t_report_ms, w_fixed,
+ * w_mobile_max, t_lto_ms, dwd_hold_ms, early_release, log_level,
+ * keepalive_ms) from its text as it would be written in the file
+ * ("0.7", "true", "debug"), checked exactly as conf_load checks it,
+ * together with the keys it depends on (t_dwd_ms against t_report_ms).
+ * On error returns -EINVAL with "key: bad value 'v': why" (or "key: not a
+ * runtime setting ...") in err; c is then untouched. */
+int conf_set(struct conf *c, const char *key, const char *value, char *err,
+	     size_t errlen);
 
 const char *conf_role_name(enum conf_role r);
 const char *conf_class_name(enum path_class c);

@@ -246,17 +246,23 @@ static const struct bad_case bad_cases[] = {
 	/* 66: interface */
 	{PATH2("name = \"lte\"; class = \"mobile\"; interface = "
 	       "\"wan/lte\"; " PEER),
-	 ":5: paths[1].interface: bad value 'wan/lte': '/', ':' and white "
-	 "space are not allowed"},
+	 ":5: paths[1].interface: bad value 'wan/lte': only letters, digits "
+	 "and _ . - @ are allowed"},
+	{PATH2("name = \"lte\"; class = \"mobile\"; interface = "
+	       "\"wan\\\"x\"; " PEER),
+	 ":5: paths[1].interface: bad value 'wan\"x': only letters"},
+	{PATH2("name = \"lte\"; class = \"mobile\"; interface = "
+	       "\"wan+\"; " PEER),
+	 ":5: paths[1].interface: bad value 'wan+': only letters"},
 	{PATH2("name = \"lte\"; class = \"mobile\"; interface = \"wan "
 	       "lte\"; " PEER),
-	 ":5: paths[1].interface: bad value 'wan lte': '/'"},
+	 ":5: paths[1].interface: bad value 'wan lte': only letters"},
 	{PATH2("name = \"lte\"; class = \"mobile\"; interface = "
 	       "\"wan\\tlte\"; " PEER),
-	 ":5: paths[1].interface: bad value 'wan?lte': '/'"},
+	 ":5: paths[1].interface: bad value 'wan?lte': only letters"},
 	{PATH2("name = \"lte\"; class = \"mobile\"; interface = "
 	       "\"wan:1\"; " PEER),
-	 ":5: paths[1].interface: bad value 'wan:1': '/'"},
+	 ":5: paths[1].interface: bad value 'wan:1': only letters"},
 	{PATH2("name = \"lte\"; class = \"mobile\"; interface = \"..\"; " PEER),
 	 ":5: paths[1].interface: bad value '..': not a valid interface name"},
 	{PATH2("name = \"lte\"; class = \"mobile\"; interface = \"\"; " PEER),
@@ -336,8 +342,8 @@ static const struct bad_case bad_cases[] = {
 	     "\"h\",\"i\"];"),
 	 ":3: lan_interfaces: bad value '[...]': need 1 to 8 interfaces"},
 	{TOP("lan_interfaces = [\"lan/0\"];"),
-	 ":3: lan_interfaces[0]: bad value 'lan/0': '/', ':' and white space "
-	 "are not allowed"},
+	 ":3: lan_interfaces[0]: bad value 'lan/0': only letters, digits and "
+	 "_ . - @ are allowed"},
 	{TOP("lan_interfaces = (\"lan0\", \"..\");"),
 	 ":3: lan_interfaces[1]: bad value '..': not a valid interface name"},
 	{TOP("lan_interfaces = [\"lan0\", \"lan1\", \"lan0\"];"),
@@ -408,6 +414,33 @@ static const struct bad_case bad_cases[] = {
 	 ":3: keepalive_ms: bad value '1001': out of range 100..1000"},
 	{TOP("keepalive_ms = 1e3;"),
 	 ":3: keepalive_ms: bad value '1000': expected an integer"},
+	/* operations: control socket, metrics */
+	{TOP("control_socket = \"run/x.sock\";"),
+	 ":3: control_socket: bad value 'run/x.sock': expected an absolute "
+	 "path, or \"\" for none"},
+	{TOP("control_socket = \"/"
+	     "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	     "a"
+	     "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\";"),
+	 ":3: control_socket: bad value '/aaaa"},
+	{TOP("control_socket = 1;"),
+	 ":3: control_socket: bad value '1': expected a string"},
+	{TOP("control_group = \"\";"),
+	 ":3: control_group: bad value '': must be 1 to 32 characters long"},
+	{TOP("control_group = \"9net\";"),
+	 ":3: control_group: bad value '9net': expected a group name"},
+	{TOP("control_group = \"Wheel\";"),
+	 ":3: control_group: bad value 'Wheel': expected a group name"},
+	{TOP("metrics_port = 65536;"),
+	 ":3: metrics_port: bad value '65536': out of range 0..65535"},
+	{TOP("metrics_port = \"9477\";"),
+	 ":3: metrics_port: bad value '9477': expected an integer"},
+	{TOP("metrics_address = \"localhost\";"),
+	 ":3: metrics_address: bad value 'localhost': not an IPv4 or IPv6 "
+	 "address"},
+	{TOP("metrics_address = \"10.0.0.256\";"),
+	 ":3: metrics_address: bad value '10.0.0.256': not an IPv4 or IPv6 "
+	 "address"},
 };
 
 static void test_bad_files(void **state)
@@ -466,6 +499,10 @@ static void test_defaults(void **state)
 	assert_int_equal(c.release_mark, 0);
 	assert_int_equal(c.log_level, CONF_LOG_INFO);
 	assert_int_equal(c.keepalive_ms, 1000);
+	assert_string_equal(c.control_socket, "/run/l3bond/l3bondd.sock");
+	assert_string_equal(c.control_group, "l3bond");
+	assert_int_equal(c.metrics_port, 0);
+	assert_string_equal(c.metrics_address, "127.0.0.1");
 }
 
 static void test_names(void **state)
@@ -727,6 +764,103 @@ static void test_daemon_keys(void **state)
 	assert_int_equal(c.nlan, 0);
 }
 
+static void test_ops_keys(void **state)
+{
+	char path[64], err[CONF_ERR_MAX];
+	struct conf c;
+	int ret;
+
+	(void)state;
+	ret = load_text(TOP("control_socket = \"\"; control_group = "
+			    "\"_l3-b0nd\"; metrics_port = 9477; "
+			    "metrics_address = \"::1\";"),
+			&c, err, sizeof(err), path, sizeof(path));
+	if (ret) {
+		print_error("%s\n", err);
+	}
+	assert_int_equal(ret, 0);
+	assert_string_equal(c.control_socket, "");
+	assert_string_equal(c.control_group, "_l3-b0nd");
+	assert_int_equal(c.metrics_port, 9477);
+	assert_string_equal(c.metrics_address, "::1");
+	ret = load_text(TOP("control_socket = \"/var/run/l3bond/a.sock\";"), &c,
+			err, sizeof(err), path, sizeof(path));
+	assert_int_equal(ret, 0);
+	assert_string_equal(c.control_socket, "/var/run/l3bond/a.sock");
+}
+
+/* l3bondctl set: the file's checks, on one value, without a file. */
+static void test_set(void **state)
+{
+	static const struct {
+		const char *key, *value, *want;
+	} bad[] = {
+		{"k", "-1", "k: bad value '-1': out of range 0..10"},
+		{"k", "abc", "k: bad value 'abc': expected a number"},
+		{"k", "", "k: bad value '': not a single value"},
+		{"k", "1;role=1",
+		 "k: bad value '1;role=1': not a single value"},
+		{"k", "1 2", "k: bad value '1 2': not a single value"},
+		{"k", "\"1\"", "k: bad value '\"1\"': not a single value"},
+		{"t_dwd_ms", "275",
+		 "t_dwd_ms: bad value '275': t_dwd_ms (275) would not be a "
+		 "multiple of t_report_ms (50)"},
+		{"t_report_ms", "40",
+		 "t_report_ms: bad value '40': t_dwd_ms (250) would not be a "
+		 "multiple of t_report_ms (40)"},
+		{"t_lto_ms", "0",
+		 "t_lto_ms: bad value '0': out of range "
+		 "1..10000"},
+		{"early_release", "1",
+		 "early_release: bad value '1': expected true or false"},
+		{"log_level", "loud",
+		 "log_level: bad value 'loud': expected \"error\""},
+		{"port", "1", "port: not a runtime setting"},
+		{"paths", "1", "paths: not a runtime setting"},
+		{"nosuch", "1", "nosuch: unknown key"},
+	};
+	char err[CONF_ERR_MAX];
+	struct conf c, ref;
+	unsigned i;
+
+	(void)state;
+	conf_defaults(&c);
+	ref = c;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		if (conf_set(&c, bad[i].key, bad[i].value, err, sizeof(err)) !=
+			    -EINVAL ||
+		    strncmp(err, bad[i].want, strlen(bad[i].want))) {
+			print_error("case %u: got '%s', want '%s...'\n", i, err,
+				    bad[i].want);
+			fail();
+		}
+		assert_memory_equal(&c, &ref, sizeof(c));
+	}
+	assert_int_equal(conf_set(&c, "k", "0.7", err, sizeof(err)), 0);
+	assert_true(c.sched.k == 0.7);
+	assert_int_equal(conf_set(&c, "k", "1", err, sizeof(err)), 0);
+	assert_true(c.sched.k == 1.0);
+	assert_int_equal(conf_set(&c, "t_dwd_ms", "500", err, sizeof(err)), 0);
+	assert_int_equal(c.sched.t_dwd_ms, 500);
+	assert_int_equal(conf_set(&c, "t_lto_ms", "80", err, sizeof(err)), 0);
+	assert_int_equal(c.reseq.t_lto_us, 80000);
+	assert_int_equal(conf_set(&c, "dwd_hold_ms", "0", err, sizeof(err)), 0);
+	assert_int_equal(c.sched.dwd_hold_us, 0);
+	assert_int_equal(
+		conf_set(&c, "early_release", "false", err, sizeof(err)), 0);
+	assert_false(c.reseq.early_release);
+	assert_int_equal(conf_set(&c, "log_level", "debug", err, sizeof(err)),
+			 0);
+	assert_int_equal(c.log_level, CONF_LOG_DEBUG);
+	assert_int_equal(conf_set(&c, "w_mobile_max", "0x20", err, sizeof(err)),
+			 0);
+	assert_true(c.sched.w_mobile_max == 32.0);
+	assert_int_equal(conf_set(&c, "keepalive_ms", "200", err, sizeof(err)),
+			 0);
+	assert_int_equal(c.keepalive_ms, 200);
+}
+
 static long long lib_reads(const char *text)
 {
 	long long v = 0;
@@ -873,6 +1007,8 @@ int main(void)
 		cmocka_unit_test(test_minimal),
 		cmocka_unit_test(test_edges),
 		cmocka_unit_test(test_daemon_keys),
+		cmocka_unit_test(test_ops_keys),
+		cmocka_unit_test(test_set),
 		cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_wide_literals),
 		cmocka_unit_test(test_io_errors),
