@@ -11,7 +11,11 @@
  *	egress.c   queue of the tunnel -> resequenced inner packets
  *	outer.c    outer IPv4/UDP headers of a tunnel packet
  *	rules.c    iptables/nft rules, rp_filter
- *	status.c   counters as key=value lines
+ *	stats.c    every counter and state as one list (stats.h)
+ *	status.c   that list as key=value lines (--status-file)
+ *	ctl.c      the control socket of l3bondctl
+ *	metrics.c  that list in the Prometheus text format, over HTTP
+ *	notify.c   readiness notification to systemd (sd_notify protocol)
  *	log.c      leveled logging to stderr
  *
  * Both directions are independent: this box's ingress (scheduler) sends
@@ -79,6 +83,9 @@ struct gw_path {
 	bool alive; /* heard from the peer recently */
 	uint64_t last_rx_us;
 	uint32_t rtt_us; /* last PROBE round trip, 0: none */
+	uint32_t srtt_us;   /* smoothed (RFC 6298), valid if rtt_samples */
+	uint32_t rttvar_us; /* its mean deviation */
+	uint64_t rtt_samples;
 	/* DATA queued by the ingress in this drain */
 	unsigned nmsg;
 	struct mmsghdr msg[GW_BUDGET];
@@ -189,6 +196,9 @@ struct gw {
 	ev_signal sig_hup;
 	ev_signal sig_usr1;
 	bool stopping;
+	const char *ctl_path_opt; /* --control-socket, overrides the conf */
+	struct gw_ctl *ctl;	  /* ctl.c, NULL when there is none */
+	struct gw_metrics *metrics; /* metrics.c, NULL when off */
 };
 
 /* Touches every page of len bytes at p, so that the memory counts now
@@ -226,6 +236,7 @@ void gw_send_reports(struct gw *gw, uint64_t now_us);
 void gw_send_keepalives(struct gw *gw, uint64_t now_us);
 void gw_on_control(struct gw *gw, struct gw_path *p, const struct wire_msg *m,
 		   uint64_t now_us);
+void gw_path_rtt_sample(struct gw_path *p, uint32_t rtt_us);
 int gw_send_ctrl(struct gw *gw, struct gw_path *p, uint8_t type, uint32_t gseq,
 		 const uint8_t *body, size_t len, uint64_t now_us);
 
@@ -254,6 +265,27 @@ int gw_rules_install(struct gw *gw);
 void gw_rules_remove(struct gw *gw);
 void gw_rp_filter_set(struct gw *gw);
 void gw_rp_filter_restore(struct gw *gw);
+
+/* main.c: apply c's tunables to the running daemon (SIGHUP, l3bondctl
+ * set/reload).  0, or -EINVAL with why in err when c changes what needs a
+ * restart (role, session, paths, queues, ...); nothing applied then. */
+int gw_apply_conf(struct gw *gw, const struct conf *c, char *err, size_t len);
+/* read the config file again and apply it; 0 or -errno with err */
+int gw_reload(struct gw *gw, char *err, size_t len);
+
+/* ctl.c: the control socket (gw->conf.control_socket, or --control-socket)
+ * in the loop; nothing when the path is "".  0 or -errno. */
+int gw_ctl_open(struct gw *gw);
+void gw_ctl_close(struct gw *gw);
+
+/* metrics.c: the HTTP listener of GET /metrics on
+ * metrics_address:metrics_port; nothing when metrics_port is 0. */
+int gw_metrics_open(struct gw *gw);
+void gw_metrics_close(struct gw *gw);
+
+/* notify.c: one sd_notify message ("READY=1", "RELOADING=1", ...) to
+ * $NOTIFY_SOCKET; nothing without it.  0 or -errno. */
+int gw_notify(const char *state);
 
 /* status.c */
 int gw_status_write(struct gw *gw, int fd);

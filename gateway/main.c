@@ -29,6 +29,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: l3bondd -c FILE [-f] [-v] [--status-file PATH]\n"
+		"               [--control-socket PATH]\n"
 		"       l3bondd -c FILE --check\n"
 		"       l3bondd -c FILE --print-rules iptables|nft\n"
 		"  -c, --config FILE      configuration (libconfig syntax)\n"
@@ -39,7 +40,10 @@ static void usage(FILE *f)
 		"      --print-rules FMT  print the rules it installs and "
 		"exit\n"
 		"      --status-file PATH write counters there every "
-		"second\n");
+		"second\n"
+		"      --control-socket PATH  l3bondctl's socket (default: "
+		"control_socket of\n"
+		"                         the file; \"\" for none)\n");
 }
 
 /* What the daemon needs beyond a valid file.  The file can be valid for
@@ -126,49 +130,71 @@ static bool same_structure(const struct conf *a, const struct conf *b)
 
 static void arm_periodic(struct gw *gw);
 
-static void reload(struct gw *gw)
+int gw_apply_conf(struct gw *gw, const struct conf *c, char *err, size_t len)
 {
-	char err[CONF_ERR_MAX];
-	struct conf c;
+	struct conf keep;
 	int ret;
 
-	ret = load(&c, gw->conf_file, err, sizeof(err));
-	if (ret) {
-		gw_err(gw, "reload refused, old configuration kept: %s", err);
-		return;
+	if (!same_structure(&gw->conf, c)) {
+		snprintf(err, len,
+			 "role, session, port, queues, paths, lan_interfaces, "
+			 "bond_output, prefixes or reorder_capacity changed; "
+			 "restart l3bondd to apply");
+		return -EINVAL;
 	}
-	if (!same_structure(&gw->conf, &c)) {
-		gw_err(gw,
-		       "reload refused, old configuration kept: role, session, "
-		       "port, queues, paths, lan_interfaces, bond_output, "
-		       "prefixes or reorder_capacity changed; restart "
-		       "l3bondd to apply");
-		return;
-	}
-	ret = ing_sched_set_params(&gw->ing.sched, &c.sched);
+	ret = ing_sched_set_params(&gw->ing.sched, &c->sched);
 	if (!ret) {
-		ret = egr_reseq_set_params(&gw->egr.egr.reseq, &c.reseq);
+		ret = egr_reseq_set_params(&gw->egr.egr.reseq, &c->reseq);
 		if (ret) {
 			/* keep the two halves consistent */
 			ing_sched_set_params(&gw->ing.sched, &gw->conf.sched);
 		}
 	}
 	if (ret) {
-		gw_err(gw, "reload refused: %s", strerror(-ret));
-		return;
+		snprintf(err, len, "%s", strerror(-ret));
+		return ret;
 	}
-	gw->conf = c;
-	gw->log_level = gw->verbose ? CONF_LOG_DEBUG : c.log_level;
+	/* the control socket and the metrics listener stay as they were
+	 * opened: moving them under a client is a restart's job */
+	keep = gw->conf;
+	gw->conf = *c;
+	memcpy(gw->conf.control_socket, keep.control_socket,
+	       sizeof(keep.control_socket));
+	memcpy(gw->conf.control_group, keep.control_group,
+	       sizeof(keep.control_group));
+	gw->conf.metrics_port = keep.metrics_port;
+	memcpy(gw->conf.metrics_address, keep.metrics_address,
+	       sizeof(keep.metrics_address));
+	gw->log_level = gw->verbose ? CONF_LOG_DEBUG : c->log_level;
 	arm_periodic(gw);
 	gw_egr_settle(gw); /* t_lto may have changed the deadline */
 	gw_info(gw,
-		"reloaded: k=%g t_dwd_ms=%u t_report_ms=%u w_fixed=%g "
+		"applied: k=%g t_dwd_ms=%u t_report_ms=%u w_fixed=%g "
 		"w_mobile_max=%g dwd_hold_ms=%u t_lto_ms=%u early_release=%d "
-		"keepalive_ms=%u",
-		c.sched.k, c.sched.t_dwd_ms, c.sched.t_report_ms,
-		c.sched.w_fixed, c.sched.w_mobile_max,
-		c.sched.dwd_hold_us / 1000, c.reseq.t_lto_us / 1000,
-		c.reseq.early_release, c.keepalive_ms);
+		"keepalive_ms=%u log_level=%s",
+		c->sched.k, c->sched.t_dwd_ms, c->sched.t_report_ms,
+		c->sched.w_fixed, c->sched.w_mobile_max,
+		c->sched.dwd_hold_us / 1000, c->reseq.t_lto_us / 1000,
+		c->reseq.early_release, c->keepalive_ms,
+		conf_log_level_name(c->log_level));
+	return 0;
+}
+
+int gw_reload(struct gw *gw, char *err, size_t len)
+{
+	struct conf c;
+	int ret;
+
+	gw_notify("RELOADING=1");
+	ret = load(&c, gw->conf_file, err, len);
+	if (!ret) {
+		ret = gw_apply_conf(gw, &c, err, len);
+	}
+	if (ret) {
+		gw_err(gw, "reload refused, old configuration kept: %s", err);
+	}
+	gw_notify("READY=1");
+	return ret;
 }
 
 /* ---- timers and signals ----------------------------------------------- */
@@ -234,11 +260,12 @@ static void on_stop(struct ev_loop *loop, ev_signal *w, int revents)
 static void on_hup(struct ev_loop *loop, ev_signal *w, int revents)
 {
 	struct gw *gw = container_of(w, struct gw, sig_hup);
+	char err[CONF_ERR_MAX];
 
 	(void)loop;
 	(void)revents;
 	gw_info(gw, "SIGHUP: reloading %s", gw->conf_file);
-	reload(gw);
+	gw_reload(gw, err, sizeof(err));
 }
 
 static void on_usr1(struct ev_loop *loop, ev_signal *w, int revents)
@@ -262,6 +289,13 @@ static int start(struct gw *gw)
 		gw->epoch = (uint32_t)(gw->start_us ^ (uint64_t)getpid()) | 1;
 	}
 	gw->npaths = gw->conf.npaths;
+	/* first: a second daemon started by mistake is told that another
+	 * one runs (its socket answers) before it touches queues or rules;
+	 * no client is served before the loop runs, after all is open */
+	err = gw_ctl_open(gw);
+	if (err) {
+		return err;
+	}
 	err = gw_paths_open(gw);
 	if (err) {
 		return err;
@@ -294,6 +328,10 @@ static int start(struct gw *gw)
 	ev_signal_start(gw->loop, &gw->sig_int);
 	ev_signal_start(gw->loop, &gw->sig_hup);
 	ev_signal_start(gw->loop, &gw->sig_usr1);
+	err = gw_metrics_open(gw);
+	if (err) {
+		return err;
+	}
 	gw_info(gw,
 		"started: role %s, session %u, %u paths, queues %u/%u, "
 		"port %u, epoch %08x",
@@ -305,6 +343,9 @@ static int start(struct gw *gw)
 
 static void stop(struct gw *gw)
 {
+	gw_notify("STOPPING=1");
+	gw_metrics_close(gw);
+	gw_ctl_close(gw);
 	if (gw->egr.egr_ok) {
 		/* what waits for a hole goes out now, in order */
 		egr_reseq_flush(&gw->egr.egr.reseq);
@@ -340,7 +381,7 @@ static void stop(struct gw *gw)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_CHECK = 256, OPT_PRINT_RULES, OPT_STATUS };
+	enum { OPT_CHECK = 256, OPT_PRINT_RULES, OPT_STATUS, OPT_CTL };
 	static const struct option opts[] = {
 		{"config", required_argument, NULL, 'c'},
 		{"foreground", no_argument, NULL, 'f'},
@@ -349,6 +390,7 @@ int main(int argc, char **argv)
 		{"check", no_argument, NULL, OPT_CHECK},
 		{"print-rules", required_argument, NULL, OPT_PRINT_RULES},
 		{"status-file", required_argument, NULL, OPT_STATUS},
+		{"control-socket", required_argument, NULL, OPT_CTL},
 		{NULL, 0, NULL, 0},
 	};
 	static struct gw gw; /* large (batches): not on the stack */
@@ -393,6 +435,23 @@ int main(int argc, char **argv)
 		case OPT_STATUS:
 			gw.status_file = optarg;
 			break;
+		case OPT_CTL:
+			if (*optarg && *optarg != '/') {
+				fprintf(stderr,
+					"l3bondd: --control-socket: expected "
+					"an absolute path or \"\", not '%s'\n",
+					optarg);
+				return 2;
+			}
+			if (strlen(optarg) >= CONF_PATH_MAX) {
+				fprintf(stderr,
+					"l3bondd: --control-socket: longer "
+					"than %d characters\n",
+					CONF_PATH_MAX - 1);
+				return 2;
+			}
+			gw.ctl_path_opt = optarg;
+			break;
 		default:
 			usage(stderr);
 			return 2;
@@ -424,6 +483,9 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	gw.log_level = gw.verbose ? CONF_LOG_DEBUG : gw.conf.log_level;
+	if (gw.ctl_path_opt) {
+		strcpy(gw.conf.control_socket, gw.ctl_path_opt);
+	}
 
 	gw.loop = ev_default_loop(EVFLAG_AUTO);
 	if (!gw.loop) {
@@ -434,6 +496,7 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	ret = start(&gw);
 	if (!ret) {
+		gw_notify("READY=1");
 		ev_run(gw.loop, 0);
 	}
 	stop(&gw);

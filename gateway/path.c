@@ -272,13 +272,11 @@ void gw_send_keepalives(struct gw *gw, uint64_t now_us)
 		};
 
 		gw_send_ctrl(gw, p, WIRE_HELLO, 0, hb, sizeof(hb), now_us);
-		/* the CPE keeps the NAT binding open; the concentrator only
-		 * needs its HELLO (its epoch) to reach the CPE */
-		if (gw->conf.role == ROLE_CPE) {
-			wire_put_probe(pb, sizeof(pb), &pr);
-			gw_send_ctrl(gw, p, WIRE_PROBE, pr.id, pb, sizeof(pb),
-				     now_us);
-		}
+		/* the CPE's PROBEs keep the NAT binding open; both ends
+		 * probe so that both measure the paths' round trips (the
+		 * concentrator once it has learnt the path) */
+		wire_put_probe(pb, sizeof(pb), &pr);
+		gw_send_ctrl(gw, p, WIRE_PROBE, pr.id, pb, sizeof(pb), now_us);
 	}
 }
 
@@ -305,6 +303,22 @@ static void on_epoch(struct gw *gw, uint32_t epoch)
 	gw->have_peer_epoch = true;
 }
 
+/* RFC 6298's smoothed RTT and variation (alpha 1/8, beta 1/4), from the
+ * PROBE round trips: what an operator compares paths by. */
+void gw_path_rtt_sample(struct gw_path *p, uint32_t rtt_us)
+{
+	uint32_t d;
+
+	if (!p->rtt_samples++) {
+		p->srtt_us = rtt_us;
+		p->rttvar_us = rtt_us / 2;
+		return;
+	}
+	d = rtt_us > p->srtt_us ? rtt_us - p->srtt_us : p->srtt_us - rtt_us;
+	p->rttvar_us = p->rttvar_us - p->rttvar_us / 4 + d / 4;
+	p->srtt_us = p->srtt_us - p->srtt_us / 8 + rtt_us / 8;
+}
+
 void gw_on_control(struct gw *gw, struct gw_path *p, const struct wire_msg *m,
 		   uint64_t now_us)
 {
@@ -326,6 +340,7 @@ void gw_on_control(struct gw *gw, struct gw_path *p, const struct wire_msg *m,
 	case WIRE_PROBE_ACK:
 		/* our own clock came back: no clock sync needed */
 		p->rtt_us = (uint32_t)now_us - m->u.probe.value;
+		gw_path_rtt_sample(p, p->rtt_us);
 		break;
 	case WIRE_HELLO: {
 		struct wire_hello ack = {.epoch = gw->epoch,

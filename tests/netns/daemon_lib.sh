@@ -9,6 +9,8 @@
 pass=0
 fail=0
 declare -A DPID=()
+# extra options of every l3bondd started (a test may set them)
+L3BONDD_ARGS=("${L3BONDD_ARGS[@]+"${L3BONDD_ARGS[@]}"}")
 
 ok() {
 	pass=$((pass + 1))
@@ -60,6 +62,12 @@ jget() {
 # A key of a daemon's status (written on SIGUSR1, read once it changed).
 status_file() {
 	echo "$TB_DIR/$1.status"
+}
+
+# The box's control socket (l3bondctl -s): one per daemon, in the test's
+# directory, not the default one of a real installation.
+ctl_socket() {
+	echo "$TB_DIR/$1.sock"
 }
 
 refresh() {
@@ -121,7 +129,8 @@ daemon_start() {
 	local box=$1
 	rm -f "$(status_file "$box")"
 	tb_bg "$box" "$TB_DIR/$box.log" "$L3BONDD" -c "$TB_DIR/$box.conf" \
-		--status-file "$(status_file "$box")"
+		--status-file "$(status_file "$box")" \
+		--control-socket "$(ctl_socket "$box")" "${L3BONDD_ARGS[@]}"
 	DPID[$box]=$TB_LAST_PID
 }
 

@@ -1,0 +1,346 @@
+/* Every counter and state of the daemon as one walk (stats.h).
+ *
+ * The order is fixed and is the contract of the renderers: daemon scope,
+ * then per session its session, ingress and egress scopes and its paths,
+ * each path's values together, and the values of one labelled name
+ * ("wire" by reason, "ctrl" by type) one after the other.  Text values
+ * live in buffers of this walk: a consumer that keeps one copies it.
+ */
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gateway/gw.h"
+#include "gateway/stats.h"
+
+struct walker {
+	gw_stat_fn *fn;
+	void *arg;
+	struct gw_stat st; /* scope, session and path of what comes next */
+};
+
+static void emit(struct walker *w, enum gw_stat_type type, const char *name,
+		 const char *help)
+{
+	w->st.type = type;
+	w->st.name = name;
+	w->st.help = help;
+	w->fn(w->arg, &w->st);
+	w->st.label = NULL;
+	w->st.label_value = NULL;
+	w->st.is_float = false;
+	w->st.u = 0;
+	w->st.d = 0;
+	w->st.text = NULL;
+}
+
+static void counter(struct walker *w, const char *name, const char *help,
+		    uint64_t v)
+{
+	w->st.u = v;
+	emit(w, GW_STAT_COUNTER, name, help);
+}
+
+static void gauge(struct walker *w, const char *name, const char *help,
+		  uint64_t v)
+{
+	w->st.u = v;
+	emit(w, GW_STAT_GAUGE, name, help);
+}
+
+static void gauge_f(struct walker *w, const char *name, const char *help,
+		    double v)
+{
+	w->st.is_float = true;
+	w->st.d = v;
+	emit(w, GW_STAT_GAUGE, name, help);
+}
+
+static void text(struct walker *w, const char *name, const char *help,
+		 const char *v)
+{
+	w->st.text = v;
+	emit(w, GW_STAT_TEXT, name, help);
+}
+
+static void labelled(struct walker *w, const char *name, const char *help,
+		     const char *label, const char *value, uint64_t v)
+{
+	w->st.label = label;
+	w->st.label_value = value;
+	counter(w, name, help, v);
+}
+
+static void walk_daemon(struct gw *gw, struct walker *w)
+{
+	w->st.scope = GW_SCOPE_DAEMON;
+	text(w, "role", "the daemon's role: cpe or concentrator",
+	     conf_role_name(gw->conf.role));
+	gauge(w, "uptime_ms", "time since the daemon started, ms",
+	      (gw_now_us() - gw->start_us) / 1000);
+}
+
+static void walk_session(struct gw *gw, struct walker *w)
+{
+	const struct ing_sched *s = &gw->ing.sched;
+	const struct egr_reseq_params *rp = &gw->egr.egr.reseq.p;
+	char epoch[16], peer_epoch[16];
+
+	snprintf(epoch, sizeof(epoch), "%08x", gw->epoch);
+	snprintf(peer_epoch, sizeof(peer_epoch), "%08x", gw->peer_epoch);
+	w->st.scope = GW_SCOPE_SESSION;
+	gauge(w, "session", "session id carried in every tunnel packet",
+	      gw->conf.session_id);
+	text(w, "epoch", "this daemon's random epoch, sent in HELLO (hex)",
+	     epoch);
+	text(w, "peer_epoch",
+	     "the peer's epoch as last heard (hex, 00000000: not yet)",
+	     peer_epoch);
+	/* the tunables as applied, not as the file says */
+	gauge_f(w, "k", "AWI steepness k", s->p.k);
+	gauge(w, "t_dwd_ms", "loss-free time before a DWD step, ms",
+	      s->p.t_dwd_ms);
+	gauge(w, "t_report_ms", "report interval of the egress, ms",
+	      s->p.t_report_ms);
+	gauge_f(w, "w_fixed", "SWRR weight of each fixed path", s->p.w_fixed);
+	gauge_f(w, "w_mobile_max", "upper bound of the mobile weight",
+		s->p.w_mobile_max);
+	gauge(w, "dwd_hold_ms",
+	      "fixed-path queueing delay above which DWD waits, ms",
+	      s->p.dwd_hold_us / 1000);
+	gauge(w, "t_lto_ms", "longest wait for a hole in the sequence, ms",
+	      rp->t_lto_us / 1000);
+	gauge(w, "early_release",
+	      "1: holes known lost are given up at once, 0: after t_lto",
+	      rp->early_release);
+	gauge(w, "keepalive_ms", "HELLO and PROBE interval per path, ms",
+	      gw->conf.keepalive_ms);
+	text(w, "log_level", "messages of this level and above are logged",
+	     conf_log_level_name(gw->log_level));
+	gauge_f(w, "w_mobile",
+		"mobile weight now, shared by the mobile paths that are up",
+		s->w_mobile);
+	gauge(w, "gseq", "next global sequence number to send", s->gseq);
+}
+
+static void walk_ingress(struct gw *gw, struct walker *w)
+{
+	const struct gw_ing_stats *is = &gw->ing.st;
+	const struct ing_sched_stats *ss = &gw->ing.sched.st;
+
+	w->st.scope = GW_SCOPE_INGRESS;
+	counter(w, "pkts", "packets taken from the ingress queue, packets",
+		is->pkts);
+	counter(w, "bonded", "packets sent through the tunnel, packets",
+		is->bonded);
+	counter(w, "no_path", "packets accepted natively: no path up, packets",
+		is->no_path);
+	counter(w, "unfit",
+		"packets accepted natively: truncated, tiny or too large, "
+		"packets",
+		is->unfit);
+	counter(w, "verdict_errors", "ingress verdicts the kernel refused",
+		is->verdict_errors);
+	counter(w, "reports", "REPORTs from the peer applied", ss->reports);
+	counter(w, "stale_reports",
+		"REPORTs ignored: not newer than the last one (each is sent "
+		"on every path)",
+		ss->stale_reports);
+	counter(w, "awi", "additive weight increases of the mobile weight",
+		ss->awi);
+	counter(w, "iwi", "immediate weight increases of the mobile weight",
+		ss->iwi);
+	counter(w, "dwd", "decrements of the mobile weight", ss->dwd);
+	counter(w, "dwd_held", "DWD steps withheld because a fixed path queues",
+		ss->dwd_held);
+	counter(w, "kernel_dropped",
+		"packets the kernel dropped: ingress queue full, packets",
+		gw->ing.kst.queue_dropped);
+	counter(w, "kernel_user_dropped",
+		"packets the kernel could not hand to the daemon (netlink "
+		"buffer full), packets",
+		gw->ing.kst.user_dropped);
+}
+
+static void walk_egress(struct gw *gw, struct walker *w)
+{
+	const struct egr_reseq *r = &gw->egr.egr.reseq;
+	const struct egr_reseq_stats *rs = &r->st;
+	const struct gw_egr_stats *es = &gw->egr.st;
+	unsigned i;
+
+	w->st.scope = GW_SCOPE_EGRESS;
+	counter(w, "pkts", "packets taken from the egress queue, packets",
+		es->pkts);
+	counter(w, "released", "inner packets released to the LAN, packets",
+		es->released);
+	counter(w, "in_order", "DATA released on arrival, packets",
+		rs->in_order);
+	counter(w, "buffered", "DATA buffered behind a hole, packets",
+		rs->buffered);
+	counter(w, "late",
+		"DATA dropped: behind what was already released, packets",
+		es->late);
+	counter(w, "dup", "DATA dropped: duplicate, packets", es->dup);
+	counter(w, "hole_timeout", "holes given up after t_lto",
+		rs->hole_timeout);
+	counter(w, "hole_early", "holes given up early: known lost",
+		rs->hole_early);
+	counter(w, "hole_overflow",
+		"holes given up because the reorder buffer was full",
+		rs->hole_overflow);
+	counter(w, "hole_path_down", "holes given up when a path went down",
+		rs->hole_path_down);
+	counter(w, "hole_flush",
+		"holes given up by a flush (peer restart, stop)",
+		rs->hole_flush);
+	gauge(w, "depth", "packets held in the reorder buffer now, packets",
+	      egr_reseq_depth(r));
+	gauge(w, "capacity", "size of the reorder buffer, packets",
+	      r->p.capacity);
+	counter(w, "overflow",
+		"DATA that pushed the reorder window forward, packets",
+		rs->overflow);
+	counter(w, "outer_bad",
+		"packets dropped: outer header not IPv4/UDP, truncated or a "
+		"fragment",
+		es->outer_bad);
+	counter(w, "session", "packets dropped: another session id",
+		es->session);
+	counter(w, "path", "packets dropped: path id beyond the paths",
+		es->path);
+	counter(w, "oversize", "DATA dropped: inner packet too large",
+		es->oversize);
+	counter(w, "inner_family", "DATA dropped: inner packet not IPv4",
+		es->inner_family);
+	counter(w, "no_slot", "DATA dropped: no free slot", es->no_slot);
+	counter(w, "verdict_errors", "egress verdicts the kernel refused",
+		es->verdict_errors);
+	counter(w, "peer_restarts",
+		"times the peer restarted (new epoch) and the sequence state "
+		"was reset",
+		es->peer_restarts);
+	counter(w, "no_kernel_time",
+		"DATA without the kernel's receive time stamp",
+		es->no_kernel_time);
+	for (i = 1; i < WIRE_DROP_MAX; i++) {
+		labelled(w, "wire",
+			 "tunnel packets dropped as malformed, by reason",
+			 "reason", wire_drop_name((enum wire_drop)i),
+			 es->wire[i]);
+	}
+	for (i = WIRE_REPORT; i <= WIRE_TYPE_MAX; i++) {
+		labelled(w, "ctrl", "control packets received, by type", "type",
+			 wire_type_name((uint8_t)i), es->ctrl[i]);
+	}
+	counter(w, "kernel_dropped",
+		"packets the kernel dropped: egress queue full, packets",
+		gw->egr.kst.queue_dropped);
+	counter(w, "kernel_user_dropped",
+		"packets the kernel could not hand to the daemon (netlink "
+		"buffer full), packets",
+		gw->egr.kst.user_dropped);
+}
+
+static void walk_path(struct gw *gw, struct walker *w, unsigned i)
+{
+	const struct gw_path *p = &gw->path[i];
+	const struct egr_loss_path *lp = &gw->egr.egr.loss.p[i];
+	const struct ing_sched *s = &gw->ing.sched;
+	char addr[INET_ADDRSTRLEN], peer[INET_ADDRSTRLEN + 8];
+
+	if (!p->have_peer ||
+	    !inet_ntop(AF_INET, &p->peer.sin_addr, addr, sizeof(addr))) {
+		strcpy(addr, "-");
+	}
+	snprintf(peer, sizeof(peer), "%s:%u", addr, ntohs(p->peer.sin_port));
+	w->st.scope = GW_SCOPE_PATH;
+	w->st.path = gw->conf.path[i].name;
+	text(w, "class", "the path's class: fixed or mobile",
+	     conf_class_name(gw->conf.path[i].cls));
+	gauge(w, "up", "1: heard from the peer recently, 0: down", p->alive);
+	text(w, "peer", "the peer's address and port on this path", peer);
+	gauge_f(w, "weight", "SWRR weight now (0: down)",
+		ing_sched_weight(s, i));
+	counter(w, "sent", "DATA the scheduler picked this path for, packets",
+		s->path[i].sent);
+	counter(w, "tx_pkts", "DATA sent, packets", p->st.tx_pkts);
+	counter(w, "tx_bytes", "DATA sent, bytes of UDP payload",
+		p->st.tx_bytes);
+	counter(w, "tx_errors", "DATA the socket refused, packets",
+		p->st.tx_errors);
+	gauge(w, "tx_errno", "errno of the last refused send (0: never)",
+	      (uint64_t)(p->st.tx_errno > 0 ? p->st.tx_errno : 0));
+	counter(w, "ctrl_tx", "control packets sent", p->st.ctrl_tx);
+	counter(w, "ctrl_errors", "control packets the socket refused",
+		p->st.ctrl_errors);
+	counter(w, "rx_pkts", "valid tunnel packets received, packets",
+		p->st.rx_pkts);
+	counter(w, "rx_bytes", "valid tunnel packets received, bytes",
+		p->st.rx_bytes);
+	/* loss in: what this box's egress counts on the path; loss out:
+	 * what the peer's egress reports about our DATA */
+	counter(w, "data_rx",
+		"DATA received from the peer, packets (wraps at 2^32)", lp->rx);
+	counter(w, "data_lost",
+		"DATA from the peer lost on the way in: gaps in the path's "
+		"sequence, packets (wraps at 2^32)",
+		lp->lost);
+	counter(w, "data_jumps",
+		"resynchronisations of the path's sequence on a too large gap",
+		lp->jumps);
+	counter(w, "data_behind",
+		"DATA behind the path's expected sequence (duplicated or "
+		"reordered), packets",
+		lp->behind);
+	counter(w, "out_lost",
+		"DATA to the peer lost on the way out, as the peer reports "
+		"it (since the peer started), packets",
+		s->path[i].rep_lost);
+	gauge(w, "rtt_us", "last PROBE round trip (0: none yet), us",
+	      p->rtt_us);
+	gauge(w, "srtt_us", "smoothed PROBE round trip (0: none yet), us",
+	      p->rtt_samples ? p->srtt_us : 0);
+	gauge(w, "rttvar_us", "mean deviation of the round trip, us",
+	      p->rtt_samples ? p->rttvar_us : 0);
+	counter(w, "rtt_samples", "PROBE round trips measured", p->rtt_samples);
+	counter(w, "up_events", "transitions to up", p->st.up_events);
+	counter(w, "down_events", "transitions to down", p->st.down_events);
+	w->st.path = NULL;
+}
+
+void gw_stats_walk(struct gw *gw, gw_stat_fn *fn, void *arg)
+{
+	struct walker w = {.fn = fn, .arg = arg};
+	unsigned i;
+
+	walk_daemon(gw, &w);
+	/* one session per daemon for now: the one of the configuration */
+	w.st.session = gw->conf.session_id;
+	walk_session(gw, &w);
+	walk_ingress(gw, &w);
+	walk_egress(gw, &w);
+	for (i = 0; i < gw->npaths; i++) {
+		walk_path(gw, &w, i);
+	}
+}
+
+const char *gw_stat_key(const struct gw_stat *st, char *buf, size_t len)
+{
+	static const char *const prefix[] = {
+		[GW_SCOPE_DAEMON] = "",	     [GW_SCOPE_SESSION] = "",
+		[GW_SCOPE_INGRESS] = "ing.", [GW_SCOPE_EGRESS] = "egr.",
+		[GW_SCOPE_PATH] = "path.",
+	};
+	const char *pre =
+		(unsigned)st->scope < sizeof(prefix) / sizeof(prefix[0])
+			? prefix[st->scope]
+			: "";
+	bool has_path = st->scope == GW_SCOPE_PATH && st->path;
+	bool has_label = st->label && st->label_value;
+
+	snprintf(buf, len, "%s%s%s%s%s%s", pre, has_path ? st->path : "",
+		 has_path ? "." : "", st->name, has_label ? "." : "",
+		 has_label ? st->label_value : "");
+	return buf;
+}
