@@ -1,0 +1,734 @@
+#!/usr/bin/env bash
+# tests/openwrt/test_openwrt.sh BUILD_DIR: the OpenWrt package
+# (openwrt/net/l3bond) on a Debian machine.
+#
+#   1. shellcheck: the OpenWrt scripts as sh (busybox ash), this one as bash.
+#   2. l3bond-uci2conf under dash, bash and busybox ash+awk (when busybox is
+#      installed): the shipped sample, a CPE, a concentrator and a file of
+#      syntax edge cases (quotes, escapes, comments, ';', lists, booleans,
+#      hex and 64-bit integers, CR LF line ends) give exactly the files in
+#      cases/ (written by hand), which `l3bondd --check` accepts; each file
+#      in bad/ fails with exit 1, nothing on stdout and the message its
+#      first line expects (file, line, section, option); a value only the
+#      daemon refuses leads back to its UCI line; usage errors exit 2.
+#   3. The init script's logic, sourced into dash and busybox ash as
+#      rc.common would, with stand-ins for what only exists on OpenWrt:
+#      procd's shell API (procd_open_instance, procd_set_param, ...,
+#      procd_running, procd_send_signal: they only build and send ubus
+#      messages to procd; here they write what they were given to a log),
+#      rc.common's start (which wraps start_service in those messages), and
+#      the programs fw4 and logger (a log again).  Everything else is the
+#      real thing: the translator, `l3bondd --check`, the files written,
+#      the structure digest, the ifindex bookkeeping (a /sys/class/net
+#      stand-in), the fw4 fragment.  Checked: the command line, netdev and
+#      data given to procd; SIGHUP on a tunable change only; no SIGHUP
+#      after a structural change, a new ifindex or a crashed instance; a
+#      bad file keeps the running instance on its previous file; one
+#      instance per box; stop removes the files and the fw4 rule.
+#   4. The hotplug script: reload on ifup of a path device only.
+#   5. As root, in a network namespace of its own: `--print-rules nft` of
+#      each translated file passes `nft -c` (with the queue statement,
+#      which this kernel lacks, swapped for a verdict, as
+#      tests/netns/test_daemon.sh does), `--print-rules iptables` passes
+#      `iptables-restore --test` (iptables-nft, what the daemon runs on
+#      OpenWrt), and the fw4 fragment is valid inside fw4-like chains.
+#   6. The package Makefile, read by GNU make with stand-ins for OpenWrt's
+#      rules.mk, package.mk and cmake.mk (sdk/): its steps run in OpenWrt's
+#      order with OpenWrt's flags (Release, -Os) on the host compiler; the
+#      package holds exactly the expected files, modes and fw4 links, its
+#      version comes from CMakeLists.txt, DEPENDS and conffiles are set.
+#   7. With musl-gcc (Debian: musl-tools): the daemon's sources compile
+#      against musl's headers with the project's -Werror warnings.
+#
+# What only an OpenWrt build and a router can test is in openwrt/README.md.
+# Exit: 0 all passed, 1 a failure, 77 shellcheck missing (scripts/deps.sh
+# installs it).
+set -Eeuo pipefail
+
+build=${1:?usage: test_openwrt.sh BUILD_DIR}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top=$(cd "$here/../.." && pwd)
+files=$top/openwrt/net/l3bond/files
+uci2conf=$files/l3bond-uci2conf
+l3bondd=$(cd "$build" && pwd)/gateway/l3bondd
+
+if ! command -v shellcheck >/dev/null; then
+	echo "SKIP: shellcheck is not installed (scripts/deps.sh installs it)"
+	exit 77
+fi
+if [[ ! -x $l3bondd ]]; then
+	echo "FAIL: $l3bondd is not built"
+	exit 1
+fi
+
+tmp=$(mktemp -d /tmp/l3b-owrt.XXXXXX)
+ns=
+cleanup() {
+	if [[ -n $ns ]]; then
+		ip netns del "$ns" 2>/dev/null || true
+	fi
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+pass=0
+fail=0
+ok() {
+	pass=$((pass + 1))
+	echo "ok - $*"
+}
+bad() {
+	fail=$((fail + 1))
+	echo "FAIL - $*"
+}
+# Shows file $1 indented, for a failure.
+show() {
+	sed 's/^/    /' "$1"
+}
+
+# Runners: the shells (with their awk) the scripts must work with.
+runners=()
+command -v dash >/dev/null && runners+=(dash)
+runners+=(bash)
+bbdir=$tmp/busybox
+if command -v busybox >/dev/null; then
+	mkdir -p "$bbdir"
+	for app in awk sed grep cut md5sum sort cat basename mkdir mv rm \
+		printf; do
+		ln -s "$(command -v busybox)" "$bbdir/$app"
+	done
+	runners+=(busybox)
+else
+	echo "note: busybox is not installed: the busybox ash+awk runs are left out"
+fi
+
+# run_sh RUNNER SCRIPT ARGS...: SCRIPT under that shell (and its awk).
+run_sh() {
+	local r=$1
+	shift
+	case $r in
+	busybox) PATH="$bbdir:$PATH" busybox sh "$@" ;;
+	*) "$r" "$@" ;;
+	esac
+}
+
+# ---- 1. shellcheck ------------------------------------------------------------
+
+for f in "$files/l3bond-uci2conf" "$files/l3bond.init" "$files/l3bond.hotplug"; do
+	if shellcheck -s sh "$f" >"$tmp/sc.out" 2>&1; then
+		ok "shellcheck -s sh ${f#"$top"/}"
+	else
+		bad "shellcheck -s sh ${f#"$top"/}:"
+		show "$tmp/sc.out"
+	fi
+done
+if shellcheck -s bash "$here/test_openwrt.sh" >"$tmp/sc.out" 2>&1; then
+	ok "shellcheck -s bash tests/openwrt/test_openwrt.sh"
+else
+	bad "shellcheck tests/openwrt/test_openwrt.sh:"
+	show "$tmp/sc.out"
+fi
+
+# ---- 2. the translator --------------------------------------------------------
+
+# a CR LF copy of edge.uci under the same name (the name is in the output)
+mkdir -p "$tmp/crlf"
+sed 's/$/\r/' "$here/cases/edge.uci" >"$tmp/crlf/edge.uci"
+
+# dir|uci file|instance|expected file|label
+good_cases=(
+	"$files|l3bond.config|cpe|$here/cases/sample-cpe.conf|shipped sample"
+	"$here/cases|cpe.uci|home|$here/cases/cpe.conf|cpe"
+	"$here/cases|concentrator.uci|conc|$here/cases/concentrator.conf|concentrator"
+	"$here/cases|edge.uci|edge|$here/cases/edge.conf|edge cases"
+	"$tmp/crlf|edge.uci|edge|$here/cases/edge.conf|edge cases, CR LF"
+)
+
+for r in "${runners[@]}"; do
+	for c in "${good_cases[@]}"; do
+		IFS='|' read -r dir uci inst want label <<<"$c"
+		out=$tmp/$r-$inst-${label// /_}.conf
+		if ! (cd "$dir" && run_sh "$r" "$uci2conf" -f "$uci" "$inst") \
+			>"$out" 2>"$tmp/err"; then
+			bad "$r: $label: l3bond-uci2conf failed:"
+			show "$tmp/err"
+			continue
+		fi
+		if diff -u "$want" "$out" >"$tmp/diff"; then
+			ok "$r: $label: output equals ${want#"$here"/}"
+		else
+			bad "$r: $label: output differs from ${want#"$here"/}:"
+			show "$tmp/diff"
+		fi
+		if "$l3bondd" -c "$out" --check >"$tmp/check" 2>&1; then
+			ok "$r: $label: l3bondd --check accepts it"
+		else
+			bad "$r: $label: l3bondd --check:"
+			show "$tmp/check"
+		fi
+	done
+
+	# -l: the instances and whether they are enabled
+	got=$(cd "$here/cases" && run_sh "$r" "$uci2conf" -f edge.uci -l)
+	if [[ $got == $'edge 1\nother 0' ]]; then
+		ok "$r: -l lists the instances with their enabled flag"
+	else
+		bad "$r: -l on edge.uci gave '$got'"
+	fi
+
+	# bad files: exit 1, nothing on stdout, the expected message
+	for f in "$here"/bad/*.uci; do
+		want=$(sed -n '1s/^# expect: //p' "$f")
+		[[ -n $want ]] || continue
+		name=$(basename "$f")
+		rc=0
+		(cd "$here/bad" && run_sh "$r" "$uci2conf" -f "$name" cpe) \
+			>"$tmp/out" 2>"$tmp/err" || rc=$?
+		if [[ $rc -eq 1 && ! -s $tmp/out ]] &&
+			grep -qF -- "l3bond-uci2conf: $want" "$tmp/err"; then
+			ok "$r: bad/$name: exit 1 with '$want'"
+		else
+			bad "$r: bad/$name: exit $rc, want 1 and '$want'; stderr:"
+			show "$tmp/err"
+		fi
+	done
+
+	# a value the translator passes on and the daemon refuses: its
+	# message names the generated line, which names the UCI line
+	f=$here/bad/check-port.uci
+	want=$(sed -n '1s/^# check: //p' "$f")
+	uline=$(sed -n '2s/^# line: //p' "$f")
+	gen=$tmp/$r-check-port.conf
+	if (cd "$here/bad" && run_sh "$r" "$uci2conf" -f check-port.uci cpe) >"$gen"; then
+		rc=0
+		"$l3bondd" -c "$gen" --check >"$tmp/check" 2>&1 || rc=$?
+		gline=$(sed -n "s|^l3bondd: $gen:\([0-9]*\): .*|\1|p" "$tmp/check")
+		if [[ $rc -eq 1 ]] && grep -qF -- "$want" "$tmp/check" &&
+			[[ -n $gline ]] &&
+			sed -n "${gline}p" "$gen" | grep -q "# line $uline\$"; then
+			ok "$r: a value l3bondd refuses: its error leads to UCI line $uline"
+		else
+			bad "$r: check-port: exit $rc, line '$gline':"
+			show "$tmp/check"
+		fi
+	else
+		bad "$r: check-port.uci did not translate"
+	fi
+
+	# usage
+	for args in "" "-f $here/cases/cpe.uci" "-f $here/cases/cpe.uci a b" \
+		"-x home" "-l home"; do
+		rc=0
+		# shellcheck disable=SC2086 # the words of args are the arguments
+		run_sh "$r" "$uci2conf" $args >/dev/null 2>&1 || rc=$?
+		if [[ $rc -eq 2 ]]; then
+			ok "$r: usage '$args': exit 2"
+		else
+			bad "$r: usage '$args': exit $rc, want 2"
+		fi
+	done
+	rc=0
+	run_sh "$r" "$uci2conf" -f "$tmp/none" home >"$tmp/out" 2>"$tmp/err" || rc=$?
+	if [[ $rc -eq 1 ]] && grep -q "$tmp/none: cannot read it" "$tmp/err"; then
+		ok "$r: a missing file: exit 1, named"
+	else
+		bad "$r: missing file: exit $rc"
+	fi
+done
+
+# ---- 3. the init script ---------------------------------------------------------
+
+# The stand-ins (see the header).  PROCD_RUNNING: the instances procd runs.
+cat >"$tmp/procd-stubs.sh" <<'EOF'
+procd_open_instance() { echo "open $*" >>"$PROCD_LOG"; }
+procd_set_param() { echo "set $*" >>"$PROCD_LOG"; }
+procd_append_param() { echo "append $*" >>"$PROCD_LOG"; }
+procd_close_instance() { echo "close" >>"$PROCD_LOG"; }
+procd_send_signal() { echo "signal $*" >>"$PROCD_LOG"; }
+procd_add_reload_trigger() { echo "trigger $*" >>"$PROCD_LOG"; }
+procd_running() {
+	case " $PROCD_RUNNING " in
+	*" $2 "*) return 0 ;;
+	esac
+	return 1
+}
+start() { start_service "$@"; }
+EOF
+stubbin=$tmp/stubbin
+mkdir -p "$stubbin"
+# stub NAME: a program NAME that logs its arguments to $STUB_LOG
+stub() {
+	cat >"$stubbin/$1" <<'EOF'
+#!/bin/sh
+echo "${0##*/} $*" >>"$STUB_LOG"
+EOF
+	chmod +x "$stubbin/$1"
+}
+stub fw4
+stub logger
+stub init
+
+# init_env RUNNER: a fresh box (UCI file, /var, /sys/class/net).
+init_env() {
+	box=$tmp/box-$1
+	rm -rf "$box"
+	mkdir -p "$box/sys/pppoe-wan" "$box/sys/wwan0"
+	echo 5 >"$box/sys/pppoe-wan/ifindex"
+	echo 6 >"$box/sys/wwan0/ifindex"
+	sed "s/option enabled '0'/option enabled '1'/" "$files/l3bond.config" \
+		>"$box/l3bond"
+	: >"$box/procd.log"
+	: >"$box/stub.log"
+}
+
+# init_do RUNNER RUNNING COMMANDS: COMMANDS in the init script, as rc.common
+# runs it (a new shell each time); RUNNING: what procd runs.
+init_do() {
+	local r=$1 running=$2 cmds=$3
+	: >"$box/procd.log"
+	: >"$box/stub.log"
+	L3BOND_UCI=$box/l3bond L3BOND_PROG=$l3bondd \
+		L3BOND_UCI2CONF=$uci2conf L3BOND_CONF_DIR=$box/etc \
+		L3BOND_RUN_DIR=$box/run L3BOND_SYS_NET=$box/sys \
+		PROCD_LOG=$box/procd.log STUB_LOG=$box/stub.log \
+		PROCD_RUNNING=$running PATH="$stubbin:$PATH" \
+		run_sh "$r" -c ". '$tmp/procd-stubs.sh'; . '$files/l3bond.init'; $cmds" \
+		>"$box/out" 2>&1 || echo "exit $?" >>"$box/out"
+}
+
+# has FILE TEXT: FILE has a line equal to TEXT
+has() {
+	grep -qxF -- "$2" "$1"
+}
+
+for r in dash busybox; do
+	[[ " ${runners[*]} " == *" $r "* ]] || continue
+	init_env "$r"
+	conf=$box/etc/cpe.conf
+	fw=$box/etc/fw4.nft
+
+	# start
+	init_do "$r" "" start_service
+	digest=$(sed -n 's/^set data structure=\([0-9a-f]\{32\}\)$/\1/p' "$box/procd.log")
+	if has "$box/procd.log" "open cpe" &&
+		has "$box/procd.log" "set command $l3bondd -c $conf" &&
+		has "$box/procd.log" "append command --control-socket $box/run/cpe.sock" &&
+		has "$box/procd.log" "set respawn" &&
+		has "$box/procd.log" "set stdout 1" &&
+		has "$box/procd.log" "set stderr 1" &&
+		has "$box/procd.log" "set netdev pppoe-wan wwan0" &&
+		[[ -n $digest ]] && has "$box/procd.log" "close" &&
+		! grep -q '^signal' "$box/procd.log"; then
+		ok "$r: init start: instance cpe with command, respawn, logs, netdev, structure"
+	else
+		bad "$r: init start: procd got:"
+		show "$box/procd.log"
+		show "$box/out"
+	fi
+	if [[ -f $conf ]] && diff <(tail -n +4 "$here/cases/sample-cpe.conf") \
+		<(tail -n +4 "$conf") >"$tmp/diff"; then
+		ok "$r: init start: $conf is the translated UCI file"
+	else
+		bad "$r: init start: $conf:"
+		show "$tmp/diff"
+	fi
+	if [[ -f $fw ]] &&
+		has "$fw" 'meta mark & 0x100 == 0x100 accept comment "l3bond: released by l3bondd"' &&
+		has "$box/stub.log" "fw4 -q reload"; then
+		ok "$r: init start: fw4 fragment accepts release_mark 0x100, fw4 reloaded"
+	else
+		bad "$r: init start: fw4:"
+		show "$box/stub.log"
+	fi
+	cp "$fw" "$tmp/fw4-$r.nft"
+	init_do "$r" "" service_triggers
+	if has "$box/procd.log" "trigger l3bond"; then
+		ok "$r: init: reload trigger on config l3bond"
+	else
+		bad "$r: init: service_triggers:"
+		show "$box/procd.log"
+	fi
+
+	# a tunable: SIGHUP, same structure, fw4 left alone
+	sed -i "s/option k '0.5'/option k '0.7'/" "$box/l3bond"
+	init_do "$r" cpe reload_service
+	if has "$box/procd.log" "signal l3bond cpe HUP" &&
+		has "$box/procd.log" "set data structure=$digest" &&
+		has "$conf" "k = 0.7; # line 26" && [[ ! -s $box/stub.log ]]; then
+		ok "$r: init reload, k changed: SIGHUP, structure unchanged, fw4 not reloaded"
+	else
+		bad "$r: init reload k:"
+		show "$box/procd.log"
+		show "$box/stub.log"
+	fi
+
+	# the same with the instance not running (crashed): no signal
+	init_do "$r" "" reload_service
+	if ! grep -q '^signal' "$box/procd.log" && has "$box/procd.log" "open cpe"; then
+		ok "$r: init reload, instance not running: declared, no SIGHUP"
+	else
+		bad "$r: init reload, not running:"
+		show "$box/procd.log"
+	fi
+
+	# a structural change: procd restarts it (other data), no signal
+	sed -i "s/option port '7040'/option port '7041'/" "$box/l3bond"
+	init_do "$r" cpe reload_service
+	if ! grep -q '^signal' "$box/procd.log" &&
+		grep -q '^set data structure=' "$box/procd.log" &&
+		! has "$box/procd.log" "set data structure=$digest"; then
+		ok "$r: init reload, port changed: new structure digest, no SIGHUP"
+	else
+		bad "$r: init reload port:"
+		show "$box/procd.log"
+	fi
+
+	# nothing changed: SIGHUP (the same file read again)
+	init_do "$r" cpe reload_service
+	if has "$box/procd.log" "signal l3bond cpe HUP"; then
+		ok "$r: init reload, nothing changed: SIGHUP"
+	else
+		bad "$r: init reload unchanged:"
+		show "$box/procd.log"
+	fi
+
+	# a path device came back with another ifindex: restart, no signal
+	echo 9 >"$box/sys/wwan0/ifindex"
+	init_do "$r" cpe reload_service
+	if ! grep -q '^signal' "$box/procd.log" &&
+		has "$box/procd.log" "set netdev pppoe-wan wwan0"; then
+		ok "$r: init reload, wwan0 has a new ifindex: no SIGHUP (procd restarts it)"
+	else
+		bad "$r: init reload ifindex:"
+		show "$box/procd.log"
+	fi
+
+	# release_mark (a tunable): fw4 fragment and fw4 follow
+	sed -i "s/option release_mark '0x100'/option release_mark '0x200'/" "$box/l3bond"
+	init_do "$r" cpe reload_service
+	if has "$fw" 'meta mark & 0x200 == 0x200 accept comment "l3bond: released by l3bondd"' &&
+		! grep -q 0x100 "$fw" && has "$box/stub.log" "fw4 -q reload" &&
+		has "$box/procd.log" "signal l3bond cpe HUP"; then
+		ok "$r: init reload, release_mark 0x200: fw4 fragment rewritten, fw4 reloaded, SIGHUP"
+	else
+		bad "$r: init reload release_mark:"
+		show "$fw"
+		show "$box/stub.log"
+	fi
+
+	# a value l3bondd refuses: logged, the instance keeps its file
+	cp "$conf" "$tmp/before.conf"
+	sed -i "s/option port '7041'/option port '99999'/" "$box/l3bond"
+	init_do "$r" cpe reload_service
+	if grep -qF "port: bad value '99999': out of range 1..65535" "$box/stub.log" &&
+		grep -qF "instance cpe: keeps running on its previous configuration" "$box/stub.log" &&
+		has "$box/procd.log" "set command $l3bondd -c $conf" &&
+		cmp -s "$conf" "$tmp/before.conf" && [[ ! -e $conf.new ]]; then
+		ok "$r: init reload, port 99999: error logged, instance kept on its previous file"
+	else
+		bad "$r: init reload bad value:"
+		show "$box/stub.log"
+		show "$box/procd.log"
+	fi
+	sed -i "s/option port '99999'/option port '7040'/" "$box/l3bond"
+
+	# a UCI syntax error on reload: the running instance keeps its file
+	cp "$box/l3bond" "$tmp/good.uci"
+	sed -i "s/option role 'cpe'/option role 'cpe/" "$box/l3bond"
+	init_do "$r" cpe reload_service
+	if grep -qF "l3bond-uci2conf: $box/l3bond:19: unterminated ' quote" "$box/stub.log" &&
+		grep -qF "instance cpe: keeps running on its previous configuration" "$box/stub.log" &&
+		has "$box/procd.log" "set command $l3bondd -c $conf" &&
+		cmp -s "$conf" "$tmp/before.conf"; then
+		ok "$r: init reload, UCI syntax error: logged with its line, instance kept on its previous file"
+	else
+		bad "$r: init reload syntax error:"
+		show "$box/stub.log"
+		show "$box/procd.log"
+	fi
+	# and from stopped: nothing starts
+	init_do "$r" "" "stop_service; start_service"
+	if grep -qF "l3bond-uci2conf: $box/l3bond:19: unterminated ' quote" "$box/stub.log" &&
+		grep -qF "nothing started" "$box/stub.log" &&
+		! grep -q '^open' "$box/procd.log"; then
+		ok "$r: init start, UCI syntax error: nothing started, error logged with its line"
+	else
+		bad "$r: init start syntax error:"
+		show "$box/stub.log"
+		show "$box/procd.log"
+	fi
+	cp "$tmp/good.uci" "$box/l3bond"
+
+	# control_socket in UCI: no --control-socket on the command line
+	sed -i "s|#option control_socket '/var/run/l3bond/cpe.sock'|option control_socket '/tmp/x.sock'|" "$box/l3bond"
+	init_do "$r" "" start_service
+	if has "$box/procd.log" "set command $l3bondd -c $conf" &&
+		! grep -q '^append command' "$box/procd.log"; then
+		ok "$r: init start, control_socket set: the file's socket is used"
+	else
+		bad "$r: init start control_socket:"
+		show "$box/procd.log"
+	fi
+	cp "$tmp/good.uci" "$box/l3bond"
+
+	# a second enabled instance: not started (one l3bondd per box)
+	cat >>"$box/l3bond" <<'EOF'
+
+config l3bond 'two'
+	option role 'concentrator'
+	option session_id '2'
+	list prefixes '10.9.0.0/16'
+config path 'p1'
+	option instance 'two'
+	option class 'fixed'
+	option interface 'eth5'
+config path 'p2'
+	option instance 'two'
+	option class 'mobile'
+	option interface 'eth6'
+EOF
+	init_do "$r" "" start_service
+	init_do "$r" cpe "start_service two"
+	if grep -qF "instance two: not started: instance cpe runs" "$box/stub.log" &&
+		! has "$box/procd.log" "open two"; then
+		ok "$r: init: a second enabled instance is refused (one per box)"
+	else
+		bad "$r: init second instance:"
+		show "$box/stub.log"
+		show "$box/procd.log"
+	fi
+	init_do "$r" "" start_service
+	if has "$box/procd.log" "open cpe" && ! has "$box/procd.log" "open two" &&
+		grep -qF "instance two: not started" "$box/stub.log"; then
+		ok "$r: init start: the first enabled instance only"
+	else
+		bad "$r: init start two instances:"
+		show "$box/procd.log"
+	fi
+	cp "$tmp/good.uci" "$box/l3bond"
+
+	# stop: files and the fw4 rule go
+	init_do "$r" cpe stop_service
+	if [[ ! -e $conf && ! -e $fw && ! -e $box/run/cpe.state ]] &&
+		has "$box/stub.log" "fw4 -q reload"; then
+		ok "$r: init stop: configuration, state and fw4 fragment removed, fw4 reloaded"
+	else
+		bad "$r: init stop:"
+		find "$box/etc" "$box/run" | sed 's/^/    /'
+		show "$box/stub.log"
+	fi
+	# a disabled sample: nothing starts, no fw4 rule
+	sed -i "s/option enabled '1'/option enabled '0'/" "$box/l3bond"
+	init_do "$r" "" start_service
+	if ! grep -q '^open' "$box/procd.log" && [[ ! -e $fw ]] &&
+		[[ ! -s $box/stub.log ]]; then
+		ok "$r: init start, instance disabled: nothing declared, no fw4 rule"
+	else
+		bad "$r: init start disabled:"
+		show "$box/procd.log"
+	fi
+
+	# ---- 4. the hotplug script (same box) ----
+	cp "$tmp/good.uci" "$box/l3bond"
+	init_do "$r" "" start_service
+	for ev in "ifup wwan0 init reload" "ifup pppoe-wan init reload" \
+		"ifup eth9 -" "ifup wwan -" "ifdown wwan0 -" "ifupdate wwan0 -" \
+		"ifup '' -"; do
+		read -r action dev want <<<"$ev"
+		[[ $dev == "''" ]] && dev=
+		: >"$box/stub.log"
+		ACTION=$action DEVICE=$dev INTERFACE=wan L3BOND_CONF_DIR=$box/etc \
+			L3BOND_INIT=$stubbin/init STUB_LOG=$box/stub.log \
+			PATH="$stubbin:$PATH" run_sh "$r" "$files/l3bond.hotplug"
+		got=$(grep '^init' "$box/stub.log" || true)
+		if [[ $want == - && -z $got ]] || [[ $got == "$want" ]]; then
+			ok "$r: hotplug $action '$dev': ${want/-/nothing}"
+		else
+			bad "$r: hotplug $action '$dev': got '$got', want '$want'"
+		fi
+	done
+done
+
+# ---- 5. nft and iptables, as root --------------------------------------------------
+
+if [[ $(id -u) -ne 0 ]] || ! command -v nft >/dev/null ||
+	! command -v ip >/dev/null; then
+	echo "note: not root (or no nft/ip): the nft -c and iptables-restore --test checks are left out"
+else
+	ns=l3bowrt-$$
+	ip netns add "$ns"
+	for c in "${good_cases[@]}"; do
+		IFS='|' read -r dir uci inst want label <<<"$c"
+		[[ $label == *"CR LF"* ]] && continue
+		gen=$tmp/nft-$inst.conf
+		(cd "$dir" && "$uci2conf" -f "$uci" "$inst") >"$gen"
+		"$l3bondd" -c "$gen" --print-rules nft >"$tmp/$inst.nft"
+		# this kernel has no nft queue statement: the file must parse,
+		# and with each queue statement swapped for a verdict the kernel
+		# must accept it
+		ip netns exec "$ns" nft -c -f "$tmp/$inst.nft" >"$tmp/nft.err" 2>&1 || true
+		sed -e 's/queue num [0-9]* bypass/accept/' \
+			-e 's/queue num [0-9]*/drop/' "$tmp/$inst.nft" >"$tmp/$inst.noq.nft"
+		if ! grep -qi 'syntax error\|unexpected' "$tmp/nft.err" &&
+			grep -q 'queue num' "$tmp/$inst.nft" &&
+			ip netns exec "$ns" nft -c -f "$tmp/$inst.noq.nft" >"$tmp/nft.err2" 2>&1; then
+			ok "$label: --print-rules nft of the translated file passes nft -c (queue swapped)"
+		else
+			bad "$label: nft -c:"
+			show "$tmp/nft.err"
+			show "$tmp/nft.err2"
+		fi
+		"$l3bondd" -c "$gen" --print-rules iptables >"$tmp/$inst.ipt"
+		if ip netns exec "$ns" iptables-restore --test --noflush \
+			<"$tmp/$inst.ipt" >"$tmp/ipt.err" 2>&1; then
+			ok "$label: --print-rules iptables passes iptables-restore --test ($(iptables -V))"
+		else
+			bad "$label: iptables-restore --test:"
+			show "$tmp/ipt.err"
+		fi
+	done
+	# the fw4 fragment where fw4 includes it: top of input and forward
+	for r in dash busybox; do
+		f=$tmp/fw4-$r.nft
+		[[ -f $f ]] || continue
+		cat >"$tmp/fw4-wrap.nft" <<EOF
+table inet l3bond_fw4_test {
+	chain input {
+		type filter hook input priority filter; policy drop;
+		include "$f"
+		ct state established,related accept
+	}
+	chain forward {
+		type filter hook forward priority filter; policy drop;
+		include "$f"
+		ct state established,related accept
+	}
+}
+EOF
+		if ip netns exec "$ns" nft -c -f "$tmp/fw4-wrap.nft" >"$tmp/nft.err" 2>&1; then
+			ok "$r: the init script's fw4 fragment passes nft -c inside input and forward chains"
+		else
+			bad "$r: fw4 fragment:"
+			show "$tmp/nft.err"
+		fi
+	done
+fi
+
+# ---- 6. the package Makefile against stand-ins of OpenWrt's includes ----------
+
+# sdk/ holds stand-ins for rules.mk, package.mk and cmake.mk (their headers
+# say what they do): enough for GNU make to read net/l3bond/Makefile and
+# run its steps in OpenWrt's order with OpenWrt's compiler flags, on the
+# host's compiler.  Not the real build system: see openwrt/README.md.
+sdk=$tmp/sdk
+mkdir -p "$sdk"
+ln -s "$here/sdk/rules.mk" "$sdk/rules.mk"
+ln -s "$here/sdk/include" "$sdk/include"
+if make -C "$top/openwrt/net/l3bond" TOPDIR="$sdk" >"$tmp/make.log" 2>&1; then
+	ok "package Makefile: prepare, configure, compile, install and Package/l3bond/install run"
+	version=$(sed -n 's/^project(l3bond VERSION \([0-9.]*\).*/\1/p' "$top/CMakeLists.txt")
+	fields=$sdk/build_dir/root-l3bond.fields
+	deps=$(sed -n 's/^DEPENDS=//p' "$fields")
+	missing=
+	for d in +libconfig +libev +libmnl +iptables-nft +iptables-mod-nfqueue \
+		+iptables-mod-ipopt +iptables-mod-extra +kmod-ipt-conntrack; do
+		[[ " $deps " == *" $d "* ]] || missing="$missing $d"
+	done
+	if has "$fields" "PKG_VERSION=$version" && [[ -n $version ]] &&
+		has "$fields" "CONFFILES=/etc/config/l3bond" &&
+		has "$fields" "SECTION=net" && [[ -z $missing ]]; then
+		ok "package Makefile: version $version from CMakeLists.txt, conffiles, DEPENDS"
+	else
+		bad "package Makefile: fields (missing DEPENDS:$missing):"
+		show "$fields"
+	fi
+	root=$sdk/build_dir/root-l3bond
+	(cd "$root" && find . ! -type d -printf '%M %p %l\n' | sort -k2) >"$tmp/files"
+	cat >"$tmp/files.want" <<'EOF'
+-rw------- ./etc/config/l3bond 
+-rw-r--r-- ./etc/hotplug.d/iface/30-l3bond 
+-rwxr-xr-x ./etc/init.d/l3bond 
+-rwxr-xr-x ./usr/sbin/l3bond-uci2conf 
+-rwxr-xr-x ./usr/sbin/l3bondctl 
+-rwxr-xr-x ./usr/sbin/l3bondd 
+lrwxrwxrwx ./usr/share/nftables.d/chain-pre/forward/30-l3bond.nft /var/etc/l3bond/fw4.nft
+lrwxrwxrwx ./usr/share/nftables.d/chain-pre/input/30-l3bond.nft /var/etc/l3bond/fw4.nft
+EOF
+	if diff -u "$tmp/files.want" "$tmp/files" >"$tmp/diff"; then
+		ok "package Makefile: the package holds exactly the expected files and links"
+	else
+		bad "package Makefile: package files:"
+		show "$tmp/diff"
+	fi
+	# the links point where the init script writes: its default directory
+	# (sourced without the overrides) and the file section 3 saw written
+	confdir=$(env -u L3BOND_CONF_DIR sh -c \
+		". '$tmp/procd-stubs.sh'; . '$files/l3bond.init'; echo \"\$L3BOND_CONF_DIR\"")
+	target=$confdir/$(basename "$fw")
+	if [[ $(readlink "$root/usr/share/nftables.d/chain-pre/input/30-l3bond.nft") == "$target" &&
+		$(readlink "$root/usr/share/nftables.d/chain-pre/forward/30-l3bond.nft") == "$target" ]]; then
+		ok "package Makefile: the fw4 links point to the file the init script writes ($target)"
+	else
+		bad "package Makefile: the fw4 links do not point to $target"
+	fi
+	copy=$sdk/build_dir/l3bond-$version
+	if [[ -f $copy/CMakeLists.txt && ! -e $copy/.git && ! -e $copy/openwrt ]] &&
+		! compgen -G "$copy/build-*" >/dev/null; then
+		ok "package Makefile: the source copy leaves out build trees, .git and the feed"
+	else
+		bad "package Makefile: source copy:"
+		find "$copy" -maxdepth 1 | sed 's/^/    /'
+	fi
+	if (cd "$files" && "$root/usr/sbin/l3bond-uci2conf" -f l3bond.config cpe) >"$tmp/pkg.conf" &&
+		"$root/usr/sbin/l3bondd" -c "$tmp/pkg.conf" --check >/dev/null 2>"$tmp/err"; then
+		ok "package Makefile: the packaged l3bondd checks the packaged sample"
+	else
+		bad "package Makefile: packaged binaries:"
+		show "$tmp/err"
+	fi
+else
+	bad "package Makefile: make failed:"
+	tail -30 "$tmp/make.log" | sed 's/^/    /'
+fi
+
+# ---- 7. musl: OpenWrt's C library ------------------------------------------------
+
+# The daemon's and l3bondctl's sources against musl's headers (musl-gcc of
+# Debian's musl-tools, with the kernel, libconfig, libev and libmnl headers
+# beside them), with the project's warnings as errors: what the OpenWrt
+# build would stumble on first.  Syntax only: no musl builds of the
+# libraries here to link with.
+if command -v musl-gcc >/dev/null; then
+	inc=$tmp/musl-include
+	mkdir -p "$inc"
+	ln -s /usr/include/linux "$inc/linux"
+	ln -s "/usr/include/$(gcc -print-multiarch)/asm" "$inc/asm"
+	ln -s /usr/include/asm-generic "$inc/asm-generic"
+	ln -s /usr/include/libconfig.h "$inc/libconfig.h"
+	ln -s /usr/include/ev.h "$inc/ev.h"
+	ln -s /usr/include/libmnl "$inc/libmnl"
+	nbad=0
+	nsrc=0
+	for f in "$top"/common/*.c "$top"/ingress/*.c "$top"/egress/*.c \
+		"$top"/gateway/*.c; do
+		[[ $f == */test_gw.c ]] && continue
+		nsrc=$((nsrc + 1))
+		if ! musl-gcc -fsyntax-only -std=gnu11 -D_GNU_SOURCE -Os -Wall \
+			-Wextra -Werror -Wshadow -Wstrict-prototypes \
+			-Wmissing-prototypes -Wformat=2 \
+			-Wno-missing-field-initializers -Wno-strict-aliasing \
+			-I"$top" -I"$inc" "$f" >"$tmp/musl.err" 2>&1; then
+			nbad=$((nbad + 1))
+			bad "musl: ${f#"$top"/}:"
+			head -20 "$tmp/musl.err" | sed 's/^/    /'
+		fi
+	done
+	if [[ $nbad -eq 0 ]]; then
+		ok "musl: the $nsrc sources of l3bondd and l3bondctl compile against musl's headers (-Werror)"
+	fi
+else
+	echo "note: musl-gcc is not installed (Debian: musl-tools): the musl check is left out"
+fi
+
+echo "$pass passed, $fail failed"
+[[ $fail -eq 0 ]]
