@@ -7,7 +7,17 @@ pkgs=(build-essential cmake pkg-config
 	libconfig-dev libev-dev libmnl-dev libnetfilter-queue-dev
 	libsodium-dev libcmocka-dev
 	iproute2 iptables nftables conntrack procps bsdextrautils python3
-	gnuplot-nox)
+	gnuplot-nox
+	curl util-linux passwd
+	systemd groff-base man-db shellcheck valgrind strace
+	busybox musl-tools)
+# curl scrapes the metrics; util-linux's setpriv and passwd's useradd run
+# the daemons as the unit's user; systemd (systemd-analyze), groff and
+# man-db lint the units and man pages; shellcheck the OpenWrt scripts;
+# valgrind (callgrind) counts instructions per packet in the benchmark;
+# strace lists the daemon's system calls against the unit's filter;
+# busybox (ash, awk) and musl-tools (musl-gcc) stand in for OpenWrt's
+# shell and libc in the package test.
 
 missing=()
 for p in "${pkgs[@]}"; do
