@@ -10,14 +10,15 @@ pkgs=(build-essential cmake pkg-config
 	gnuplot-nox
 	curl util-linux passwd
 	systemd groff-base man-db shellcheck valgrind strace
-	busybox musl-tools)
+	busybox musl-tools clang-14 libclang-rt-14-dev)
 # curl scrapes the metrics; util-linux's setpriv and passwd's useradd run
 # the daemons as the unit's user; systemd (systemd-analyze), groff and
 # man-db lint the units and man pages; shellcheck the OpenWrt scripts;
 # valgrind (callgrind) counts instructions per packet in the benchmark;
 # strace lists the daemon's system calls against the unit's filter;
 # busybox (ash, awk) and musl-tools (musl-gcc) stand in for OpenWrt's
-# shell and libc in the package test.
+# shell and libc in the package test; clang-14 with its runtime builds the
+# libFuzzer targets (scripts/fuzz.sh).
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -18,3 +18,9 @@ for variant in plain asan; do
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		ctest --test-dir "$dir" --output-on-failure -j "$(nproc)"
 done
+
+# The libFuzzer targets (wire decoder, config reader, l3bondctl set) for a
+# bounded time with clang; their seeds and saved crashers already ran in
+# both builds above as unit tests.
+echo "== fuzzing (${FUZZ_SECONDS:=20} s per target)"
+FUZZ_SECONDS=$FUZZ_SECONDS scripts/fuzz.sh

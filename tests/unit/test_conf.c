@@ -818,6 +818,12 @@ static void test_set(void **state)
 		{"port", "1", "port: not a runtime setting"},
 		{"paths", "1", "paths: not a runtime setting"},
 		{"nosuch", "1", "nosuch: unknown key"},
+		/* libconfig 1.5 would wrap these to 200 and 5 */
+		{"t_dwd_ms", "4294967496",
+		 "t_dwd_ms: bad value '4294967496': too large for this "
+		 "libconfig"},
+		{"k", "4294967301", "k: bad value '4294967301': too large"},
+		{"k\n", "1", "k?: unknown key"},
 	};
 	char err[CONF_ERR_MAX];
 	struct conf c, ref;

@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""Writes the seed corpora of the fuzz targets into corpus/<target>/.
+
+The seeds are one valid input of each kind the target knows (every packet
+type, both inner IP versions; the sample configs and a few variants; each
+runtime key) and a few near misses, so that libFuzzer starts from inputs
+that reach deep instead of rediscovering the formats.  Run it from
+anywhere; it rewrites the files it owns and leaves others alone.
+"""
+import os
+import struct
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+
+def put(target, name, data):
+    path = os.path.join(HERE, "corpus", target, name)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    if isinstance(data, str):
+        data = data.encode()
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def hdr(typ, path=0, pgap=0, session=42, gseq=1, lseq=0, ts=1000, ver=1):
+    return struct.pack(">BBHIIII", ver << 4 | typ, path, pgap, session,
+                       gseq, lseq, ts)
+
+
+TAG = bytes(range(16))
+
+
+def ipv4(payload_len):
+    total = 20 + payload_len
+    return (struct.pack(">BBHHHBBH4s4s", 0x45, 0, total, 1, 0, 64, 17, 0,
+                        bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2])) +
+            bytes(payload_len))
+
+
+def ipv6(payload_len):
+    return (struct.pack(">IHBB16s16s", 0x60000000, payload_len, 17, 64,
+                        bytes(16), bytes(15) + b"\x01") + bytes(payload_len))
+
+
+def report(entries):
+    body = struct.pack(">B3x", len(entries))
+    for p, rx, lost, delay in entries:
+        body += struct.pack(">B3xIII", p, rx, lost, delay)
+    return body
+
+
+def wire():
+    t = "fuzz_wire"
+    put(t, "data_ipv4", hdr(1, path=1, pgap=3, gseq=7, lseq=5) + ipv4(8) + TAG)
+    put(t, "data_ipv4_options", hdr(1, path=15) +
+        bytes([0x46]) + ipv4(4)[1:2] + struct.pack(">H", 24) + ipv4(4)[4:] + TAG)
+    put(t, "data_ipv6", hdr(1, path=2, gseq=0xffffffff, lseq=9) + ipv6(12) + TAG)
+    put(t, "report_0", hdr(2, gseq=3) + report([]) + TAG)
+    put(t, "report_3", hdr(2, gseq=4) +
+        report([(0, 100, 1, 500), (1, 90, 0, 40000), (15, 1, 2, 3)]) + TAG)
+    put(t, "report_16", hdr(2, gseq=5) +
+        report([(i, i, i, i) for i in range(16)]) + TAG)
+    put(t, "probe", hdr(3, path=1) + struct.pack(">II", 9, 77) + TAG)
+    put(t, "probe_ack", hdr(4, path=1) + struct.pack(">II", 9, 1000) + TAG)
+    put(t, "hello", hdr(5) + struct.pack(">II", 123456, 1) + TAG)
+    put(t, "hello_ack", hdr(6) + struct.pack(">II", 123457, 123456) + TAG)
+    # near misses: one reason each
+    put(t, "bad_short", hdr(5) + TAG[:15])
+    put(t, "bad_version", hdr(5, ver=2) + struct.pack(">II", 1, 1) + TAG)
+    put(t, "bad_report_dup", hdr(2) + report([(1, 1, 1, 1), (1, 2, 2, 2)]) + TAG)
+    put(t, "bad_control_seq", hdr(3, lseq=1) + struct.pack(">II", 1, 1) + TAG)
+    put(t, "bad_inner_len", hdr(1) + ipv4(8)[:-1] + TAG)
+
+
+def conf():
+    t = "fuzz_conf"
+    for src, name in (("conf/cpe.conf", "cpe.conf"),
+                      ("conf/concentrator.conf", "concentrator.conf"),
+                      ("tests/unit/conf/minimal.conf", "minimal.conf")):
+        with open(os.path.join(ROOT, src), "rb") as f:
+            put(t, name, f.read())
+    paths = ('paths = ( { name = "dsl"; class = "fixed"; interface = "eth0"; },\n'
+             '  { name = "lte-1"; class = "mobile"; interface = "wwan0";\n'
+             '    fwmark = 0xffffffff; peer_port = 65535; } );\n')
+    put(t, "concentrator_prefixes.conf",
+        'role = "concentrator";\nsession_id = 0xffffffff;\n' + paths +
+        'prefixes = [ "10.0.0.0/8", "192.168.1.0/24", "0.0.0.0/0" ];\n'
+        'ingress_queue = 7; egress_queue = 8; log_level = "debug";\n'
+        'metrics_port = 9100; metrics_address = "::1";\n'
+        'control_socket = ""; control_group = "_ops-1";\n')
+    put(t, "cpe_lists.conf",
+        '// every comment style\n/* block\n comment */ # hash\n'
+        'role = "cpe"; session_id = 1L; k = 1e-1; t_report_ms = 10;\n'
+        't_dwd_ms = 60000; reorder_capacity = 1048576; t_lto_ms = 10000;\n'
+        'paths = ( { name = "a"; class = "fixed"; interface = "a0";\n'
+        '  peer = "2001:db8::2"; },\n'
+        ' { name = "b"; class = "mobile"; interface = "b0";\n'
+        '  peer = "198.51.100.1"; } );\n'
+        'lan_interfaces = ( "br-lan", "eth1" ); bond_output = true;\n'
+        'release_mark = 0x100;\n')
+    put(t, "wide_int.conf",
+        'role = "cpe";\nsession_id = 4294967297;\n' + paths)
+    put(t, "bad_string.conf",
+        'role = "cpe\\n\\"x";\nsession_id = 1;\n' + paths)
+    put(t, "bad_unknown.conf", 'role = "cpe"; sesion_id = 1;\n')
+    put(t, "bad_syntax.conf", 'role = "cpe"\nsession_id = ;\n')
+
+
+def conf_set():
+    t = "fuzz_conf_set"
+    put(t, "k", "k=0.7")
+    put(t, "k_exp", "k=1e-3\0k=10")
+    put(t, "dwd_report", "t_dwd_ms=500\0t_report_ms=100\0t_report_ms=40")
+    put(t, "ints", "w_fixed=0x20\0w_mobile_max=0\0t_lto_ms=80\0"
+        "dwd_hold_ms=1000\0keepalive_ms=200")
+    put(t, "bool_level", "early_release=false\0log_level=debug\0"
+        "log_level=loud\0early_release=1")
+    put(t, "not_runtime", "port=1\0paths=1\0nosuch=1\0k\0=")
+    put(t, "bad_text", "k=1;x=2\0t_dwd_ms=-\0keepalive_ms=99999999999")
+
+
+wire()
+conf()
+conf_set()
