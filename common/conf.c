@@ -35,7 +35,10 @@ enum {
 	DEF_CAPACITY = 4096,
 	DEF_INGRESS_QUEUE = 0,
 	DEF_EGRESS_QUEUE = 1,
-	DEF_KEEPALIVE_MS = 1000,
+	DEF_PROBE_INTERVAL_MS = 200,
+	DEF_DEAD_AFTER_MS = 1000,
+	/* keepalive_ms (deprecated): a path was down after this many */
+	OLD_DEAD_KEEPALIVES = 3,
 	DEF_METRICS_PORT = 0,
 };
 #define DEF_CONTROL_SOCKET  "/run/l3bond/l3bondd.sock"
@@ -66,6 +69,7 @@ struct loader {
 	size_t errlen;
 	char key[48]; /* the key being read, as errors name it */
 	unsigned cur; /* index of the path group being read */
+	uint32_t keepalive_ms; /* the deprecated key, 0: not given */
 	struct conf c;
 };
 
@@ -728,6 +732,24 @@ static int parse_log_level(struct loader *l, const config_setting_t *s,
 		   "expected \"error\", \"warning\", \"info\" or \"debug\"");
 }
 
+/* keepalive_ms, replaced by probe_interval_ms and dead_after_ms: accepted
+ * so that a file written for an earlier l3bondd still starts it, with the
+ * detection time it had (3 x keepalive_ms) when dead_after_ms is not given
+ * (check_liveness).  Not a runtime setting any more. */
+static int parse_keepalive(struct loader *l, const config_setting_t *s,
+			   void *obj)
+{
+	long long v;
+	int ret;
+
+	(void)obj;
+	ret = get_int(l, s, 100, 1000, &v);
+	if (!ret) {
+		l->keepalive_ms = (uint32_t)v;
+	}
+	return ret;
+}
+
 /* "" (no socket) or an absolute path that fits sun_path. */
 static int parse_control_socket(struct loader *l, const config_setting_t *s,
 				void *obj)
@@ -826,7 +848,11 @@ static const struct key top_keys[] = {
 	INT_KEY("release_mark", false, struct conf, release_mark, 0, UINT32_MAX,
 		1),
 	{"log_level", false, parse_log_level},
-	INT_KEY("keepalive_ms", false, struct conf, keepalive_ms, 100, 1000, 1),
+	INT_KEY("probe_interval_ms", false, struct conf, probe_interval_ms, 20,
+		1000, 1),
+	INT_KEY("dead_after_ms", false, struct conf, dead_after_ms, 100, 10000,
+		1),
+	{"keepalive_ms", false, parse_keepalive},
 	{"control_socket", false, parse_control_socket},
 	{"control_group", false, parse_control_group},
 	INT_KEY("metrics_port", false, struct conf, metrics_port, 0, UINT16_MAX,
@@ -837,8 +863,17 @@ static const struct key top_keys[] = {
 /* What l3bondctl set may change while the daemon runs: the tunables that
  * SIGHUP applies without a restart. */
 static const char *const runtime_keys[] = {
-	"k",	    "t_dwd_ms",	   "t_report_ms",   "w_fixed",	 "w_mobile_max",
-	"t_lto_ms", "dwd_hold_ms", "early_release", "log_level", "keepalive_ms",
+	"k",
+	"t_dwd_ms",
+	"t_report_ms",
+	"w_fixed",
+	"w_mobile_max",
+	"t_lto_ms",
+	"dwd_hold_ms",
+	"early_release",
+	"log_level",
+	"probe_interval_ms",
+	"dead_after_ms",
 };
 
 static const struct key path_keys[] = {
@@ -960,6 +995,44 @@ static int check_dwd(struct loader *l, const config_setting_t *root)
 	return bad_at(l, report, value,
 		      "the default is not a multiple of t_report_ms (%u)",
 		      l->c.sched.t_report_ms);
+}
+
+/* A path is down after dead_after_ms without a packet from the peer, who
+ * probes every probe_interval_ms (when no REPORT or DATA comes): one lost
+ * probe must not take a path down, so at least two intervals.  The
+ * deprecated keepalive_ms stands for dead_after_ms = 3 x keepalive_ms when
+ * dead_after_ms is not given (raised to two probe intervals if needed). */
+static int check_liveness(struct loader *l, const config_setting_t *root)
+{
+	const config_setting_t *dead, *probe;
+	uint32_t need = 2 * l->c.probe_interval_ms;
+	char value[16];
+
+	dead = config_setting_get_member(root, "dead_after_ms");
+	if (l->keepalive_ms && !dead) {
+		l->c.dead_after_ms = OLD_DEAD_KEEPALIVES * l->keepalive_ms;
+		if (l->c.dead_after_ms < need) {
+			l->c.dead_after_ms = need;
+		}
+	}
+	if (l->c.dead_after_ms >= need) {
+		return 0;
+	}
+	if (dead) {
+		set_key(l, "", "dead_after_ms");
+		return bad(l, dead,
+			   "less than 2 x probe_interval_ms (%u): one lost "
+			   "probe would take a path down",
+			   l->c.probe_interval_ms);
+	}
+	/* the default does not fit the probe_interval_ms given: point there */
+	set_key(l, "", "probe_interval_ms");
+	probe = config_setting_get_member(root, "probe_interval_ms");
+	snprintf(value, sizeof(value), "%u", l->c.probe_interval_ms);
+	return bad_at(l, probe, value,
+		      "more than half of dead_after_ms (%u, the default): "
+		      "set dead_after_ms too",
+		      l->c.dead_after_ms);
 }
 
 /* The two queues must differ: one is drained by the ingress, one by the
@@ -1171,7 +1244,8 @@ void conf_defaults(struct conf *c)
 	c->bond_output = false;
 	c->release_mark = 0;
 	c->log_level = CONF_LOG_INFO;
-	c->keepalive_ms = DEF_KEEPALIVE_MS;
+	c->probe_interval_ms = DEF_PROBE_INTERVAL_MS;
+	c->dead_after_ms = DEF_DEAD_AFTER_MS;
 	strcpy(c->control_socket, DEF_CONTROL_SOCKET);
 	strcpy(c->control_group, DEF_CONTROL_GROUP);
 	c->metrics_port = DEF_METRICS_PORT;
@@ -1238,6 +1312,9 @@ int conf_load(struct conf *c, const char *file, char *err, size_t errlen)
 	ret = walk(&l, root, "", top_keys, ARRAY_SIZE(top_keys), &l.c);
 	if (!ret) {
 		ret = check_dwd(&l, root);
+	}
+	if (!ret) {
+		ret = check_liveness(&l, root);
 	}
 	if (!ret) {
 		ret = check_queues(&l, root);
@@ -1314,6 +1391,10 @@ int conf_set(struct conf *c, const char *key, const char *value, char *err,
 		err[0] = '\0';
 	}
 	set_key(&l, "", key);
+	if (!strcmp(key, "keepalive_ms")) {
+		return fail(&l, NULL,
+			    "replaced by probe_interval_ms and dead_after_ms");
+	}
 	for (i = 0; i < ARRAY_SIZE(runtime_keys); i++) {
 		if (!strcmp(key, runtime_keys[i])) {
 			break;
@@ -1358,6 +1439,12 @@ int conf_set(struct conf *c, const char *key, const char *value, char *err,
 			     "t_dwd_ms (%u) would not be a multiple of "
 			     "t_report_ms (%u)",
 			     l.c.sched.t_dwd_ms, l.c.sched.t_report_ms);
+	}
+	if (!ret && l.c.dead_after_ms < 2 * l.c.probe_interval_ms) {
+		ret = bad_at(&l, NULL, value,
+			     "dead_after_ms (%u) would be less than 2 x "
+			     "probe_interval_ms (%u)",
+			     l.c.dead_after_ms, l.c.probe_interval_ms);
 	}
 	if (!ret) {
 		*c = l.c;

@@ -72,7 +72,8 @@ struct conf {
 	struct conf_prefix prefix[CONF_PREFIX_MAX];
 	uint32_t release_mark; /* mark of released packets, 0: none */
 	enum conf_log_level log_level;
-	uint32_t keepalive_ms;
+	uint32_t probe_interval_ms; /* PROBE on every path this often */
+	uint32_t dead_after_ms;	    /* a path silent this long is down */
 	/* operations (l3bondctl, metrics) */
 	char control_socket[CONF_PATH_MAX];  /* "": no control socket */
 	char control_group[CONF_GROUP_MAX];  /* may use the socket too */
@@ -90,9 +91,10 @@ int conf_load(struct conf *c, const char *file, char *err, size_t errlen);
 
 /* Sets one runtime tunable of c (k, t_dwd_ms, t_report_ms, w_fixed,
  * w_mobile_max, t_lto_ms, dwd_hold_ms, early_release, log_level,
- * keepalive_ms) from its text as it would be written in the file
- * ("0.7", "true", "debug"), checked exactly as conf_load checks it,
- * together with the keys it depends on (t_dwd_ms against t_report_ms).
+ * probe_interval_ms, dead_after_ms) from its text as it would be written
+ * in the file ("0.7", "true", "debug"), checked exactly as conf_load
+ * checks it, together with the keys it depends on (t_dwd_ms against
+ * t_report_ms, dead_after_ms against probe_interval_ms).
  * On error returns -EINVAL with "key: bad value 'v': why" (or "key: not a
  * runtime setting ...") in err; c is then untouched. */
 int conf_set(struct conf *c, const char *key, const char *value, char *err,

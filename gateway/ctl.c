@@ -383,8 +383,10 @@ static void render_session(struct ctl_buf *b, const struct snap *s,
 		"w_mobile_max",
 		"dwd_hold_ms",
 		"t_lto_ms",
+		"t_lto_eff_us",
 		"early_release",
-		"keepalive_ms",
+		"probe_interval_ms",
+		"dead_after_ms",
 		"log_level",
 		NULL,
 	};
@@ -627,8 +629,8 @@ static const char help_text[] =
 	"  status json    the same as JSON\n"
 	"  set KEY VALUE  change a tunable now: k, t_dwd_ms, t_report_ms,\n"
 	"                 w_fixed, w_mobile_max, t_lto_ms, dwd_hold_ms,\n"
-	"                 early_release, log_level, keepalive_ms.  Runtime "
-	"only:\n"
+	"                 early_release, log_level, probe_interval_ms,\n"
+	"                 dead_after_ms.  Runtime only:\n"
 	"                 a reload or a restart reads the file again\n"
 	"  reload         read the configuration file again (as SIGHUP)\n"
 	"  help           this text\n"

@@ -46,7 +46,9 @@ enum gw_limits {
 	GW_BUDGET = 64,	     /* packets per queue drain */
 	GW_INNER_MAX = 2048, /* largest inner packet carried */
 	GW_CTRL_MAX = WIRE_HDR_LEN + WIRE_REPORT_MAX + WIRE_TAG_LEN,
-	GW_DEAD_KEEPALIVES = 3, /* silent keepalive periods before down */
+	GW_HELLO_MS = 1000, /* HELLO (the epoch) per path at most this often */
+	GW_LTO_MIN_US = 3000,	 /* adaptive reorder timeout: floor, */
+	GW_LTO_MARGIN_US = 2000, /* and margin over the measured spread */
 	GW_KSTATS_MS = 1000,	/* kernel queue counters, status file */
 	GW_RP_MAX = WIRE_MAX_PATHS + 1, /* rp_filter entries: paths + all */
 	GW_RULES_MAX = 16384,		/* bytes of generated rules */
@@ -80,8 +82,9 @@ struct gw_path {
 	int fd;
 	struct sockaddr_in peer; /* cpe: configured; concentrator: learnt */
 	bool have_peer;
-	bool alive; /* heard from the peer recently */
+	bool alive; /* heard from the peer within dead_after_ms */
 	uint64_t last_rx_us;
+	uint64_t last_hello_us; /* HELLO sent, 0: never */
 	uint32_t rtt_us; /* last PROBE round trip, 0: none */
 	uint32_t srtt_us;   /* smoothed (RFC 6298), valid if rtt_samples */
 	uint32_t rttvar_us; /* its mean deviation */
@@ -189,7 +192,8 @@ struct gw {
 	struct gw_egr egr;
 	struct gw_rules rules;
 	ev_timer report_timer;	  /* t_report_ms: REPORT, liveness */
-	ev_timer keepalive_timer; /* keepalive_ms: HELLO, PROBE */
+	ev_timer keepalive_timer; /* probe_interval_ms: PROBE (HELLO once
+				   * a second), liveness */
 	ev_timer stats_timer;	  /* GW_KSTATS_MS: kernel drops, status */
 	ev_signal sig_term;
 	ev_signal sig_int;

@@ -167,16 +167,18 @@ int gw_apply_conf(struct gw *gw, const struct conf *c, char *err, size_t len)
 	       sizeof(keep.metrics_address));
 	gw->log_level = gw->verbose ? CONF_LOG_DEBUG : c->log_level;
 	arm_periodic(gw);
-	gw_egr_settle(gw); /* t_lto may have changed the deadline */
+	/* t_lto may have changed the deadline; the reorder timeout starts
+	 * again from t_lto_ms and adapts from the next report on */
+	gw_egr_settle(gw);
 	gw_info(gw,
 		"applied: k=%g t_dwd_ms=%u t_report_ms=%u w_fixed=%g "
 		"w_mobile_max=%g dwd_hold_ms=%u t_lto_ms=%u early_release=%d "
-		"keepalive_ms=%u log_level=%s",
+		"probe_interval_ms=%u dead_after_ms=%u log_level=%s",
 		c->sched.k, c->sched.t_dwd_ms, c->sched.t_report_ms,
 		c->sched.w_fixed, c->sched.w_mobile_max,
 		c->sched.dwd_hold_us / 1000, c->reseq.t_lto_us / 1000,
-		c->reseq.early_release, c->keepalive_ms,
-		conf_log_level_name(c->log_level));
+		c->reseq.early_release, c->probe_interval_ms,
+		c->dead_after_ms, conf_log_level_name(c->log_level));
 	return 0;
 }
 
@@ -199,6 +201,8 @@ int gw_reload(struct gw *gw, char *err, size_t len)
 
 /* ---- timers and signals ----------------------------------------------- */
 
+/* Liveness is checked by both periodic timers: a dead path is seen
+ * within the shorter of the two periods after dead_after_ms. */
 static void on_report(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	struct gw *gw = container_of(w, struct gw, report_timer);
@@ -210,13 +214,16 @@ static void on_report(struct ev_loop *loop, ev_timer *w, int revents)
 	gw_send_reports(gw, now);
 }
 
-static void on_keepalive(struct ev_loop *loop, ev_timer *w, int revents)
+/* probe_interval_ms: PROBEs (and HELLOs) on every path */
+static void on_probe(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	struct gw *gw = container_of(w, struct gw, keepalive_timer);
+	uint64_t now = gw_now_us();
 
 	(void)loop;
 	(void)revents;
-	gw_send_keepalives(gw, gw_now_us());
+	gw_paths_check_alive(gw, now);
+	gw_send_keepalives(gw, now);
 }
 
 static void on_stats(struct ev_loop *loop, ev_timer *w, int revents)
@@ -234,14 +241,14 @@ static void on_stats(struct ev_loop *loop, ev_timer *w, int revents)
 static void arm_periodic(struct gw *gw)
 {
 	double rep = gw->conf.sched.t_report_ms / 1000.;
-	double ka = gw->conf.keepalive_ms / 1000.;
+	double probe = gw->conf.probe_interval_ms / 1000.;
 
 	ev_timer_stop(gw->loop, &gw->report_timer);
 	ev_timer_set(&gw->report_timer, rep, rep);
 	ev_timer_start(gw->loop, &gw->report_timer);
-	/* the first keepalive at once: HELLO before anything else */
+	/* the first probe at once: HELLO before anything else */
 	ev_timer_stop(gw->loop, &gw->keepalive_timer);
-	ev_timer_set(&gw->keepalive_timer, 0., ka);
+	ev_timer_set(&gw->keepalive_timer, 0., probe);
 	ev_timer_start(gw->loop, &gw->keepalive_timer);
 }
 
@@ -315,7 +322,7 @@ static int start(struct gw *gw)
 	gw_rp_filter_set(gw);
 
 	ev_timer_init(&gw->report_timer, on_report, 0., 0.);
-	ev_timer_init(&gw->keepalive_timer, on_keepalive, 0., 0.);
+	ev_timer_init(&gw->keepalive_timer, on_probe, 0., 0.);
 	ev_timer_init(&gw->stats_timer, on_stats, GW_KSTATS_MS / 1000.,
 		      GW_KSTATS_MS / 1000.);
 	ev_timer_start(gw->loop, &gw->stats_timer);

@@ -6,19 +6,31 @@
  * egress queue in raw PREROUTING before it reaches any socket.
  *
  * Liveness: a path is up while something valid arrived on it within
- * GW_DEAD_KEEPALIVES keepalive periods.  On the CPE the concentrator
- * answers the keepalives (PROBE_ACK, HELLO_ACK) and sends REPORTs every
- * t_report_ms; on the concentrator the CPE's keepalives and REPORTs do the
- * same, and a path the concentrator has not learnt an address for is down.
- * So a CPE that starts, or whose peer is gone, sends natively until the
- * peer answers, and a concentrator whose CPE died stops bonding towards it
- * after GW_DEAD_KEEPALIVES keepalive periods.
+ * dead_after_ms.  Both ends send a PROBE on every path every
+ * probe_interval_ms (the concentrator once it has learnt the path) and
+ * answer the peer's (PROBE_ACK), and both send REPORTs on every path every
+ * t_report_ms, so a working path always hears its peer several times per
+ * dead_after_ms (at least 2 probe intervals, conf.c), whatever the
+ * traffic.  On the concentrator a path it has not learnt an address for is
+ * down.  So a CPE that starts, or whose peer is gone, sends natively until
+ * the peer answers, and a concentrator whose CPE died stops bonding towards
+ * it after dead_after_ms.  Down: the scheduler stops using the path and the
+ * resequencer gives up at once the holes the path owned; the first valid
+ * packet on it brings it back.  The check runs with every probe and every
+ * report, so a path is down at most min(probe_interval_ms, t_report_ms)
+ * after dead_after_ms.  The CPE's PROBEs also keep the carrier NAT's
+ * binding open.
  *
- * Restarts: each daemon picks a random epoch and sends it in HELLO (the
- * CPE with every keepalive, the concentrator when it learns a path and
- * with every keepalive).  A new peer epoch means the peer started afresh:
- * our egress forgets its sequence state and our ingress its report
- * baselines, before the new peer's first DATA on that path (FIFO).
+ * Reorder timeout: the resequencer waits for a hole at most as long as the
+ * live paths' one-way delays differ, plus a margin, and never longer than
+ * t_lto_ms (adapt_lto).
+ *
+ * Restarts: each daemon picks a random epoch and sends it in HELLO (with
+ * the first PROBE on a path and then once every GW_HELLO_MS, the
+ * concentrator also when it learns a path).  A new peer epoch means the
+ * peer started afresh: our egress forgets its sequence state and our
+ * ingress its report baselines, before the new peer's first DATA on that
+ * path (FIFO).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -28,6 +40,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "common/seq.h"
 #include "gateway/gw.h"
 
 bool gw_path_can_send(const struct gw_path *p)
@@ -149,7 +162,7 @@ static void set_alive(struct gw *gw, struct gw_path *p, bool alive)
 	} else {
 		p->st.down_events++;
 		gw_warn(gw, "path %s: down: nothing heard for %u ms", cp->name,
-			GW_DEAD_KEEPALIVES * gw->conf.keepalive_ms);
+			gw->conf.dead_after_ms);
 	}
 	/* a path going down may give holes up and release packets */
 	gw_egr_settle(gw);
@@ -183,7 +196,10 @@ void gw_path_heard(struct gw *gw, struct gw_path *p,
 
 		/* our epoch before any DATA of ours on this path */
 		wire_put_hello(body, sizeof(body), &h);
-		gw_send_ctrl(gw, p, WIRE_HELLO, 0, body, sizeof(body), now_us);
+		if (!gw_send_ctrl(gw, p, WIRE_HELLO, 0, body, sizeof(body),
+				  now_us)) {
+			p->last_hello_us = now_us;
+		}
 	}
 	if (!p->alive) {
 		set_alive(gw, p, true);
@@ -192,8 +208,7 @@ void gw_path_heard(struct gw *gw, struct gw_path *p,
 
 void gw_paths_check_alive(struct gw *gw, uint64_t now_us)
 {
-	uint64_t dead_us =
-		(uint64_t)GW_DEAD_KEEPALIVES * gw->conf.keepalive_ms * 1000;
+	uint64_t dead_us = (uint64_t)gw->conf.dead_after_ms * 1000;
 	unsigned i;
 
 	for (i = 0; i < gw->npaths; i++) {
@@ -236,8 +251,112 @@ int gw_send_ctrl(struct gw *gw, struct gw_path *p, uint8_t type, uint32_t gseq,
 	return 0;
 }
 
+/* The reorder timeout this egress needs: how much later than on the
+ * fastest live path a packet can arrive on the slowest one.  Two
+ * measurements, the larger wins:
+ *  - the DATA this egress received: arrival minus the sender's stamp is the
+ *    one-way delay plus the clock offset, the same offset on every path
+ *    (one sender clock), so differences between paths are true one-way
+ *    delay differences in the direction resequenced, asymmetric links
+ *    included.  Spread: the largest (base + queueing delay of this report
+ *    interval) minus the smallest base (egress/loss.c).  Only paths that
+ *    carried DATA have a base;
+ *  - the PROBE round trips, which every live path has whether or not it
+ *    carries DATA (a mobile path the scheduler is about to use): half the
+ *    srtt difference (assumes symmetric paths) plus 2 rttvar, the RFC 6298
+ *    margin of 4 rttvar halved for one way: the jitter of the slowest path.
+ * Plus GW_LTO_MARGIN_US, at least GW_LTO_MIN_US, at most t_lto_ms.  With
+ * nothing measured yet: t_lto_ms.  Rises at once (a hole given up too
+ * early loses a packet that was coming), decays by 1/8 per report (a
+ * timeout a little too long costs only delay while a hole waits). */
+static uint32_t lto_target(const struct gw *gw)
+{
+	const struct egr_loss *l = &gw->egr.egr.loss;
+	uint32_t max = gw->conf.reseq.t_lto_us, s_min = UINT32_MAX, s_max = 0;
+	uint32_t var_max = 0, lo = 0, hi = 0;
+	uint64_t spread = 0, t;
+	bool any = false, have_lo = false;
+	unsigned i;
+
+	for (i = 0; i < gw->npaths && i < l->n; i++) {
+		const struct gw_path *p = &gw->path[i];
+		const struct egr_loss_path *lp = &l->p[i];
+
+		if (!p->alive) {
+			continue;
+		}
+		if (p->rtt_samples) {
+			any = true;
+			s_min = p->srtt_us < s_min ? p->srtt_us : s_min;
+			s_max = p->srtt_us > s_max ? p->srtt_us : s_max;
+			var_max = p->rttvar_us > var_max ? p->rttvar_us
+							 : var_max;
+		}
+		if (lp->have_base) {
+			uint32_t base = seq_before(lp->base_prev, lp->base_cur)
+						? lp->base_prev
+						: lp->base_cur;
+			uint32_t top = base + lp->qdelay_max;
+
+			any = true;
+			if (!have_lo) {
+				lo = base;
+				hi = top;
+				have_lo = true;
+			}
+			lo = seq_before(base, lo) ? base : lo;
+			hi = seq_before(hi, top) ? top : hi;
+		}
+	}
+	if (!any) {
+		return max;
+	}
+	if (s_max) {
+		spread = (uint64_t)(s_max - s_min) / 2 + 2ULL * var_max;
+	}
+	if (have_lo && (uint64_t)(hi - lo) > spread) {
+		spread = hi - lo;
+	}
+	t = spread + GW_LTO_MARGIN_US;
+	t = t < GW_LTO_MIN_US ? GW_LTO_MIN_US : t;
+	return t < max ? (uint32_t)t : max;
+}
+
+static void adapt_lto(struct gw *gw)
+{
+	struct egr_reseq *r = &gw->egr.egr.reseq;
+	struct egr_reseq_params p;
+	uint32_t cur, want;
+
+	if (!gw->egr.egr_ok) {
+		return;
+	}
+	cur = r->p.t_lto_us;
+	want = lto_target(gw);
+	if (want < cur) {
+		want = cur - (cur - want + 7) / 8;
+	}
+	/* a reload may have lowered t_lto_ms below the current value */
+	if (want > gw->conf.reseq.t_lto_us) {
+		want = gw->conf.reseq.t_lto_us;
+	}
+	if (want == cur) {
+		return;
+	}
+	p = r->p;
+	p.t_lto_us = want;
+	if (egr_reseq_set_params(r, &p)) {
+		return; /* cannot happen: only the timeout changed */
+	}
+	if (want < cur) {
+		/* a hole waiting now may be due sooner */
+		gw_egr_settle(gw);
+	}
+}
+
 /* The cumulative counters go on every path: a lost report loses nothing
- * and the peer ignores the copies by report sequence. */
+ * and the peer ignores the copies by report sequence.  Before the report
+ * resets the interval's queueing delays, they set the reorder timeout. */
 void gw_send_reports(struct gw *gw, uint64_t now_us)
 {
 	struct wire_report r;
@@ -246,6 +365,7 @@ void gw_send_reports(struct gw *gw, uint64_t now_us)
 	unsigned i;
 	int len;
 
+	adapt_lto(gw);
 	seq = egr_loss_report(&gw->egr.egr.loss, &r);
 	len = wire_put_report(body, sizeof(body), &r);
 	if (len < 0) {
@@ -257,6 +377,8 @@ void gw_send_reports(struct gw *gw, uint64_t now_us)
 	}
 }
 
+/* Every probe_interval_ms: a PROBE on every path, and a HELLO where the
+ * last one is GW_HELLO_MS old (it only carries the epoch). */
 void gw_send_keepalives(struct gw *gw, uint64_t now_us)
 {
 	struct wire_hello h = {.epoch = gw->epoch, .value = gw->peer_epoch};
@@ -271,10 +393,16 @@ void gw_send_keepalives(struct gw *gw, uint64_t now_us)
 			.value = gw->ing.sched.path[i].last_gseq,
 		};
 
-		gw_send_ctrl(gw, p, WIRE_HELLO, 0, hb, sizeof(hb), now_us);
+		if ((!p->last_hello_us ||
+		     now_us - p->last_hello_us >= GW_HELLO_MS * 1000ULL) &&
+		    !gw_send_ctrl(gw, p, WIRE_HELLO, 0, hb, sizeof(hb),
+				  now_us)) {
+			p->last_hello_us = now_us;
+		}
 		/* the CPE's PROBEs keep the NAT binding open; both ends
-		 * probe so that both measure the paths' round trips (the
-		 * concentrator once it has learnt the path) */
+		 * probe so that both measure the paths' round trips and
+		 * hear each other within dead_after_ms (the concentrator
+		 * once it has learnt the path) */
 		wire_put_probe(pb, sizeof(pb), &pr);
 		gw_send_ctrl(gw, p, WIRE_PROBE, pr.id, pb, sizeof(pb), now_us);
 	}

@@ -108,19 +108,28 @@ static void walk_session(struct gw *gw, struct walker *w)
 	gauge(w, "dwd_hold_ms",
 	      "fixed-path queueing delay above which DWD waits, ms",
 	      s->p.dwd_hold_us / 1000);
-	gauge(w, "t_lto_ms", "longest wait for a hole in the sequence, ms",
-	      rp->t_lto_us / 1000);
+	gauge(w, "t_lto_ms",
+	      "longest wait for a hole in the sequence (the adaptive "
+	      "timeout's maximum), ms",
+	      gw->conf.reseq.t_lto_us / 1000);
 	gauge(w, "early_release",
 	      "1: holes known lost are given up at once, 0: after t_lto",
 	      rp->early_release);
-	gauge(w, "keepalive_ms", "HELLO and PROBE interval per path, ms",
-	      gw->conf.keepalive_ms);
+	gauge(w, "probe_interval_ms", "PROBE interval per path, ms",
+	      gw->conf.probe_interval_ms);
+	gauge(w, "dead_after_ms",
+	      "a path with nothing heard for this long is down, ms",
+	      gw->conf.dead_after_ms);
 	text(w, "log_level", "messages of this level and above are logged",
 	     conf_log_level_name(gw->log_level));
 	gauge_f(w, "w_mobile",
 		"mobile weight now, shared by the mobile paths that are up",
 		s->w_mobile);
 	gauge(w, "gseq", "next global sequence number to send", s->gseq);
+	gauge(w, "t_lto_eff_us",
+	      "reorder timeout in use: the live paths' delay spread plus a "
+	      "margin, at most t_lto_ms, us",
+	      rp->t_lto_us);
 }
 
 static void walk_ingress(struct gw *gw, struct walker *w)

@@ -183,8 +183,12 @@ void fuzz_check_conf(const struct conf *c)
 		   c->ingress_queue);
 	FUZZ_CHECK(c->log_level <= CONF_LOG_DEBUG, "log_level %d",
 		   (int)c->log_level);
-	FUZZ_CHECK(c->keepalive_ms >= 100 && c->keepalive_ms <= 1000,
-		   "keepalive_ms %u", c->keepalive_ms);
+	FUZZ_CHECK(c->probe_interval_ms >= 20 && c->probe_interval_ms <= 1000,
+		   "probe_interval_ms %u", c->probe_interval_ms);
+	FUZZ_CHECK(c->dead_after_ms >= 100 && c->dead_after_ms <= 10000 &&
+			   c->dead_after_ms >= 2 * c->probe_interval_ms,
+		   "dead_after_ms %u (probe_interval_ms %u)", c->dead_after_ms,
+		   c->probe_interval_ms);
 	check_paths(c);
 	check_lan(c);
 	check_prefixes(c);
@@ -206,7 +210,8 @@ bool fuzz_conf_equal(const struct conf *a, const struct conf *b)
 	      SAME(npaths) && SAME(ingress_queue) && SAME(egress_queue) &&
 	      SAME(nlan) && SAME_MEM(lan) && SAME(bond_output) &&
 	      SAME(nprefixes) && SAME(release_mark) && SAME(log_level) &&
-	      SAME(keepalive_ms) && SAME_MEM(control_socket) &&
+	      SAME(probe_interval_ms) && SAME(dead_after_ms) &&
+	      SAME_MEM(control_socket) &&
 	      SAME_MEM(control_group) && SAME(metrics_port) &&
 	      SAME_MEM(metrics_address))) {
 		return false;

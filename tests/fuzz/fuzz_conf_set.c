@@ -45,7 +45,8 @@ static const struct rkey rkeys[] = {
 	{"dwd_hold_ms", INT, 0, 1000, 1000},
 	{"early_release", BOOL, 0, 0, 0},
 	{"log_level", LEVEL, 0, 0, 0},
-	{"keepalive_ms", INT, 100, 1000, 1},
+	{"probe_interval_ms", INT, 20, 1000, 1},
+	{"dead_after_ms", INT, 100, 10000, 1},
 };
 
 static const char *const levels[] = {"error", "warning", "info", "debug"};
@@ -73,8 +74,10 @@ static double get(const struct conf *c, const struct rkey *k)
 		return c->reseq.early_release;
 	} else if (!strcmp(n, "log_level")) {
 		return c->log_level;
+	} else if (!strcmp(n, "probe_interval_ms")) {
+		return c->probe_interval_ms;
 	}
-	return c->keepalive_ms;
+	return c->dead_after_ms;
 }
 
 /* Copies the key's field from src to dst. */
@@ -101,8 +104,10 @@ static void copy_field(struct conf *dst, const struct conf *src,
 		dst->reseq.early_release = src->reseq.early_release;
 	} else if (!strcmp(n, "log_level")) {
 		dst->log_level = src->log_level;
+	} else if (!strcmp(n, "probe_interval_ms")) {
+		dst->probe_interval_ms = src->probe_interval_ms;
 	} else {
-		dst->keepalive_ms = src->keepalive_ms;
+		dst->dead_after_ms = src->dead_after_ms;
 	}
 }
 
@@ -162,6 +167,7 @@ static bool must_accept(const struct conf *before, const struct rkey *k,
 			const char *v, double *want)
 {
 	uint32_t dwd = before->sched.t_dwd_ms, rep = before->sched.t_report_ms;
+	uint32_t probe = before->probe_interval_ms, dead = before->dead_after_ms;
 	long long i;
 	unsigned l;
 	double d;
@@ -175,9 +181,13 @@ static bool must_accept(const struct conf *before, const struct rkey *k,
 			dwd = (uint32_t)i;
 		} else if (!strcmp(k->name, "t_report_ms")) {
 			rep = (uint32_t)i;
+		} else if (!strcmp(k->name, "probe_interval_ms")) {
+			probe = (uint32_t)i;
+		} else if (!strcmp(k->name, "dead_after_ms")) {
+			dead = (uint32_t)i;
 		}
 		*want = (double)(i * k->scale);
-		return dwd % rep == 0;
+		return dwd % rep == 0 && dead >= 2 * probe;
 	case NUMBER:
 		if (!plain_number(v, &d) || d > k->max) {
 			return false;

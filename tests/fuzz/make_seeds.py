@@ -113,11 +113,13 @@ def conf_set():
     put(t, "k_exp", "k=1e-3\0k=10")
     put(t, "dwd_report", "t_dwd_ms=500\0t_report_ms=100\0t_report_ms=40")
     put(t, "ints", "w_fixed=0x20\0w_mobile_max=0\0t_lto_ms=80\0"
-        "dwd_hold_ms=1000\0keepalive_ms=200")
+        "dwd_hold_ms=1000\0probe_interval_ms=50\0dead_after_ms=150")
+    put(t, "liveness", "probe_interval_ms=600\0dead_after_ms=1100\0"
+        "dead_after_ms=1300\0probe_interval_ms=20\0keepalive_ms=500")
     put(t, "bool_level", "early_release=false\0log_level=debug\0"
         "log_level=loud\0early_release=1")
     put(t, "not_runtime", "port=1\0paths=1\0nosuch=1\0k\0=")
-    put(t, "bad_text", "k=1;x=2\0t_dwd_ms=-\0keepalive_ms=99999999999")
+    put(t, "bad_text", "k=1;x=2\0t_dwd_ms=-\0dead_after_ms=99999999999")
 
 
 wire()

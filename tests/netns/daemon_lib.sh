@@ -99,7 +99,6 @@ write_confs() {
 		session_id = 4242;
 		port = 7040;
 		k = $k;
-		keepalive_ms = 500;
 		$extra
 		lan_interfaces = [ "lan" ];
 		release_mark = 0x100;
@@ -115,7 +114,6 @@ write_confs() {
 		session_id = 4242;
 		port = 7040;
 		k = $k;
-		keepalive_ms = 500;
 		$extra
 		prefixes = [ "10.0.1.0/24" ];
 		paths = (

@@ -344,7 +344,8 @@ check "SIGHUP: session kept (same epoch, no peer restart, no loss)" \
 
 kill -KILL "${DPID[cpe]}"
 tb_wait "${DPID[cpe]}" 5 || true
-# the concentrator takes the paths down after 3 keepalives (1.5 s)
+# the concentrator takes the paths down after dead_after_ms (at most 1.5 s
+# here: 1 s by default, 3 x keepalive_ms where a config still sets that)
 sleep 2.5
 refresh conc
 n=$(ping_count cli "$TB_SRV_IP" 5)

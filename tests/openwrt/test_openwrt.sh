@@ -707,6 +707,8 @@ if command -v musl-gcc >/dev/null; then
 	ln -s /usr/include/libconfig.h "$inc/libconfig.h"
 	ln -s /usr/include/ev.h "$inc/ev.h"
 	ln -s /usr/include/libmnl "$inc/libmnl"
+	ln -s /usr/include/sodium.h "$inc/sodium.h"
+	ln -s /usr/include/sodium "$inc/sodium"
 	nbad=0
 	nsrc=0
 	for f in "$top"/common/*.c "$top"/ingress/*.c "$top"/egress/*.c \

@@ -398,7 +398,7 @@ static const struct bad_case bad_cases[] = {
 	 ":3: prefixes[2]: bad value '10.1.0.0/24': prefixes[0] is the same"},
 	{CTOP("prefixes = [5];"),
 	 ":3: prefixes[0]: bad value '5': expected a string"},
-	/* 125: release_mark, log_level, keepalive_ms */
+	/* 125: release_mark, log_level, keepalive_ms (deprecated) */
 	{TOP("release_mark = -1;"),
 	 ":3: release_mark: bad value '-1': out of range 0..4294967295"},
 	{TOP("release_mark = \"0x10\";"),
@@ -414,6 +414,30 @@ static const struct bad_case bad_cases[] = {
 	 ":3: keepalive_ms: bad value '1001': out of range 100..1000"},
 	{TOP("keepalive_ms = 1e3;"),
 	 ":3: keepalive_ms: bad value '1000': expected an integer"},
+	/* path liveness: probe_interval_ms, dead_after_ms */
+	{TOP("probe_interval_ms = 19;"),
+	 ":3: probe_interval_ms: bad value '19': out of range 20..1000"},
+	{TOP("probe_interval_ms = 1001; dead_after_ms = 5000;"),
+	 ":3: probe_interval_ms: bad value '1001': out of range 20..1000"},
+	{TOP("probe_interval_ms = 0.5;"),
+	 ":3: probe_interval_ms: bad value '0.5': expected an integer"},
+	{TOP("dead_after_ms = 99;"),
+	 ":3: dead_after_ms: bad value '99': out of range 100..10000"},
+	{TOP("dead_after_ms = 10001;"),
+	 ":3: dead_after_ms: bad value '10001': out of range 100..10000"},
+	{TOP("dead_after_ms = 399;"),
+	 ":3: dead_after_ms: bad value '399': less than 2 x "
+	 "probe_interval_ms (200): one lost probe would take a path down"},
+	{TOP("probe_interval_ms = 300; dead_after_ms = 500;"),
+	 ":3: dead_after_ms: bad value '500': less than 2 x "
+	 "probe_interval_ms (300)"},
+	{TOP("probe_interval_ms = 600;"),
+	 ":3: probe_interval_ms: bad value '600': more than half of "
+	 "dead_after_ms (1000, the default): set dead_after_ms too"},
+	/* the deprecated keepalive_ms does not override dead_after_ms */
+	{TOP("keepalive_ms = 1000; dead_after_ms = 300;"),
+	 ":3: dead_after_ms: bad value '300': less than 2 x "
+	 "probe_interval_ms (200)"},
 	/* operations: control socket, metrics */
 	{TOP("control_socket = \"run/x.sock\";"),
 	 ":3: control_socket: bad value 'run/x.sock': expected an absolute "
@@ -498,7 +522,8 @@ static void test_defaults(void **state)
 	assert_int_equal(c.nprefixes, 0);
 	assert_int_equal(c.release_mark, 0);
 	assert_int_equal(c.log_level, CONF_LOG_INFO);
-	assert_int_equal(c.keepalive_ms, 1000);
+	assert_int_equal(c.probe_interval_ms, 200);
+	assert_int_equal(c.dead_after_ms, 1000);
 	assert_string_equal(c.control_socket, "/run/l3bond/l3bondd.sock");
 	assert_string_equal(c.control_group, "l3bond");
 	assert_int_equal(c.metrics_port, 0);
@@ -566,7 +591,8 @@ static void test_sample_cpe(void **state)
 	assert_int_equal(c.nprefixes, 0);
 	assert_int_equal(c.release_mark, 0x100);
 	assert_int_equal(c.log_level, CONF_LOG_INFO);
-	assert_int_equal(c.keepalive_ms, 1000);
+	assert_int_equal(c.probe_interval_ms, 200);
+	assert_int_equal(c.dead_after_ms, 1000);
 }
 
 static void test_sample_concentrator(void **state)
@@ -611,7 +637,8 @@ static void test_sample_concentrator(void **state)
 	assert_int_equal(c.prefix[0].addr, htonl(0xcb007100)); /* 203.0.113.0 */
 	assert_int_equal(c.prefix[0].len, 24);
 	assert_int_equal(c.release_mark, 0);
-	assert_int_equal(c.keepalive_ms, 1000);
+	assert_int_equal(c.probe_interval_ms, 200);
+	assert_int_equal(c.dead_after_ms, 1000);
 }
 
 static void test_minimal(void **state)
@@ -740,7 +767,9 @@ static void test_daemon_keys(void **state)
 	assert_true(c.bond_output);
 	assert_int_equal(c.release_mark, UINT32_MAX);
 	assert_int_equal(c.log_level, CONF_LOG_DEBUG);
-	assert_int_equal(c.keepalive_ms, 100);
+	/* the deprecated key: 3 x 100 ms, raised to 2 probe intervals */
+	assert_int_equal(c.probe_interval_ms, 200);
+	assert_int_equal(c.dead_after_ms, 400);
 
 	ret = load_text(CTOP("prefixes = [\"0.0.0.0/0\", \"10.0.0.0/8\", "
 			     "\"192.0.2.7/32\", \"10.0.0.0/9\"]; "
@@ -758,10 +787,32 @@ static void test_daemon_keys(void **state)
 	assert_int_equal(c.prefix[2].addr, htonl(0xc0000207));
 	assert_int_equal(c.prefix[2].len, 32);
 	assert_int_equal(c.prefix[3].len, 9);
-	assert_int_equal(c.keepalive_ms, 1000);
+	assert_int_equal(c.dead_after_ms, 3000); /* 3 x keepalive_ms */
 	assert_int_equal(c.log_level, CONF_LOG_ERROR);
 	assert_false(c.bond_output);
 	assert_int_equal(c.nlan, 0);
+
+	/* probe_interval_ms and dead_after_ms at their bounds; given, the
+	 * deprecated keepalive_ms changes nothing */
+	ret = load_text(TOP("probe_interval_ms = 20; dead_after_ms = 100; "
+			    "keepalive_ms = 1000;"),
+			&c, err, sizeof(err), path, sizeof(path));
+	if (ret) {
+		print_error("%s\n", err);
+	}
+	assert_int_equal(ret, 0);
+	assert_int_equal(c.probe_interval_ms, 20);
+	assert_int_equal(c.dead_after_ms, 100);
+	ret = load_text(TOP("probe_interval_ms = 1000; dead_after_ms = 10000;"),
+			&c, err, sizeof(err), path, sizeof(path));
+	assert_int_equal(ret, 0);
+	assert_int_equal(c.probe_interval_ms, 1000);
+	assert_int_equal(c.dead_after_ms, 10000);
+	ret = load_text(TOP("probe_interval_ms = 500;"), &c, err, sizeof(err),
+			path, sizeof(path));
+	assert_int_equal(ret, 0);
+	assert_int_equal(c.probe_interval_ms, 500);
+	assert_int_equal(c.dead_after_ms, 1000);
 }
 
 static void test_ops_keys(void **state)
@@ -818,6 +869,19 @@ static void test_set(void **state)
 		{"port", "1", "port: not a runtime setting"},
 		{"paths", "1", "paths: not a runtime setting"},
 		{"nosuch", "1", "nosuch: unknown key"},
+		{"keepalive_ms", "200",
+		 "keepalive_ms: replaced by probe_interval_ms and "
+		 "dead_after_ms"},
+		{"probe_interval_ms", "19",
+		 "probe_interval_ms: bad value '19': out of range 20..1000"},
+		{"probe_interval_ms", "501",
+		 "probe_interval_ms: bad value '501': dead_after_ms (1000) "
+		 "would be less than 2 x probe_interval_ms (501)"},
+		{"dead_after_ms", "399",
+		 "dead_after_ms: bad value '399': dead_after_ms (399) would "
+		 "be less than 2 x probe_interval_ms (200)"},
+		{"dead_after_ms", "10001",
+		 "dead_after_ms: bad value '10001': out of range 100..10000"},
 		/* libconfig 1.5 would wrap these to 200 and 5 */
 		{"t_dwd_ms", "4294967496",
 		 "t_dwd_ms: bad value '4294967496': too large for this "
@@ -862,9 +926,17 @@ static void test_set(void **state)
 	assert_int_equal(conf_set(&c, "w_mobile_max", "0x20", err, sizeof(err)),
 			 0);
 	assert_true(c.sched.w_mobile_max == 32.0);
-	assert_int_equal(conf_set(&c, "keepalive_ms", "200", err, sizeof(err)),
+	assert_int_equal(
+		conf_set(&c, "probe_interval_ms", "50", err, sizeof(err)), 0);
+	assert_int_equal(c.probe_interval_ms, 50);
+	assert_int_equal(conf_set(&c, "dead_after_ms", "100", err, sizeof(err)),
 			 0);
-	assert_int_equal(c.keepalive_ms, 200);
+	assert_int_equal(c.dead_after_ms, 100);
+	/* now 2 x 60 > 100: refused, both kept */
+	assert_int_equal(
+		conf_set(&c, "probe_interval_ms", "60", err, sizeof(err)),
+		-EINVAL);
+	assert_int_equal(c.probe_interval_ms, 50);
 }
 
 static long long lib_reads(const char *text)

@@ -88,7 +88,8 @@ static void fake_gw(void)
 	conf_defaults(&g.conf);
 	g.conf.role = ROLE_CPE;
 	g.conf.session_id = 4242;
-	g.conf.keepalive_ms = 500;
+	g.conf.probe_interval_ms = 100;
+	g.conf.dead_after_ms = 500;
 	g.conf.npaths = 2;
 	strcpy(g.conf.path[0].name, "dsl");
 	strcpy(g.conf.path[1].name, "lte");
@@ -101,6 +102,7 @@ static void fake_gw(void)
 	assert_int_equal(ing_sched_init(&g.ing.sched, &g.conf.sched, 2, cls),
 			 0);
 	g.egr.egr.reseq.p = g.conf.reseq;
+	g.egr.egr.reseq.p.t_lto_us = 12000; /* adapted below t_lto_ms */
 	g.ing.st.bonded = 1343;
 	g.egr.st.wire[WIRE_E_SHORT] = 3;
 	g.egr.st.ctrl[WIRE_REPORT] = 224;
@@ -253,7 +255,9 @@ static const char *const old_lines[] = {
 };
 
 static const char *const new_lines[] = {
-	"keepalive_ms=500",	  "log_level=error",
+	"probe_interval_ms=100",  "dead_after_ms=500",
+	"t_lto_eff_us=12000",	  "t_lto_ms=50",
+	"log_level=error",
 	"egr.capacity=4096",	  "egr.overflow=0",
 	"path.dsl.class=fixed",	  "path.lte.class=mobile",
 	"path.dsl.srtt_us=26000", "path.dsl.rttvar_us=800",
