@@ -104,8 +104,9 @@ struct wire_report_path {
 	uint8_t path;
 	uint32_t rx_pkts;   /* cumulative DATA packets received on the path */
 	uint32_t lost_pkts; /* cumulative gaps in its local sequence */
-	uint32_t delay_us;  /* queueing delay: the highest one-way delay above
-			     * its recent minimum seen since the last report */
+	uint32_t delay_us;  /* queueing delay: the lowest one-way delay above
+			     * its recent minimum seen since the last report
+			     * (a standing queue) */
 };
 
 /* Report body: u8 count, 3 bytes zero, then count entries of 16 bytes:

@@ -69,8 +69,15 @@ void egr_loss_on_delay(struct egr_loss *l, unsigned path, uint32_t tstamp,
 	base = seq_before(p->base_prev, p->base_cur) ? p->base_prev
 						     : p->base_cur;
 	q = seq_diff(raw, base);
-	if (q > 0 && (uint32_t)q > p->qdelay_max) {
+	if (q < 0) {
+		q = 0;
+	}
+	if ((uint32_t)q > p->qdelay_max) {
 		p->qdelay_max = (uint32_t)q;
+	}
+	if (!p->qdelay_any || (uint32_t)q < p->qdelay_min) {
+		p->qdelay_min = (uint32_t)q;
+		p->qdelay_any = true;
 	}
 }
 
@@ -81,8 +88,9 @@ uint32_t egr_loss_report(struct egr_loss *l, struct wire_report *r)
 		r->p[i].path = (uint8_t)i;
 		r->p[i].rx_pkts = l->p[i].rx;
 		r->p[i].lost_pkts = l->p[i].lost;
-		r->p[i].delay_us = l->p[i].qdelay_max;
+		r->p[i].delay_us = l->p[i].qdelay_any ? l->p[i].qdelay_min : 0;
 		l->p[i].qdelay_max = 0;
+		l->p[i].qdelay_any = false;
 	}
 	return ++l->report_seq;
 }

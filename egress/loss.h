@@ -15,7 +15,10 @@
  * offset.  Its minimum over the last one to two windows stands for the
  * path's base delay, so the difference is the delay spent in queues,
  * whatever the offset (and tolerant of slow clock drift).  Reports carry the
- * largest such delay seen since the previous report.
+ * smallest such delay seen since the previous report: a standing queue
+ * (the line is full) and not one packet held up by jitter, so that the
+ * peer's DWD hold does not mistake a jittery, half-used line for a full
+ * one.  The largest is kept too (qdelay_max), for the reorder timeout.
  */
 #ifndef L3BOND_LOSS_H
 #define L3BOND_LOSS_H
@@ -42,7 +45,9 @@ struct egr_loss_path {
 	uint32_t base_cur;  /* min of (arrival - stamp) in this window */
 	uint32_t base_prev; /* ... and in the previous one */
 	uint64_t window_end;
-	uint32_t qdelay_max; /* since the last report, us */
+	uint32_t qdelay_max; /* since the last report, us (reorder timeout) */
+	uint32_t qdelay_min; /* since the last report, valid if qdelay_any */
+	bool qdelay_any;
 };
 
 struct egr_loss {

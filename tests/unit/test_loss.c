@@ -20,16 +20,16 @@
 
 struct lrow {
 	unsigned path;
-	bool abs;       /* lseq is val; else lseq = expected next + val */
+	bool abs; /* lseq is val; else lseq = expected next + val */
 	uint32_t val;
 	uint32_t ret;
 	uint32_t rx, lost;
 	uint64_t jumps, behind;
-	uint32_t next;  /* expected next lseq afterwards (after started) */
+	uint32_t next; /* expected next lseq afterwards (after started) */
 };
 
 /* expected next lseq of path 0 after rows 9..12 (each a resync) */
-#define N9 ((uint32_t)(1009 + 65536 + 1 + 65537 + 1))
+#define N9  ((uint32_t)(1009 + 65536 + 1 + 65537 + 1))
 #define N10 ((uint32_t)(N9 + 0x80000000u + 1))
 #define N11 ((uint32_t)(N10 + 0x7fffffffu + 1))
 #define N12 ((uint32_t)(N11 + 0x80000001u + 1))
@@ -52,8 +52,7 @@ static const struct lrow rows[] = {
 	/* 5: behind by one (a duplicate of the last): not taken back */
 	{D(0, -1), .ret = 0, .rx = 6, .lost = 3, .behind = 1, .next = 1008},
 	/* 6: far behind */
-	{D(0, -1000), .ret = 0, .rx = 7, .lost = 3, .behind = 2,
-	 .next = 1008},
+	{D(0, -1000), .ret = 0, .rx = 7, .lost = 3, .behind = 2, .next = 1008},
 	/* 7: in order again */
 	{D(0, 0), .ret = 0, .rx = 8, .lost = 3, .behind = 2, .next = 1009},
 	/* 8: gap of exactly EGR_LOSS_MAX_GAP: loss */
@@ -63,14 +62,14 @@ static const struct lrow rows[] = {
 	{D(0, 65537), .ret = 0, .rx = 10, .lost = 3 + 65536, .jumps = 1,
 	 .behind = 2, .next = N9},
 	/* 10: exactly 2^31 away: d = -2^31 < -65536, a jump (resync) */
-	{D(0, 0x80000000u), .ret = 0, .rx = 11, .lost = 3 + 65536,
-	 .jumps = 2, .behind = 2, .next = N10},
+	{D(0, 0x80000000u), .ret = 0, .rx = 11, .lost = 3 + 65536, .jumps = 2,
+	 .behind = 2, .next = N10},
 	/* 11: 2^31 - 1 ahead: a jump */
-	{D(0, 0x7fffffffu), .ret = 0, .rx = 12, .lost = 3 + 65536,
-	 .jumps = 3, .behind = 2, .next = N11},
+	{D(0, 0x7fffffffu), .ret = 0, .rx = 12, .lost = 3 + 65536, .jumps = 3,
+	 .behind = 2, .next = N11},
 	/* 12: 2^31 + 1 away, i.e. 2^31 - 1 behind: a jump too */
-	{D(0, 0x80000001u), .ret = 0, .rx = 13, .lost = 3 + 65536,
-	 .jumps = 4, .behind = 2, .next = N12},
+	{D(0, 0x80000001u), .ret = 0, .rx = 13, .lost = 3 + 65536, .jumps = 4,
+	 .behind = 2, .next = N12},
 
 	/* path 1: lseq wraps at 2^32 */
 	/* 13 */
@@ -254,12 +253,18 @@ static void test_report(void **state)
 	assert_int_equal(egr_loss_report(&l, &r), 4);
 	assert_int_equal(r.p[1].lost_pkts, 3);
 
-	/* the queueing delay of the interval is carried, then restarts */
-	l.p[1].qdelay_max = 12345;
+	/* the interval's smallest queueing delay is carried, then restarts;
+	 * an interval without packets reports 0 */
+	l.p[1].qdelay_max = 23456;
+	l.p[1].qdelay_min = 12345;
+	l.p[1].qdelay_any = true;
 	assert_int_equal(egr_loss_report(&l, &r), 5);
 	assert_int_equal(r.p[1].delay_us, 12345);
 	assert_int_equal(r.p[0].delay_us, 0);
 	assert_int_equal(l.p[1].qdelay_max, 0);
+	assert_false(l.p[1].qdelay_any);
+	assert_int_equal(egr_loss_report(&l, &r), 6);
+	assert_int_equal(r.p[1].delay_us, 0);
 
 	/* report seq wraps */
 	l.report_seq = 0xffffffffu;
@@ -269,30 +274,32 @@ static void test_report(void **state)
 
 /* Queueing delay = (arrival - stamp) above its minimum over this and the
  * previous 10 s window, whatever the clock offset; the report carries the
- * largest value since the previous report.  Rows: arrival (us), stamp, the
- * qdelay_max expected after the packet.  Offset between clocks: 1e9 - 5000
+ * smallest value since the previous report (a standing queue, not one
+ * delayed packet).  Rows: arrival (us), stamp, the qdelay_max and
+ * qdelay_min expected after the packet.  Offset between clocks: 1e9 - 5000
  * (the stamps wrap at 2^32). */
 struct delay_row {
 	uint64_t now;
 	uint32_t stamp;
 	uint32_t qmax;
+	uint32_t qmin;
 	int report; /* take a report after this row */
 };
 
-#define OFF 4294962296u /* stamp = now - 5000 + OFF, mod 2^32 */
+#define OFF	     4294962296u /* stamp = now - 5000 + OFF, mod 2^32 */
 #define ST(now, owd) ((uint32_t)((now) - (owd) + OFF))
 
 static const struct delay_row delay_rows[] = {
-	{1000000, ST(1000000, 13000), 0, 0},     /* 0: base 13 ms */
-	{1001000, ST(1001000, 15000), 2000, 0},  /* 1: 2 ms queueing */
-	{1002000, ST(1002000, 14000), 2000, 1},  /* 2: max stays 2 ms; report */
-	{1003000, ST(1003000, 14000), 1000, 0},  /* 3: new interval: 1 ms */
-	{1004000, ST(1004000, 12000), 1000, 1},  /* 4: new minimum 12 ms */
-	{1005000, ST(1005000, 12500), 500, 0},   /* 5: 0.5 above the new min */
+	{1000000, ST(1000000, 13000), 0, 0, 0},	      /* 0: base 13 ms */
+	{1001000, ST(1001000, 15000), 2000, 0, 0},    /* 1: 2 ms queueing */
+	{1002000, ST(1002000, 14000), 2000, 0, 1},    /* 2: report min 0 */
+	{1003000, ST(1003000, 14000), 1000, 1000, 0}, /* 3: new interval */
+	{1004000, ST(1004000, 12000), 1000, 0, 1},    /* 4: new min 12 ms */
+	{1005000, ST(1005000, 12500), 500, 500, 0},   /* 5: 0.5 above it */
 	/* 6: window rolls (> 11 s): the old min 12 ms still counts */
-	{11500000, ST(11500000, 20000), 8000, 1},
+	{11500000, ST(11500000, 20000), 8000, 500, 1},
 	/* 7: second roll: only the 20 ms of the last window counts now */
-	{21600000, ST(21600000, 21000), 1000, 1},
+	{21600000, ST(21600000, 21000), 1000, 1000, 1},
 };
 
 static void test_queueing_delay(void **state)
@@ -302,16 +309,22 @@ static void test_queueing_delay(void **state)
 
 	(void)state;
 	egr_loss_init(&l, 1);
-	for (size_t i = 0; i < sizeof(delay_rows) / sizeof(delay_rows[0]); i++) {
+	for (size_t i = 0; i < sizeof(delay_rows) / sizeof(delay_rows[0]);
+	     i++) {
 		const struct delay_row *d = &delay_rows[i];
 
 		egr_loss_on_delay(&l, 0, d->stamp, d->now);
-		if (l.p[0].qdelay_max != d->qmax)
+		if (l.p[0].qdelay_max != d->qmax) {
 			fail_msg("row %zu: qdelay_max %u, want %u", i,
 				 l.p[0].qdelay_max, d->qmax);
+		}
+		if (l.p[0].qdelay_min != d->qmin) {
+			fail_msg("row %zu: qdelay_min %u, want %u", i,
+				 l.p[0].qdelay_min, d->qmin);
+		}
 		if (d->report) {
 			egr_loss_report(&l, &r);
-			assert_int_equal(r.p[0].delay_us, d->qmax);
+			assert_int_equal(r.p[0].delay_us, d->qmin);
 		}
 	}
 	/* out of range path: ignored */
@@ -344,8 +357,8 @@ static void test_report_all_paths(void **state)
 
 static void test_path_out_of_range(void **state)
 {
-	static const unsigned bad[] = {2, 3, WIRE_MAX_PATHS - 1,
-				       WIRE_MAX_PATHS, 1000, 0xffffffffu};
+	static const unsigned bad[] = {
+		2, 3, WIRE_MAX_PATHS - 1, WIRE_MAX_PATHS, 1000, 0xffffffffu};
 	struct egr_loss l, before;
 	struct wire_report r;
 	size_t i;
