@@ -326,6 +326,8 @@ static void csv_row(FILE *f, double t_s, const struct interval *iv, double secs,
 		iv->bytes * 8.0 / secs / 1e6, iv->pkts, tr_rx_lost(rx),
 		rx->reordered,
 		iv->pkts ? iv->delay_sum / 1e6 / (double)iv->pkts : 0.0);
+	/* A live reader (the demo) tails the file: one row at a time. */
+	fflush(f);
 }
 
 static void rx_report(FILE *f, struct tr_rx *rx, uint64_t sock_drops)
@@ -622,12 +624,35 @@ static int wait_in(int fd, int64_t deadline)
 	return ppoll(&pfd, 1, &ts, NULL) > 0;
 }
 
+/* Per-interval goodput of tcp-recv: rows "t_s,mbit_s,bytes" for every
+ * interval that ended by now, t_s counted from the connection's accept. */
+struct tcp_csv {
+	FILE *f;
+	int64_t start;
+	int64_t ivl_ns;
+	int64_t next;
+	uint64_t bytes;
+};
+
+static void tcp_csv_flush(struct tcp_csv *c, int64_t t)
+{
+	while (c->f && t >= c->next) {
+		fprintf(c->f, "%.3f,%.3f,%" PRIu64 "\n",
+			(c->next - c->start) / 1e9,
+			c->bytes * 8.0 / (c->ivl_ns / 1e9) / 1e6, c->bytes);
+		fflush(c->f);
+		c->bytes = 0;
+		c->next += c->ivl_ns;
+	}
+}
+
 static int cmd_tcp_recv(const struct opts *o)
 {
 	static uint8_t buf[TCP_CHUNK];
 	uint8_t hdr[TCP_HDR_LEN];
 	size_t hlen = 0;
 	struct sockaddr_in sa;
+	struct tcp_csv csv = {0};
 	uint64_t total = 0, got = 0, bad = 0;
 	int64_t first_bad = -1;
 	int64_t deadline, first = 0, last = 0;
@@ -669,10 +694,31 @@ static int cmd_tcp_recv(const struct opts *o)
 		perror("l3b-traffic: accept");
 		return 2;
 	}
-	while (!eof && wait_in(fd, deadline)) {
-		ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+	if (o->csv) {
+		csv.f = open_out(o->csv);
+		if (!csv.f) {
+			close(fd);
+			return 2;
+		}
+		fprintf(csv.f, "t_s,mbit_s,bytes\n");
+		csv.start = now_ns();
+		csv.ivl_ns = (int64_t)o->csv_interval_ms * 1000000LL;
+		csv.next = csv.start + csv.ivl_ns;
+	}
+	while (!eof && !stop) {
+		int64_t wake = csv.f && csv.next < deadline ? csv.next
+							    : deadline;
+		ssize_t n;
 		size_t used = 0;
 
+		if (!wait_in(fd, wake)) {
+			tcp_csv_flush(&csv, now_ns());
+			if (now_ns() >= deadline) {
+				break;
+			}
+			continue;
+		}
+		n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EINTR) {
 				continue;
@@ -684,6 +730,8 @@ static int cmd_tcp_recv(const struct opts *o)
 			break;
 		}
 		last = now_ns();
+		tcp_csv_flush(&csv, last);
+		csv.bytes += (uint64_t)n;
 		if (!first) {
 			first = last;
 		}
@@ -727,6 +775,11 @@ static int cmd_tcp_recv(const struct opts *o)
 		}
 	}
 	close(fd);
+	if (csv.f) {
+		/* the partial last interval is left out: its rate would lie */
+		tcp_csv_flush(&csv, now_ns());
+		close_out(csv.f);
+	}
 	out = open_out(o->json);
 	if (out) {
 		double secs = (last - first) / 1e9;
@@ -913,6 +966,7 @@ static void usage(FILE *f)
 		"[--json F]\n"
 		"       l3b-traffic tcp-recv --port P --duration S [--json F] "
 		"[--ready-file F]\n"
+		"           [--csv F --csv-interval-ms MS]\n"
 		"       l3b-traffic ping --dst IP [--count N] [--interval-ms "
 		"MS] [--timeout-ms MS]\n"
 		"       l3b-traffic profile --profile P --duration S "
