@@ -20,6 +20,9 @@
  * prefix is nfqueue_ because that library's legacy API exports nfq_open(),
  * nfq_close() and nfq_fd(): a binary may link both.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* recvmmsg */
+#endif
 #include "common/nfqueue.h"
 
 #include <arpa/inet.h>
@@ -49,6 +52,7 @@ enum {
 	NFQ_ACK_TIMEOUT_MS = 1000,
 	/* Room for a verdict without payload: header + verdict + mark. */
 	NFQ_SMALL_MSG = 64,
+	NFQ_RX_MSGS = 16, /* datagrams per recvmmsg */
 };
 
 #define NFQ_PROC_PATH "/proc/net/netfilter/nfnetlink_queue"
@@ -379,7 +383,7 @@ int nfqueue_open(struct nfqueue *q, unsigned num,
 {
 	static const struct nfqueue_opts defaults;
 	const struct nfqueue_opts *o = opts ? opts : &defaults;
-	size_t bufsz = 0xffff + MNL_SOCKET_BUFFER_SIZE;
+	size_t bufsz = 0xffff + MNL_SOCKET_BUFFER_SIZE, stride;
 	int one = 1;
 	int err;
 	int fd;
@@ -389,7 +393,24 @@ int nfqueue_open(struct nfqueue *q, unsigned num,
 		return -EINVAL;
 	}
 	q->queue = num;
-	q->rx = malloc(bufsz);
+	/* each receive buffer starts aligned: netlink headers are read in
+	 * place (bufsz itself is odd) */
+	stride = (bufsz + 63) & ~(size_t)63;
+	q->rx = malloc(stride * NFQ_RX_MSGS);
+	q->rxm = calloc(NFQ_RX_MSGS, sizeof(*q->rxm));
+	q->rxv = calloc(NFQ_RX_MSGS, sizeof(*q->rxv));
+	q->rxa = calloc(NFQ_RX_MSGS, sizeof(*q->rxa));
+	if (!q->rx || !q->rxm || !q->rxv || !q->rxa) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	for (int i = 0; i < NFQ_RX_MSGS; i++) {
+		q->rxv[i].iov_base = q->rx + (size_t)i * stride;
+		q->rxv[i].iov_len = bufsz;
+		q->rxm[i].msg_hdr.msg_iov = &q->rxv[i];
+		q->rxm[i].msg_hdr.msg_iovlen = 1;
+		q->rxm[i].msg_hdr.msg_name = &q->rxa[i];
+	}
 	q->tx = malloc(bufsz);
 	if (!q->rx || !q->tx) {
 		err = -ENOMEM;
@@ -458,6 +479,12 @@ void nfqueue_close(struct nfqueue *q)
 	}
 	free(q->rx);
 	free(q->tx);
+	free(q->rxm);
+	free(q->rxv);
+	free(q->rxa);
+	q->rxm = NULL;
+	q->rxv = NULL;
+	q->rxa = NULL;
 	q->rx = NULL;
 	q->tx = NULL;
 	q->rx_size = 0;
@@ -531,9 +558,18 @@ int nfqueue_drain(struct nfqueue *q, unsigned budget, nfqueue_pkt_fn fn,
 		budget = INT32_MAX;
 	}
 	while (d.n < budget) {
-		ssize_t n = mnl_socket_recvfrom(q->nl, q->rx, q->rx_size);
+		struct mmsghdr *mm = q->rxm;
+		struct sockaddr_nl *sa = q->rxa;
+		unsigned want =
+			budget - d.n < NFQ_RX_MSGS ? budget - d.n : NFQ_RX_MSGS;
+		int r, i;
 
-		if (n < 0) {
+		for (i = 0; i < (int)want; i++) {
+			mm[i].msg_hdr.msg_namelen = sizeof(sa[i]);
+		}
+		r = recvmmsg(mnl_socket_get_fd(q->nl), mm, want, MSG_DONTWAIT,
+			     NULL);
+		if (r < 0) {
 			if (errno == EINTR) {
 				continue;
 			}
@@ -551,9 +587,22 @@ int nfqueue_drain(struct nfqueue *q, unsigned budget, nfqueue_pkt_fn fn,
 			err = -errno;
 			break;
 		}
-		if (mnl_cb_run2(q->rx, (size_t)n, 0, q->portid, on_data, &d,
-				ctl, NLMSG_MIN_TYPE) < 0) {
-			q->st.recv_errors++;
+		for (i = 0; i < r; i++) {
+			/* only the kernel's messages, whole (as
+			 * mnl_socket_recvfrom checks) */
+			if (sa[i].nl_pid != 0 ||
+			    (mm[i].msg_hdr.msg_flags & MSG_TRUNC)) {
+				q->st.recv_errors++;
+				continue;
+			}
+			if (mnl_cb_run2(q->rxv[i].iov_base, mm[i].msg_len, 0,
+					q->portid, on_data, &d, ctl,
+					NLMSG_MIN_TYPE) < 0) {
+				q->st.recv_errors++;
+			}
+		}
+		if ((unsigned)r < want) {
+			break; /* empty now: no EAGAIN round trip */
 		}
 	}
 	if (d.n == 0 && err < 0) {
@@ -594,6 +643,32 @@ int nfqueue_verdict(struct nfqueue *q, uint32_t id, enum nfqueue_verdict_kind v,
 	}
 	nlh = put_verdict(q->tx + q->tx_used, (uint16_t)q->queue, id, nfv,
 			  set_mark, mark, payload, len);
+	q->tx_used += MNL_ALIGN(nlh->nlmsg_len);
+	q->tx_count++;
+	return 0;
+}
+
+int nfqueue_verdict_upto(struct nfqueue *q, uint32_t id,
+			 enum nfqueue_verdict_kind v)
+{
+	size_t need = MNL_ALIGN(sizeof(struct nlmsghdr)) +
+		      MNL_ALIGN(sizeof(struct nfgenmsg)) + MNL_ATTR_HDRLEN +
+		      MNL_ALIGN(sizeof(struct nfqnl_msg_verdict_hdr));
+	struct nfqnl_msg_verdict_hdr vh = {
+		.verdict = htonl(v == NFQ_ACCEPT ? NF_ACCEPT : NF_DROP),
+		.id = htonl(id),
+	};
+	struct nlmsghdr *nlh;
+
+	if (!q->nl) {
+		return -EBADF;
+	}
+	if (q->tx_used + need > q->tx_size) {
+		nfqueue_flush(q);
+	}
+	nlh = put_hdr(q->tx + q->tx_used, NFQNL_MSG_VERDICT_BATCH, 0, 0,
+		      (uint16_t)q->queue);
+	mnl_attr_put(nlh, NFQA_VERDICT_HDR, sizeof(vh), &vh);
 	q->tx_used += MNL_ALIGN(nlh->nlmsg_len);
 	q->tx_count++;
 	return 0;

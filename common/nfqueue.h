@@ -57,8 +57,15 @@ struct nfqueue_kstats {
 	uint32_t id_sequence;
 };
 
+struct mmsghdr;
+struct iovec;
+struct sockaddr_nl;
+
 struct nfqueue {
 	struct mnl_socket *nl;
+	struct mmsghdr *rxm; /* NFQ_RX_MSGS receive headers, set at open */
+	struct iovec *rxv;
+	struct sockaddr_nl *rxa;
 	unsigned queue;
 	uint32_t portid;
 	uint8_t *rx;
@@ -95,6 +102,12 @@ int nfqueue_drain(struct nfqueue *q, unsigned budget, nfqueue_pkt_fn fn,
 int nfqueue_verdict(struct nfqueue *q, uint32_t id, enum nfqueue_verdict_kind v,
 		    bool set_mark, uint32_t mark, const void *payload,
 		    size_t len);
+
+/* One batch verdict (NFQNL_MSG_VERDICT_BATCH): every packet still queued
+ * with an id up to id (serial order) gets v, in one message however many
+ * they are.  Batched with the others in the send buffer, in order. */
+int nfqueue_verdict_upto(struct nfqueue *q, uint32_t id,
+			 enum nfqueue_verdict_kind v);
 
 /* Sends the batched verdicts.  Returns 0 or -errno. */
 int nfqueue_flush(struct nfqueue *q);

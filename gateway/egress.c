@@ -3,12 +3,16 @@
  *
  * Each packet is checked (outer IPv4 and UDP by hand, then wire_parse,
  * then the session and path ids), each failure dropped and counted by
- * reason.  DATA: the inner packet is copied into a free slot and pushed to
- * the resequencer with the slot index as cookie; the original waits in the
+ * reason.  DATA: the inner packet takes a free slot and is pushed to the
+ * resequencer with the slot index as cookie; the original waits in the
  * kernel queue under its id until the resequencer releases it, in order,
  * through release(), which gives NF_ACCEPT with the inner packet as the new
- * payload (and release_mark).  The kernel then carries on with the inner
- * packet (conntrack, NAT, routing) as if it had arrived on the WAN device.
+ * payload (and release_mark).  The inner bytes are copied into the slot
+ * only when the resequencer keeps the packet: one released on arrival (in
+ * order, the common case) goes into its verdict straight from the netlink
+ * receive buffer, so it is copied once (into the verdict batch), not twice.
+ * The kernel then carries on with the inner packet (conntrack, NAT,
+ * routing) as if it had arrived on the WAN device.
  * Control packets are handled by path.c and dropped.
  *
  * Slots: the resequencer holds at most capacity packets, and a packet is
@@ -42,7 +46,9 @@ static void release(void *ctx, uint64_t cookie, uint32_t gseq)
 	uint32_t mark = gw->conf.release_mark;
 
 	(void)gseq;
-	verdict(e, s->id, NFQ_ACCEPT, mark != 0, mark, s->data, s->len);
+	verdict(e, s->id, NFQ_ACCEPT, mark != 0, mark,
+		s->ext ? s->ext : s->data, s->len);
+	s->ext = NULL;
 	e->free[e->nfree++] = (uint32_t)cookie;
 	e->st.released++;
 }
@@ -90,11 +96,19 @@ static void on_data(struct gw *gw, const struct nfqueue_pkt *pk,
 	s = &e->slot[idx];
 	s->id = pk->id;
 	s->len = (uint32_t)m->body_len;
-	memcpy(s->data, m->body, m->body_len);
+	/* the bytes stay where they are unless the resequencer keeps them:
+	 * an in-order packet is released inside egr_on_data, straight from
+	 * the receive buffer, which stays valid until we return */
+	s->ext = m->body;
 	v = egr_on_data(&e->egr, &m->hdr, arrival_us(e, pk), idx);
 	switch (v) {
 	case EGR_RELEASED:
+		return;
 	case EGR_BUFFERED:
+		if (s->ext) {
+			memcpy(s->data, m->body, m->body_len);
+			s->ext = NULL;
+		}
 		return;
 	case EGR_DROP_LATE:
 		e->st.late++;
@@ -107,6 +121,7 @@ static void on_data(struct gw *gw, const struct nfqueue_pkt *pk,
 		break;
 	}
 	verdict(e, pk->id, NFQ_DROP, false, 0, NULL, 0);
+	s->ext = NULL;
 	e->free[e->nfree++] = idx;
 }
 
@@ -320,6 +335,7 @@ int gw_egr_open(struct gw *gw)
 	gw_commit_mem(e->slot, sizeof(*e->slot) * e->nslots);
 	for (i = 0; i < e->nslots; i++) {
 		e->free[i] = e->nslots - 1 - i;
+		e->slot[i].ext = NULL;
 	}
 	e->nfree = e->nslots;
 	ev_timer_init(&e->reseq_timer, on_timer, 0., 0.);

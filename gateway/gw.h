@@ -119,10 +119,14 @@ struct gw_ing {
 };
 
 /* An inner packet held while the resequencer buffers it; the original
- * waits in the kernel queue under id. */
+ * waits in the kernel queue under id.  While the packet is being pushed,
+ * its bytes are still in the netlink receive buffer at ext and are copied
+ * to data only if the resequencer keeps it (most are released at once);
+ * ext is NULL otherwise. */
 struct gw_slot {
 	uint32_t id;
 	uint32_t len;
+	const uint8_t *ext;
 	uint8_t data[GW_INNER_MAX];
 };
 

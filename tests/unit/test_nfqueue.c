@@ -5,6 +5,8 @@
  * binding, draining and batching are tested for real, as root, by
  * tests/netns/test_nfq.sh.
  */
+/* before any system header: common/nfqueue.c uses recvmmsg */
+#define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

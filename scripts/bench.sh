@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# The forwarding benchmark: highest loss-free rate of the bonded path
+# against a bare NFQUEUE accept loop, the daemons' CPU share and memory,
+# and userspace instructions per packet; prints one table (also written
+# to build/bench/bench.md).  See tests/bench/README.md.
+#
+# usage: scripts/bench.sh [--quick] [--out DIR] [--no-callgrind] [BUILD_DIR]
+#   (default BUILD_DIR: build; --quick: about 2 minutes).  Needs root.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+exec bash tests/bench/bench_fwd.sh "$@"
