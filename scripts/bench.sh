@@ -8,4 +8,7 @@
 #   (default BUILD_DIR: build; --quick: about 2 minutes).  Needs root.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# valgrind, and build/ up to date, as the other entry points do
+scripts/deps.sh
+scripts/build.sh >/dev/null
 exec bash tests/bench/bench_fwd.sh "$@"

@@ -37,7 +37,7 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 1
 fi
 
-scripts/deps.sh
+scripts/deps.sh --run
 # L3B_BUILD_DIR: an existing build directory to use instead of build/
 if [ -n "${L3B_BUILD_DIR:-}" ]; then
 	PAPER_BUILD=$(cd "$L3B_BUILD_DIR" && pwd)

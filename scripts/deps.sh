@@ -1,16 +1,31 @@
 #!/usr/bin/env bash
 # Installs what l3bond needs to build, test and plot on Debian 12.
 # Idempotent: does nothing when everything is already there.
+#
+# usage: scripts/deps.sh          everything: build, every test, benchmark
+#        scripts/deps.sh --run    what building and running the namespace
+#                                 demos and experiments need (demo.sh,
+#                                 paper.sh): quicker on a fresh machine
 set -euo pipefail
 
+# build, the namespace testbed and its tools, the plots
 pkgs=(build-essential cmake pkg-config
 	libconfig-dev libev-dev libmnl-dev libnetfilter-queue-dev
 	libsodium-dev libcmocka-dev
 	iproute2 iptables nftables conntrack procps bsdextrautils python3
-	gnuplot-nox
-	curl util-linux passwd
+	gnuplot-nox)
+case ${1:-} in
+--run) ;;
+"")
+	pkgs+=(curl util-linux passwd
 	systemd groff-base man-db shellcheck valgrind strace
 	busybox musl-tools clang-14 libclang-rt-14-dev)
+	;;
+*)
+	echo "usage: scripts/deps.sh [--run]" >&2
+	exit 2
+	;;
+esac
 # curl scrapes the metrics; util-linux's setpriv and passwd's useradd run
 # the daemons as the unit's user; systemd (systemd-analyze), groff and
 # man-db lint the units and man pages; shellcheck the OpenWrt scripts;

@@ -20,7 +20,7 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 1
 fi
 
-scripts/deps.sh
+scripts/deps.sh --run
 if [ -n "${L3B_BUILD_DIR:-}" ]; then
 	build=$(cd "$L3B_BUILD_DIR" && pwd)
 	echo "== building ($build)"
