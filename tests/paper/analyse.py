@@ -337,7 +337,7 @@ def ramp_section(runs, md):
               "(t_lto 50 ms).  DWD held: of the loss-free reports after T_dwd, "
               "the share in which l3bond's DWD hold kept w_mobile from "
               "falling because the egress saw the DSL queue more than "
-              "dwd_hold_ms (the maximum over the report interval).  "
+              "dwd_hold_ms (the smallest queueing delay of the report interval: a standing queue).  "
               "Load: the machine's 1-minute load average "
               "when the cell's traffic started and ended, and how many "
               "other testbeds (other runs on this shared machine) existed "
