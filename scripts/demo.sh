@@ -15,7 +15,8 @@
 # The simulator's demo (the whole k x T_dwd grid in a second): sim/demo.sh.
 # All the paper's experiments, with a report: scripts/paper.sh.
 set -Eeuo pipefail
-cd "$(dirname "$0")/.."
+self=$(readlink -f "$0")
+cd "$(dirname "$self")/.."
 root=$(pwd)
 out=$root/out/demo
 case ${1:-} in
@@ -29,25 +30,11 @@ case ${1:-} in
 	;;
 esac
 
-if [ "$(id -u)" -ne 0 ]; then
-	if command -v sudo >/dev/null; then
-		exec sudo -- "$0" "$@"
-	fi
-	echo "demo.sh: needs root (network namespaces): run it as root" >&2
-	exit 1
-fi
-
-scripts/deps.sh --run
-# L3B_BUILD_DIR: an existing build directory to use instead of build/
-if [ -n "${L3B_BUILD_DIR:-}" ]; then
-	PAPER_BUILD=$(cd "$L3B_BUILD_DIR" && pwd)
-	echo "== building ($PAPER_BUILD)"
-	cmake --build "$PAPER_BUILD" -j "$(nproc)" >/dev/null
-else
-	PAPER_BUILD=$root/build
-	echo "== building (build/)"
-	scripts/build.sh >/dev/null
-fi
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source scripts/lib.sh
+as_root "$self" "$@"
+build_for_run
+PAPER_BUILD=$L3B_BUILD
 
 mkdir -p "$out"
 PAPER_OUT=$(cd "$out" && pwd)

@@ -9,26 +9,12 @@
 #        L3B_BUILD_DIR=DIR scripts/paper.sh ...  (an existing build instead of build/)
 # Output: DIR (default out/paper)/report.md and one folder per cell.
 set -Eeuo pipefail
-cd "$(dirname "$0")/.."
-root=$(pwd)
+self=$(readlink -f "$0")
+cd "$(dirname "$self")/.."
 
-if [ "$(id -u)" -ne 0 ]; then
-	if command -v sudo >/dev/null; then
-		exec sudo -- "$0" "$@"
-	fi
-	echo "paper.sh: needs root (network namespaces): run it as root" >&2
-	exit 1
-fi
-
-scripts/deps.sh --run
-if [ -n "${L3B_BUILD_DIR:-}" ]; then
-	build=$(cd "$L3B_BUILD_DIR" && pwd)
-	echo "== building ($build)"
-	cmake --build "$build" -j "$(nproc)" >/dev/null
-else
-	build=$root/build
-	echo "== building (build/)"
-	scripts/build.sh >/dev/null
-fi
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source scripts/lib.sh
+as_root "$self" "$@"
+build_for_run
 export PAPER_COMMAND="scripts/paper.sh $*"
-exec tests/paper/run.sh --build "$build" "$@"
+exec tests/paper/run.sh --build "$L3B_BUILD" "$@"
