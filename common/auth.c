@@ -135,6 +135,19 @@ out:
 	return 0;
 }
 
+uint64_t auth_random64(void)
+{
+	uint64_t r;
+
+	randombytes_buf(&r, sizeof(r));
+	return r;
+}
+
+bool auth_key_equal(const struct auth_key *a, const struct auth_key *b)
+{
+	return sodium_memcmp(a->b, b->b, AUTH_KEY_LEN) == 0;
+}
+
 void auth_key_wipe(struct auth_key *k)
 {
 	sodium_memzero(k, sizeof(*k));

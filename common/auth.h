@@ -95,6 +95,12 @@ int auth_genkey(char *out, size_t len);
  * zeroed. */
 int auth_key_parse(struct auth_key *k, const char *b64, const char **why);
 
+/* 64 random bits from libsodium's generator (getrandom). */
+uint64_t auth_random64(void);
+
+/* true if a and b are the same key (compared in constant time) */
+bool auth_key_equal(const struct auth_key *a, const struct auth_key *b);
+
 /* Overwrite a key so that it does not linger in memory. */
 void auth_key_wipe(struct auth_key *k);
 

@@ -174,11 +174,12 @@ static void one_line(char *err)
 	}
 }
 
-/* Writes "file:line: key: [bad value 'value': ]why" and returns -EINVAL.
- * at may be NULL (no place in the file: line 0). */
-static int __attribute__((format(printf, 4, 0)))
+/* Writes "file:line: key: [bad value 'value'[note]: ]why" and returns
+ * -EINVAL.  at may be NULL (no place in the file: line 0); note (NULL: none)
+ * follows the quoted value, as in "bad value 'AbCd...' (43 chars): ". */
+static int __attribute__((format(printf, 5, 0)))
 vfail(struct loader *l, const config_setting_t *at, const char *value,
-      const char *fmt, va_list ap)
+      const char *note, const char *fmt, va_list ap)
 {
 	const char *file = l->file;
 	unsigned line = 0;
@@ -196,12 +197,13 @@ vfail(struct loader *l, const config_setting_t *at, const char *value,
 	if (!file) {
 		/* conf_set: a value typed at l3bondctl, not a file's */
 		n = value ? snprintf(l->err, l->errlen,
-				     "%s: bad value '%s': ", l->key, value)
+				     "%s: bad value '%s'%s: ", l->key, value,
+				     note ? note : "")
 			  : snprintf(l->err, l->errlen, "%s: ", l->key);
 	} else if (value) {
 		n = snprintf(l->err, l->errlen,
-			     "%s:%u: %s: bad value '%s': ", file, line, l->key,
-			     value);
+			     "%s:%u: %s: bad value '%s'%s: ", file, line,
+			     l->key, value, note ? note : "");
 	} else {
 		n = snprintf(l->err, l->errlen, "%s:%u: %s: ", file, line,
 			     l->key);
@@ -221,7 +223,7 @@ fail(struct loader *l, const config_setting_t *at, const char *fmt, ...)
 	int ret;
 
 	va_start(ap, fmt);
-	ret = vfail(l, at, NULL, fmt, ap);
+	ret = vfail(l, at, NULL, NULL, fmt, ap);
 	va_end(ap);
 	return ret;
 }
@@ -235,7 +237,7 @@ bad(struct loader *l, const config_setting_t *s, const char *fmt, ...)
 	int ret;
 
 	va_start(ap, fmt);
-	ret = vfail(l, s, show(s, value, sizeof(value)), fmt, ap);
+	ret = vfail(l, s, show(s, value, sizeof(value)), NULL, fmt, ap);
 	va_end(ap);
 	return ret;
 }
@@ -249,9 +251,41 @@ bad_at(struct loader *l, const config_setting_t *at, const char *value,
 	int ret;
 
 	va_start(ap, fmt);
-	ret = vfail(l, at, value, fmt, ap);
+	ret = vfail(l, at, value, NULL, fmt, ap);
 	va_end(ap);
 	return ret;
+}
+
+static int __attribute__((format(printf, 5, 6)))
+vfail_note(struct loader *l, const config_setting_t *at, const char *value,
+	   const char *note, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vfail(l, at, value, note, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+/* A bad secret: quotes at most its first 4 characters, and its length.
+ * A key that is nearly right (one character short, a space pasted in) is
+ * still nearly the secret, and errors go to logs and l3bondctl replies. */
+static int bad_secret(struct loader *l, const config_setting_t *s,
+		      const char *v, const char *why)
+{
+	char shown[8], note[32];
+	size_t len = strlen(v);
+
+	/* a short text shows nothing: 4 characters would be most of it */
+	if (len >= 16) {
+		snprintf(shown, sizeof(shown), "%.4s...", v);
+	} else {
+		snprintf(shown, sizeof(shown), "%s", len ? "..." : "");
+	}
+	snprintf(note, sizeof(note), " (%zu chars)", len);
+	return vfail_note(l, s, shown, note, "%s", why);
 }
 
 static void set_key(struct loader *l, const char *prefix, const char *name)
@@ -449,6 +483,34 @@ static int parse_reorder_capacity(struct loader *l, const config_setting_t *s,
 	}
 	c->reseq.capacity = (uint32_t)v;
 	return 0;
+}
+
+/* The pre-shared key, base64 of 32 bytes.  The text libconfig holds is
+ * wiped by conf_load once read (wipe_key_text). */
+static int parse_key(struct loader *l, const config_setting_t *s, void *obj)
+{
+	struct conf *c = obj;
+	const char *v, *why = "not 32 bytes of base64";
+
+	if (config_setting_type(s) != CONFIG_TYPE_STRING) {
+		return bad(l, s,
+			   "expected a string: base64 of 32 bytes, as "
+			   "l3bondd --genkey prints");
+	}
+	v = config_setting_get_string(s);
+	/* on error auth_key_parse leaves c->psk zeroed */
+	if (auth_key_parse(&c->psk, v, &why)) {
+		return bad_secret(l, s, v, why);
+	}
+	return 0;
+}
+
+static int parse_encrypt(struct loader *l, const config_setting_t *s,
+			 void *obj)
+{
+	struct conf *c = obj;
+
+	return get_bool(l, s, &c->encrypt);
 }
 
 static int parse_name(struct loader *l, const config_setting_t *s, void *obj)
@@ -823,6 +885,8 @@ static int parse_paths(struct loader *l, const config_setting_t *s, void *obj);
 static const struct key top_keys[] = {
 	{"role", true, parse_role},
 	INT_KEY("session_id", true, struct conf, session_id, 1, UINT32_MAX, 1),
+	{"key", true, parse_key},
+	{"encrypt", false, parse_encrypt},
 	INT_KEY("port", false, struct conf, port, 1, UINT16_MAX, 1),
 	{"k", false, parse_k},
 	INT_KEY("t_dwd_ms", false, struct conf, sched.t_dwd_ms, 0, 60000, 1),
@@ -884,7 +948,18 @@ static const struct key path_keys[] = {
 	{"peer", false, parse_peer},
 	INT_KEY("peer_port", false, struct conf_path, peer_port, 1, UINT16_MAX,
 		1),
+	/* 576: the least every IPv4 host must take (RFC 791) */
+	INT_KEY("mtu", false, struct conf_path, mtu, 576, 65535, 1),
 };
+
+/* What a missing required key's error adds to "missing". */
+static const char *missing_hint(const char *name)
+{
+	if (!strcmp(name, "key")) {
+		return ": generate one with l3bondd --genkey";
+	}
+	return "";
+}
 
 /* Reads group's keys into obj.  Unknown keys are looked for first, so that
  * a misspelt key is reported as such and not as the right one missing. */
@@ -914,7 +989,8 @@ static int walk(struct loader *l, const config_setting_t *group,
 		s = config_setting_get_member(group, k->name);
 		if (!s) {
 			if (k->required) {
-				return fail(l, group, "missing");
+				return fail(l, group, "missing%s",
+					    missing_hint(k->name));
 			}
 			continue;
 		}
@@ -1229,6 +1305,8 @@ void conf_defaults(struct conf *c)
 	c->role = ROLE_CPE;
 	c->session_id = 0;
 	c->port = DEF_PORT;
+	/* psk all zero (memset): no key; conf_load requires one */
+	c->encrypt = false;
 	c->sched.k = DEF_K;
 	c->sched.t_dwd_ms = DEF_T_DWD_MS;
 	c->sched.t_report_ms = DEF_T_REPORT_MS;
@@ -1250,6 +1328,40 @@ void conf_defaults(struct conf *c)
 	strcpy(c->control_group, DEF_CONTROL_GROUP);
 	c->metrics_port = DEF_METRICS_PORT;
 	strcpy(c->metrics_address, DEF_METRICS_ADDRESS);
+}
+
+bool conf_has_key(const struct conf *c)
+{
+	uint8_t any = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(c->psk.b); i++) {
+		any |= c->psk.b[i];
+	}
+	return any != 0;
+}
+
+void conf_wipe(struct conf *c)
+{
+	auth_key_wipe(&c->psk);
+}
+
+/* The key's text in libconfig's tree is freed, not cleared, by
+ * config_destroy(): clear it first.  The string is libconfig's own heap
+ * copy (strdup), so writing to it is sound.  What the parser and stdio
+ * buffered on the way is out of reach; this is the long-lived copy. */
+static void wipe_key_text(config_t *cfg)
+{
+	config_setting_t *s;
+	const char *v;
+
+	s = config_setting_get_member(config_root_setting(cfg), "key");
+	if (s && config_setting_type(s) == CONFIG_TYPE_STRING) {
+		v = config_setting_get_string(s);
+		if (v) {
+			explicit_bzero((char *)v, strlen(v));
+		}
+	}
 }
 
 int conf_load(struct conf *c, const char *file, char *err, size_t errlen)
@@ -1319,6 +1431,12 @@ int conf_load(struct conf *c, const char *file, char *err, size_t errlen)
 	if (!ret) {
 		ret = check_queues(&l, root);
 	}
+	if (!ret && !conf_has_key(&l.c)) {
+		/* cannot happen (key is required and never all zero): a
+		 * loaded config without a key must never reach the daemon */
+		set_key(&l, "", "key");
+		ret = fail(&l, root, "missing");
+	}
 	if (!ret) {
 		*c = l.c;
 	}
@@ -1326,6 +1444,8 @@ out_destroy:
 	if (ret && err && errlen) {
 		one_line(err); /* the file name, libconfig's text */
 	}
+	wipe_key_text(&cfg);
+	conf_wipe(&l.c);
 	config_destroy(&cfg);
 	return ret;
 }
@@ -1375,6 +1495,31 @@ static int scan_value(const char *value, struct wide *wd)
 	return 0;
 }
 
+/* A key of the file: top level, or of a path as "mtu" or "paths[1].mtu". */
+static bool is_file_key(const char *key)
+{
+	const struct key *k;
+	size_t n;
+
+	for (k = top_keys; k < top_keys + ARRAY_SIZE(top_keys); k++) {
+		if (!strcmp(k->name, key)) {
+			return true;
+		}
+	}
+	if (!strncmp(key, "paths[", 6)) {
+		n = strspn(key + 6, "0123456789");
+		if (n && !strncmp(key + 6 + n, "].", 2)) {
+			key += 6 + n + 2;
+		}
+	}
+	for (k = path_keys; k < path_keys + ARRAY_SIZE(path_keys); k++) {
+		if (!strcmp(k->name, key)) {
+			return true;
+		}
+	}
+	return false;
+}
+
 int conf_set(struct conf *c, const char *key, const char *value, char *err,
 	     size_t errlen)
 {
@@ -1401,12 +1546,10 @@ int conf_set(struct conf *c, const char *key, const char *value, char *err,
 		}
 	}
 	if (i == ARRAY_SIZE(runtime_keys)) {
-		for (k = top_keys; k < top_keys + ARRAY_SIZE(top_keys); k++) {
-			if (!strcmp(k->name, key)) {
-				return fail(&l, NULL,
-					    "not a runtime setting: change it "
-					    "in the file and restart");
-			}
+		if (is_file_key(key)) {
+			return fail(&l, NULL,
+				    "not a runtime setting: change it "
+				    "in the file and restart");
 		}
 		return fail(&l, NULL, "unknown key");
 	}
@@ -1450,6 +1593,7 @@ int conf_set(struct conf *c, const char *key, const char *value, char *err,
 		*c = l.c;
 	}
 out:
+	conf_wipe(&l.c); /* the copy of c's key on this stack */
 	config_destroy(&cfg);
 	return ret;
 }

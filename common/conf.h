@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/auth.h"
 #include "common/wire.h"
 #include "egress/reseq.h"
 #include "ingress/sched.h"
@@ -52,12 +53,18 @@ struct conf_path {
 	uint32_t fwmark;
 	char peer[CONF_ADDR_MAX]; /* peer address for this path; "" if none */
 	uint16_t peer_port;	  /* 0: the top-level port */
+	uint32_t mtu; /* of the path's interface; 0: read it at start */
 };
 
 struct conf {
 	enum conf_role role;
 	uint32_t session_id;
 	uint16_t port;
+	/* The pre-shared key (key): never all zero in a loaded config, all
+	 * zero from conf_defaults (no key given).  A struct conf that held
+	 * one is dropped with conf_wipe(). */
+	struct auth_key psk;
+	bool encrypt; /* AUTH_ENCRYPT, else AUTH_MAC */
 	struct ing_sched_params sched;
 	struct egr_reseq_params reseq;
 	unsigned npaths;
@@ -84,9 +91,16 @@ struct conf {
 /* Fills c with the defaults of every key (no paths). */
 void conf_defaults(struct conf *c);
 
+/* True if c holds a pre-shared key (conf_load always gives one). */
+bool conf_has_key(const struct conf *c);
+
+/* Overwrites the key material of c (psk); the rest is left as it was. */
+void conf_wipe(struct conf *c);
+
 /* Reads and validates file into c.  On error returns -EINVAL (or -errno for
  * I/O) and writes one line "file:line: key: bad value 'v': why" into err;
- * c is then untouched. */
+ * c is then untouched.  A bad key is never quoted whole: at most its first
+ * 4 characters, then "..." and its length. */
 int conf_load(struct conf *c, const char *file, char *err, size_t errlen);
 
 /* Sets one runtime tunable of c (k, t_dwd_ms, t_report_ms, w_fixed,

@@ -8,9 +8,10 @@
 #include "common/wire.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
-_Static_assert(WIRE_OVERHEAD == 64, "tunnel overhead must stay at 64 bytes");
+_Static_assert(WIRE_OVERHEAD == 72, "tunnel overhead must stay at 72 bytes");
 _Static_assert(WIRE_TYPE_MAX < 16, "type must fit its nibble");
 _Static_assert(WIRE_VERSION < 16, "version must fit its nibble");
 _Static_assert(WIRE_MAX_PATHS <= 32, "report path set is a 32-bit mask");
@@ -20,10 +21,11 @@ enum {
 	OFF_PATH = 1,
 	OFF_PGAP = 2,
 	OFF_SESSION = 4,
-	OFF_GSEQ = 8,
-	OFF_LSEQ = 12,
-	OFF_TSTAMP = 16,
-	OFF_END = 20,
+	OFF_PN = 8,
+	OFF_GSEQ = 16,
+	OFF_LSEQ = 20,
+	OFF_TSTAMP = 24,
+	OFF_END = 28,
 };
 _Static_assert((int)OFF_END == (int)WIRE_HDR_LEN, "header layout");
 
@@ -36,6 +38,11 @@ static uint32_t be32(const uint8_t *p)
 {
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
 	       (uint32_t)p[2] << 8 | p[3];
+}
+
+static uint64_t be64(const uint8_t *p)
+{
+	return (uint64_t)be32(p) << 32 | be32(p + 4);
 }
 
 static void put16(uint8_t *p, uint16_t v)
@@ -52,12 +59,19 @@ static void put32(uint8_t *p, uint32_t v)
 	p[3] = v & 0xff;
 }
 
+static void put64(uint8_t *p, uint64_t v)
+{
+	put32(p, (uint32_t)(v >> 32));
+	put32(p + 4, (uint32_t)v);
+}
+
 void wire_put_hdr(uint8_t *buf, const struct wire_hdr *h)
 {
 	buf[OFF_VERTYPE] = (uint8_t)(WIRE_VERSION << 4 | (h->type & 0x0f));
 	buf[OFF_PATH] = h->path;
 	put16(buf + OFF_PGAP, h->pgap);
 	put32(buf + OFF_SESSION, h->session);
+	put64(buf + OFF_PN, h->pn);
 	put32(buf + OFF_GSEQ, h->gseq);
 	put32(buf + OFF_LSEQ, h->lseq);
 	put32(buf + OFF_TSTAMP, h->tstamp);
@@ -70,6 +84,7 @@ static void get_hdr(const uint8_t *buf, struct wire_hdr *h)
 	h->path = buf[OFF_PATH];
 	h->pgap = be16(buf + OFF_PGAP);
 	h->session = be32(buf + OFF_SESSION);
+	h->pn = be64(buf + OFF_PN);
 	h->gseq = be32(buf + OFF_GSEQ);
 	h->lseq = be32(buf + OFF_LSEQ);
 	h->tstamp = be32(buf + OFF_TSTAMP);
@@ -138,11 +153,11 @@ static enum wire_drop get_report(const uint8_t *p, size_t len,
 	return WIRE_OK;
 }
 
-/* PROBE, PROBE_ACK, HELLO and HELLO_ACK bodies are two u32 each. */
+/* PROBE and PROBE_ACK bodies are two u32 each. */
 static enum wire_drop get_pair(const uint8_t *p, size_t len, uint32_t *a,
 			       uint32_t *b)
 {
-	if (len != 8) {
+	if (len != WIRE_PROBE_LEN) {
 		return WIRE_E_BODY_LEN;
 	}
 	*a = be32(p);
@@ -150,7 +165,19 @@ static enum wire_drop get_pair(const uint8_t *p, size_t len, uint32_t *a,
 	return WIRE_OK;
 }
 
-enum wire_drop wire_parse(const uint8_t *pkt, size_t len, struct wire_msg *m)
+static enum wire_drop get_hello(const uint8_t *p, size_t len, bool ack,
+				struct wire_hello *h)
+{
+	if (len != (ack ? WIRE_HELLO_ACK_LEN : WIRE_HELLO_LEN)) {
+		return WIRE_E_BODY_LEN;
+	}
+	h->r_cpe = be64(p);
+	h->r_conc = ack ? be64(p + 8) : 0;
+	return WIRE_OK;
+}
+
+enum wire_drop wire_parse_hdr(const uint8_t *pkt, size_t len,
+			      struct wire_msg *m)
 {
 	if (len < WIRE_HDR_LEN + WIRE_TAG_LEN) {
 		return WIRE_E_SHORT;
@@ -168,24 +195,38 @@ enum wire_drop wire_parse(const uint8_t *pkt, size_t len, struct wire_msg *m)
 	m->body = pkt + WIRE_HDR_LEN;
 	m->body_len = len - WIRE_HDR_LEN - WIRE_TAG_LEN;
 	m->tag = pkt + len - WIRE_TAG_LEN;
-
-	if (m->hdr.type == WIRE_DATA) {
-		return check_inner(m->body, m->body_len);
-	}
-	if (m->hdr.lseq != 0 || m->hdr.pgap != 0) {
+	if (m->hdr.type != WIRE_DATA &&
+	    (m->hdr.lseq != 0 || m->hdr.pgap != 0)) {
 		return WIRE_E_CONTROL_SEQ;
 	}
+	return WIRE_OK;
+}
+
+enum wire_drop wire_parse_body(struct wire_msg *m)
+{
 	switch (m->hdr.type) {
+	case WIRE_DATA:
+		return check_inner(m->body, m->body_len);
 	case WIRE_REPORT:
 		return get_report(m->body, m->body_len, &m->u.report);
 	case WIRE_PROBE:
 	case WIRE_PROBE_ACK:
 		return get_pair(m->body, m->body_len, &m->u.probe.id,
 				&m->u.probe.value);
-	default: /* HELLO, HELLO_ACK */
-		return get_pair(m->body, m->body_len, &m->u.hello.epoch,
-				&m->u.hello.value);
+	case WIRE_HELLO:
+	case WIRE_HELLO_ACK:
+		return get_hello(m->body, m->body_len,
+				 m->hdr.type == WIRE_HELLO_ACK, &m->u.hello);
+	default:
+		return WIRE_E_TYPE;
 	}
+}
+
+enum wire_drop wire_parse(const uint8_t *pkt, size_t len, struct wire_msg *m)
+{
+	enum wire_drop d = wire_parse_hdr(pkt, len, m);
+
+	return d != WIRE_OK ? d : wire_parse_body(m);
 }
 
 int wire_build(uint8_t *out, size_t cap, const struct wire_hdr *h,
@@ -238,12 +279,12 @@ int wire_put_report(uint8_t *buf, size_t cap, const struct wire_report *r)
 
 static int put_pair(uint8_t *buf, size_t cap, uint32_t a, uint32_t b)
 {
-	if (cap < 8) {
+	if (cap < WIRE_PROBE_LEN) {
 		return -ENOSPC;
 	}
 	put32(buf, a);
 	put32(buf + 4, b);
-	return 8;
+	return WIRE_PROBE_LEN;
 }
 
 int wire_put_probe(uint8_t *buf, size_t cap, const struct wire_probe *p)
@@ -253,7 +294,21 @@ int wire_put_probe(uint8_t *buf, size_t cap, const struct wire_probe *p)
 
 int wire_put_hello(uint8_t *buf, size_t cap, const struct wire_hello *h)
 {
-	return put_pair(buf, cap, h->epoch, h->value);
+	if (cap < WIRE_HELLO_LEN) {
+		return -ENOSPC;
+	}
+	put64(buf, h->r_cpe);
+	return WIRE_HELLO_LEN;
+}
+
+int wire_put_hello_ack(uint8_t *buf, size_t cap, const struct wire_hello *h)
+{
+	if (cap < WIRE_HELLO_ACK_LEN) {
+		return -ENOSPC;
+	}
+	put64(buf, h->r_cpe);
+	put64(buf + 8, h->r_conc);
+	return WIRE_HELLO_ACK_LEN;
 }
 
 const char *wire_drop_name(enum wire_drop d)

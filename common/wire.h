@@ -8,6 +8,9 @@
  *   +-------+-------+-------+-------+
  *   |          session id           |
  *   +-------------------------------+
+ *   |   packet number (pn, u64)     |
+ *   |                               |
+ *   +-------------------------------+
  *   |     global sequence (gseq)    |
  *   +-------------------------------+
  *   |     local sequence (lseq)     |
@@ -28,6 +31,17 @@
  * For control types (REPORT, PROBE, ...) gseq carries the sender's control
  * counter, lseq is 0 and pgap is 0.
  *
+ * pn is the sender's packet number, the nonce of the authentication tag
+ * (common/auth.h): one counter per session key for every packet, data and
+ * control, on every path; HELLO and HELLO_ACK carry a random one with the
+ * top bit set (they are sealed under the handshake keys).  The tag covers
+ * the whole header and the body.
+ *
+ * Parsing comes in two steps so that nothing is read from a body before it
+ * is authenticated (with encryption it is not even readable before):
+ * wire_parse_hdr() checks the header and the lengths, wire_parse_body() the
+ * body for its type.
+ *
  * Packets are parsed by copying into host structs; a packet pointer is never
  * cast to a struct.  Parsing never reads past the buffer; each malformed input
  * is rejected with its own reason.
@@ -39,8 +53,8 @@
 #include <stdint.h>
 
 enum wire_limits {
-	WIRE_VERSION = 1,
-	WIRE_HDR_LEN = 20,
+	WIRE_VERSION = 2,
+	WIRE_HDR_LEN = 28,
 	WIRE_TAG_LEN = 16,
 	WIRE_OUTER4_LEN = 28, /* outer IPv4 20 + UDP 8 */
 	WIRE_OVERHEAD = WIRE_OUTER4_LEN + WIRE_HDR_LEN + WIRE_TAG_LEN,
@@ -50,7 +64,8 @@ enum wire_limits {
 	WIRE_REPORT_ENTRY = 16,
 	WIRE_REPORT_MAX = 4 + WIRE_MAX_PATHS * WIRE_REPORT_ENTRY,
 	WIRE_PROBE_LEN = 8,
-	WIRE_HELLO_LEN = 8,
+	WIRE_HELLO_LEN = 8,	 /* u64 r_cpe */
+	WIRE_HELLO_ACK_LEN = 16, /* u64 r_cpe (echoed), u64 r_conc */
 };
 
 enum wire_type {
@@ -95,6 +110,7 @@ struct wire_hdr {
 	uint8_t path;
 	uint16_t pgap;
 	uint32_t session;
+	uint64_t pn;
 	uint32_t gseq;
 	uint32_t lseq;
 	uint32_t tstamp;
@@ -125,10 +141,12 @@ struct wire_probe {
 	uint32_t value;
 };
 
-/* HELLO: u32 epoch, u32 flags.  HELLO_ACK: u32 epoch, u32 echoed epoch. */
+/* HELLO (CPE -> concentrator): u64 r_cpe, the CPE's random contribution to
+ * the session keys.  HELLO_ACK: u64 r_cpe echoed, u64 r_conc, the
+ * concentrator's.  r_conc is 0 in a HELLO. */
 struct wire_hello {
-	uint32_t epoch;
-	uint32_t value;
+	uint64_t r_cpe;
+	uint64_t r_conc;
 };
 
 /* A parsed packet.  body points into the caller's buffer. */
@@ -148,8 +166,18 @@ struct wire_msg {
  * is always WIRE_VERSION (h->version is ignored). */
 void wire_put_hdr(uint8_t *buf, const struct wire_hdr *h);
 
-/* Parses and validates a whole packet (header, body for its type, tag
- * present).  Returns WIRE_OK or the reason it is malformed. */
+/* Step 1: the header (version, type, path, no sequence fields on control
+ * types) and that a tag follows; sets m->hdr, body, body_len and tag.
+ * Reads nothing of the body.  WIRE_OK or the reason. */
+enum wire_drop wire_parse_hdr(const uint8_t *pkt, size_t len,
+			      struct wire_msg *m);
+
+/* Step 2, once the packet is authenticated (and decrypted): the body for
+ * its type (DATA: one whole IPv4/IPv6 packet; control: exact sizes, report
+ * entries) into m->u.  WIRE_OK or the reason. */
+enum wire_drop wire_parse_body(struct wire_msg *m);
+
+/* Both steps: wire_parse_hdr(), then wire_parse_body(). */
 enum wire_drop wire_parse(const uint8_t *pkt, size_t len, struct wire_msg *m);
 
 /* Builds a complete packet into out (header, body, zeroed tag).  Returns the
@@ -157,11 +185,12 @@ enum wire_drop wire_parse(const uint8_t *pkt, size_t len, struct wire_msg *m);
 int wire_build(uint8_t *out, size_t cap, const struct wire_hdr *h,
 	       const uint8_t *body, size_t body_len);
 
-/* Encodes a REPORT/PROBE/HELLO body.  Return the body length or -ENOSPC /
- * -EINVAL. */
+/* Encodes a REPORT/PROBE/HELLO/HELLO_ACK body.  Return the body length or
+ * -ENOSPC / -EINVAL. */
 int wire_put_report(uint8_t *buf, size_t cap, const struct wire_report *r);
 int wire_put_probe(uint8_t *buf, size_t cap, const struct wire_probe *p);
 int wire_put_hello(uint8_t *buf, size_t cap, const struct wire_hello *h);
+int wire_put_hello_ack(uint8_t *buf, size_t cap, const struct wire_hello *h);
 
 const char *wire_drop_name(enum wire_drop d);
 const char *wire_type_name(uint8_t type);

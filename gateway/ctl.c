@@ -391,8 +391,8 @@ static void render_session(struct ctl_buf *b, const struct snap *s,
 		NULL,
 	};
 	static const char *const ing[] = {
-		"pkts", "bonded", "no_path", "unfit",	 "reports",
-		"awi",	"iwi",	  "dwd",     "dwd_held", NULL,
+		"pkts", "bonded", "no_path", "no_session", "unfit", "reports",
+		"awi",	"iwi",	  "dwd",     "dwd_held",   NULL,
 	};
 	static const char *const egr[] = {
 		"pkts", "released", "in_order", "buffered", NULL,
@@ -409,13 +409,15 @@ static void render_session(struct ctl_buf *b, const struct snap *s,
 	};
 	enum gw_stat_scope S = GW_SCOPE_SESSION, E = GW_SCOPE_EGRESS,
 			   I = GW_SCOPE_INGRESS;
-	char row[COLS][CELL], v1[CELL], v2[CELL];
+	char row[COLS][CELL], v1[CELL];
 	unsigned w[COLS], c;
 	size_t i;
 
-	bprintf(b, "session   %u  epoch %s  peer epoch %s\n", ses,
-		val_s(s, S, ses, NULL, "epoch", v1, CELL),
-		val_s(s, S, ses, NULL, "peer_epoch", v2, CELL));
+	bprintf(b, "session   %u  %s  handshakes %llu  %s\n", ses,
+		val_s(s, S, ses, NULL, "session_state", v1, CELL),
+		(unsigned long long)val_u(s, S, ses, NULL, "handshakes"),
+		val_u(s, S, ses, NULL, "encrypt") ? "encrypted"
+						  : "authenticated");
 	pairs(b, s, S, ses, "tunables", tunables, false, NULL);
 	bprintf(b, "w_mobile  %s\n",
 		val_s(s, S, ses, NULL, "w_mobile", v1, CELL));
@@ -472,6 +474,7 @@ static void render_session(struct ctl_buf *b, const struct snap *s,
 		(unsigned long long)val_u(s, E, ses, NULL,
 					  "kernel_user_dropped"));
 	labelled_nonzero(b, s, E, ses, "wire", "wire");
+	labelled_nonzero(b, s, E, ses, "auth", "auth");
 	pairs(b, s, E, ses, "other", other, true, NULL);
 }
 
@@ -663,9 +666,11 @@ static void do_set(struct gw *gw, struct ctl_buf *out, const char *key,
 
 	if (conf_set(&c, key, value, err, sizeof(err)) ||
 	    gw_apply_conf(gw, &c, err, sizeof(err))) {
+		conf_wipe(&c);
 		bprintf(out, "error: %s\n", err);
 		return;
 	}
+	conf_wipe(&c);
 	gw_info(gw, "l3bondctl: set %s %s", key, value);
 	bprintf(out,
 		"ok\n%s set to %s (runtime only: a reload or a restart "

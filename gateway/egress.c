@@ -1,10 +1,11 @@
 /* The egress: the tunnel's packets arrive on egress_queue (raw
  * PREROUTING, before conntrack and routing).
  *
- * Each packet is checked (outer IPv4 and UDP by hand, then wire_parse,
- * then the session and path ids), each failure dropped and counted by
- * reason.  DATA: the inner packet takes a free slot and is pushed to the
- * resequencer with the slot index as cookie; the original waits in the
+ * Each packet is checked (outer IPv4 and UDP by hand, then the wire
+ * header, the session and path ids, then session.c: replay window, tag,
+ * body), each failure dropped and counted by reason, all before the packet
+ * touches any state.  DATA: the inner packet takes a free slot and is pushed to
+ * the resequencer with the slot index as cookie; the original waits in the
  * kernel queue under its id until the resequencer releases it, in order,
  * through release(), which gives NF_ACCEPT with the inner packet as the new
  * payload (and release_mark).  The inner bytes are copied into the slot
@@ -23,6 +24,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <linux/if_ether.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -130,10 +132,12 @@ static void on_packet(void *ctx, const struct nfqueue_pkt *pk)
 	struct gw *gw = ctx;
 	struct gw_egr *e = &gw->egr;
 	struct sockaddr_in from;
+	enum gw_auth_drop ad;
 	struct wire_msg m;
 	enum wire_drop why;
 	const uint8_t *pl;
 	struct gw_path *p;
+	bool newest;
 	size_t plen;
 
 	e->st.pkts++;
@@ -142,14 +146,9 @@ static void on_packet(void *ctx, const struct nfqueue_pkt *pk)
 		e->st.outer_bad++;
 		goto drop;
 	}
-	why = wire_parse(pl, plen, &m);
+	why = wire_parse_hdr(pl, plen, &m);
 	if (why != WIRE_OK) {
-		e->st.wire[why]++;
-		if (gw_ratelimit_ok(&e->rl, e->now_us)) {
-			gw_dbg(gw, "egress: dropped a packet from %s: %s",
-			       inet_ntoa(from.sin_addr), wire_drop_name(why));
-		}
-		goto drop;
+		goto malformed;
 	}
 	if (m.hdr.session != gw->conf.session_id) {
 		e->st.session++;
@@ -159,9 +158,25 @@ static void on_packet(void *ctx, const struct nfqueue_pkt *pk)
 		e->st.path++;
 		goto drop;
 	}
-	/* The queued packet is an IPv4 one and the kernel goes on with it
-	 * as such: an IPv6 payload cannot replace it (and our ingress only
-	 * captures IPv4). */
+	/* The payload lies in our own netlink receive buffer: the tag check
+	 * may decrypt it in place. */
+	ad = gw_sess_open(gw, (uint8_t *)(uintptr_t)pl, &m, &why, &newest);
+	if (ad == GW_AUTH_MAX) {
+		goto malformed;
+	}
+	if (ad != GW_AUTH_OK) {
+		e->st.auth[ad]++;
+		if (gw_ratelimit_ok(&e->rl, e->now_us)) {
+			gw_dbg(gw, "egress: dropped a %s from %s:%u: %s",
+			       wire_type_name(m.hdr.type),
+			       inet_ntoa(from.sin_addr), ntohs(from.sin_port),
+			       gw_auth_drop_name(ad));
+		}
+		goto drop;
+	}
+	/* Authentic from here on.  The queued packet is an IPv4 one and
+	 * the kernel goes on with it as such: an IPv6 payload cannot replace
+	 * it (and our ingress only captures IPv4). */
 	if (m.hdr.type == WIRE_DATA && m.body[0] >> 4 != 4) {
 		e->st.inner_family++;
 		goto drop;
@@ -169,13 +184,26 @@ static void on_packet(void *ctx, const struct nfqueue_pkt *pk)
 	p = &gw->path[m.hdr.path];
 	p->st.rx_pkts++;
 	p->st.rx_bytes += pk->len;
-	gw_path_heard(gw, p, &from, e->now_us);
 	if (m.hdr.type == WIRE_DATA) {
+		gw_path_heard(gw, p, &from, newest, e->now_us);
 		on_data(gw, pk, &m);
 		return;
 	}
 	e->st.ctrl[m.hdr.type]++;
+	if (m.hdr.type == WIRE_HELLO || m.hdr.type == WIRE_HELLO_ACK) {
+		/* anyone can replay these: they prove nothing about the path */
+		gw_sess_on_hello(gw, p, &from, &m, e->now_us);
+		goto drop;
+	}
+	gw_path_heard(gw, p, &from, newest, e->now_us);
 	gw_on_control(gw, p, &m, e->now_us);
+	goto drop;
+malformed:
+	e->st.wire[why]++;
+	if (gw_ratelimit_ok(&e->rl, e->now_us)) {
+		gw_dbg(gw, "egress: dropped a packet from %s: %s",
+		       inet_ntoa(from.sin_addr), wire_drop_name(why));
+	}
 drop:
 	verdict(e, pk->id, NFQ_DROP, false, 0, NULL, 0);
 }

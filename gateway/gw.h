@@ -7,6 +7,7 @@
  *
  *	main.c     options, start, signals, reload, shutdown
  *	path.c     per-path UDP sockets, liveness, control packets
+ *	session.c  keys, handshake, sealing and opening of every packet
  *	ingress.c  queue of the traffic to bond -> tunnel
  *	egress.c   queue of the tunnel -> resequenced inner packets
  *	outer.c    outer IPv4/UDP headers of a tunnel packet
@@ -33,8 +34,10 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 
+#include "common/auth.h"
 #include "common/conf.h"
 #include "common/nfqueue.h"
+#include "common/replay.h"
 #include "common/wire.h"
 #include "egress/egress.h"
 #include "ingress/sched.h"
@@ -46,10 +49,12 @@ enum gw_limits {
 	GW_BUDGET = 64,	     /* packets per queue drain */
 	GW_INNER_MAX = 2048, /* largest inner packet carried */
 	GW_CTRL_MAX = WIRE_HDR_LEN + WIRE_REPORT_MAX + WIRE_TAG_LEN,
-	GW_HELLO_MS = 1000, /* HELLO (the epoch) per path at most this often */
-	GW_LTO_MIN_US = 3000,	 /* adaptive reorder timeout: floor, */
+	GW_HELLO_MS = 500,    /* CPE: HELLO per path once a session is up */
+	GW_PENDING = 4,	      /* concentrator: handshakes waiting to complete */
+	GW_ACK_PER_S = 20,    /* concentrator: HELLO_ACKs per path per second */
+	GW_LTO_MIN_US = 3000, /* adaptive reorder timeout: floor, */
 	GW_LTO_MARGIN_US = 2000, /* and margin over the measured spread */
-	GW_KSTATS_MS = 1000,	/* kernel queue counters, status file */
+	GW_KSTATS_MS = 1000,	 /* kernel queue counters, status file */
 	GW_RP_MAX = WIRE_MAX_PATHS + 1, /* rp_filter entries: paths + all */
 	GW_RULES_MAX = 16384,		/* bytes of generated rules */
 	GW_EGR_QUEUE_EXTRA = 1024, /* kernel queue room beyond the buffer */
@@ -85,7 +90,9 @@ struct gw_path {
 	bool alive; /* heard from the peer within dead_after_ms */
 	uint64_t last_rx_us;
 	uint64_t last_hello_us; /* HELLO sent, 0: never */
-	uint32_t rtt_us; /* last PROBE round trip, 0: none */
+	uint64_t ack_window_us; /* concentrator: HELLO_ACK rate limit */
+	unsigned ack_n;
+	uint32_t rtt_us;    /* last PROBE round trip, 0: none */
 	uint32_t srtt_us;   /* smoothed (RFC 6298), valid if rtt_samples */
 	uint32_t rttvar_us; /* its mean deviation */
 	uint64_t rtt_samples;
@@ -94,14 +101,16 @@ struct gw_path {
 	struct mmsghdr msg[GW_BUDGET];
 	struct iovec iov[GW_BUDGET][3];
 	uint8_t hdr[GW_BUDGET][WIRE_HDR_LEN];
+	uint8_t tag[GW_BUDGET][WIRE_TAG_LEN];
 	struct gw_path_stats st;
 };
 
 struct gw_ing_stats {
-	uint64_t pkts;	  /* packets taken from the queue */
-	uint64_t bonded;  /* sent through the tunnel */
-	uint64_t no_path; /* accepted natively: no path up */
-	uint64_t unfit;	  /* accepted natively: cut short, tiny, huge */
+	uint64_t pkts;	     /* packets taken from the queue */
+	uint64_t bonded;     /* sent through the tunnel */
+	uint64_t no_path;    /* accepted natively: no path up */
+	uint64_t no_session; /* accepted natively: no session keys yet */
+	uint64_t unfit;	     /* accepted natively: cut short, tiny, huge */
 	uint64_t verdict_errors;
 };
 
@@ -130,6 +139,65 @@ struct gw_slot {
 	uint8_t data[GW_INNER_MAX];
 };
 
+/* Why session.c dropped a packet that is well formed.  Each its counter. */
+enum gw_auth_drop {
+	GW_AUTH_OK = 0,
+	GW_AUTH_NO_SESSION,    /* session packet, but no session keys */
+	GW_AUTH_BAD_TAG,       /* the tag does not verify */
+	GW_AUTH_REPLAY,	       /* pn already seen on the path */
+	GW_AUTH_TOO_OLD,       /* pn older than the replay window */
+	GW_AUTH_WRONG_DIR,     /* HELLO at a CPE, HELLO_ACK at a concentrator */
+	GW_AUTH_STALE_ACK,     /* HELLO_ACK not for our current r_cpe */
+	GW_AUTH_HELLO_LIMITED, /* HELLO left unanswered: rate limit */
+	GW_AUTH_MAX,
+};
+
+/* The keys of one session: both ends' random values, a key per
+ * direction, a replay window per path. */
+struct gw_keys {
+	uint64_t r_cpe;
+	uint64_t r_conc;
+	struct auth_key tx;
+	struct auth_key rx;
+	struct replay_win win[WIRE_MAX_PATHS];
+};
+
+/* A handshake the concentrator answered and waits to see completed: the
+ * first packet under its keys makes it the session. */
+struct gw_pending {
+	bool used;
+	uint64_t r_cpe;
+	uint64_t r_conc;
+	uint64_t since_us;
+	struct auth_key rx;
+};
+
+struct gw_sess_stats {
+	uint64_t handshakes;   /* sessions established */
+	uint64_t hellos;       /* CPE: HELLOs sent; conc: authentic ones */
+	uint64_t rekeys;       /* CPE: new r_cpe after a concentrator restart */
+	uint64_t pn_exhausted; /* packets not sent: pn at its limit */
+};
+
+/* The security state of the session (session.c). */
+struct gw_sess {
+	enum auth_mode mode;
+	struct auth_key psk;
+	struct auth_key hello_tx; /* our sending direction */
+	struct auth_key hello_rx;
+	bool have_keys; /* cur is valid */
+	bool had_keys;	/* a session existed before (restart detection) */
+	struct gw_keys cur;
+	uint64_t tx_pn; /* next packet number under cur.tx */
+	/* CPE: the r_cpe of our HELLOs; adopted: an r_conc was taken for it
+	 * (a second, different one means the concentrator restarted) */
+	uint64_t r_cpe;
+	bool adopted;
+	/* concentrator */
+	struct gw_pending pend[GW_PENDING];
+	struct gw_sess_stats st;
+};
+
 struct gw_egr_stats {
 	uint64_t pkts;		      /* packets taken from the queue */
 	uint64_t outer_bad;	      /* not IPv4/UDP, truncated, fragment */
@@ -145,7 +213,8 @@ struct gw_egr_stats {
 	uint64_t ctrl[WIRE_TYPE_MAX + 1];
 	uint64_t verdict_errors;
 	uint64_t peer_restarts;
-	uint64_t no_kernel_time; /* DATA without a kernel receive stamp */
+	uint64_t no_kernel_time;    /* DATA without a kernel receive stamp */
+	uint64_t auth[GW_AUTH_MAX]; /* dropped by session.c, by reason */
 };
 
 struct gw_egr {
@@ -184,11 +253,7 @@ struct gw {
 	enum conf_log_level log_level; /* conf's, or debug with -v */
 	bool verbose;
 	uint64_t start_us;
-	uint32_t epoch; /* ours, random, sent in HELLO */
-	uint32_t peer_epoch;
-	bool have_peer_epoch;
-	uint32_t old_peer_epoch; /* the one before the last restart */
-	bool have_old_peer_epoch;
+	struct gw_sess sess;
 	uint32_t probe_id;
 	unsigned npaths;
 	struct gw_path path[WIRE_MAX_PATHS];
@@ -196,16 +261,16 @@ struct gw {
 	struct gw_egr egr;
 	struct gw_rules rules;
 	ev_timer report_timer;	  /* t_report_ms: REPORT, liveness */
-	ev_timer keepalive_timer; /* probe_interval_ms: PROBE (HELLO once
-				   * a second), liveness */
+	ev_timer keepalive_timer; /* probe_interval_ms: PROBE, the CPE's
+				   * HELLO, liveness */
 	ev_timer stats_timer;	  /* GW_KSTATS_MS: kernel drops, status */
 	ev_signal sig_term;
 	ev_signal sig_int;
 	ev_signal sig_hup;
 	ev_signal sig_usr1;
 	bool stopping;
-	const char *ctl_path_opt; /* --control-socket, overrides the conf */
-	struct gw_ctl *ctl;	  /* ctl.c, NULL when there is none */
+	const char *ctl_path_opt;   /* --control-socket, overrides the conf */
+	struct gw_ctl *ctl;	    /* ctl.c, NULL when there is none */
 	struct gw_metrics *metrics; /* metrics.c, NULL when off */
 };
 
@@ -238,7 +303,8 @@ int gw_paths_open(struct gw *gw);
 void gw_paths_close(struct gw *gw);
 bool gw_path_can_send(const struct gw_path *p);
 void gw_path_heard(struct gw *gw, struct gw_path *p,
-		   const struct sockaddr_in *from, uint64_t now_us);
+		   const struct sockaddr_in *from, bool newest,
+		   uint64_t now_us);
 void gw_paths_check_alive(struct gw *gw, uint64_t now_us);
 void gw_send_reports(struct gw *gw, uint64_t now_us);
 void gw_send_keepalives(struct gw *gw, uint64_t now_us);
@@ -247,6 +313,33 @@ void gw_on_control(struct gw *gw, struct gw_path *p, const struct wire_msg *m,
 void gw_path_rtt_sample(struct gw_path *p, uint32_t rtt_us);
 int gw_send_ctrl(struct gw *gw, struct gw_path *p, uint8_t type, uint32_t gseq,
 		 const uint8_t *body, size_t len, uint64_t now_us);
+/* sends our PROBE on p now */
+void gw_send_probe(struct gw *gw, struct gw_path *p, uint64_t now_us);
+
+/* session.c */
+int gw_sess_init(struct gw *gw);
+void gw_sess_wipe(struct gw *gw);
+/* Next packet number under the session's sending key, or -ENOTCONN (no
+ * session) / -EOVERFLOW (exhausted: a new handshake is under way). */
+int gw_sess_next_pn(struct gw *gw, uint64_t *pn);
+/* Seals a packet under the session's sending key: hdr is the encoded
+ * header (with pn), body is encrypted in place with encrypt = true. */
+void gw_sess_seal(struct gw *gw, uint64_t pn, const uint8_t *hdr, uint8_t *body,
+		  size_t bodylen, uint8_t tag[WIRE_TAG_LEN]);
+/* The checks between the header and any state: chooses the key for m's
+ * type, checks the replay window, the tag (decrypting), records pn, and
+ * parses the body.  pkt: the wire header m was parsed from (writable: the
+ * body is decrypted in place).  Returns GW_AUTH_OK, a reason, or
+ * GW_AUTH_MAX when the authentic body is malformed (the reason in *wire).
+ * On OK, *newest tells whether pn is the highest seen on the path. */
+enum gw_auth_drop gw_sess_open(struct gw *gw, uint8_t *pkt, struct wire_msg *m,
+			       enum wire_drop *wire, bool *newest);
+/* The CPE's HELLO on every path (keepalive tick, or at once) */
+void gw_sess_send_hellos(struct gw *gw, uint64_t now_us, bool force);
+/* an authentic HELLO (concentrator) or HELLO_ACK (CPE) */
+void gw_sess_on_hello(struct gw *gw, struct gw_path *p,
+		      const struct sockaddr_in *from, const struct wire_msg *m,
+		      uint64_t now_us);
 
 /* ingress.c */
 int gw_ing_open(struct gw *gw);
@@ -260,6 +353,8 @@ void gw_egr_close(struct gw *gw);
 void gw_egr_settle(struct gw *gw);
 void gw_egr_drain_all(struct gw *gw);
 void gw_egr_peer_restarted(struct gw *gw);
+/* stats.c */
+const char *gw_auth_drop_name(enum gw_auth_drop d);
 void gw_check_kstats(struct gw *gw);
 
 /* outer.c: the outer IPv4 + UDP headers of a tunnel packet: the source

@@ -19,8 +19,6 @@
 
 #include "gateway/gw.h"
 
-static const uint8_t zero_tag[WIRE_TAG_LEN];
-
 static void send_batches(struct gw *gw)
 {
 	unsigned i, done;
@@ -105,6 +103,13 @@ static void on_packet(void *ctx, const struct nfqueue_pkt *pk)
 	if (ing->n == GW_BUDGET) {
 		flush(gw); /* not reached: the drain budget is GW_BUDGET */
 	}
+	/* a packet number first: a path's sequence must not skip one for a
+	 * packet that was never sent */
+	if (gw_sess_next_pn(gw, &h.pn) < 0) {
+		ing->st.no_session++;
+		accept_native(ing, pk->id);
+		return;
+	}
 	path = ing_sched_pick(&ing->sched, &h);
 	if (path < 0) {
 		ing->st.no_path++;
@@ -126,7 +131,10 @@ static void on_packet(void *ctx, const struct nfqueue_pkt *pk)
 	p->iov[m][0].iov_len = WIRE_HDR_LEN;
 	p->iov[m][1].iov_base = ing->buf[slot];
 	p->iov[m][1].iov_len = pk->len;
-	p->iov[m][2].iov_base = (void *)zero_tag;
+	/* sealed over the header and our copy of the packet (encrypted in
+	 * place with encrypt = true): no further copy */
+	gw_sess_seal(gw, h.pn, p->hdr[m], ing->buf[slot], pk->len, p->tag[m]);
+	p->iov[m][2].iov_base = p->tag[m];
 	p->iov[m][2].iov_len = WIRE_TAG_LEN;
 	memset(&p->msg[m], 0, sizeof(p->msg[m]));
 	p->msg[m].msg_hdr.msg_name = &p->peer;

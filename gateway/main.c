@@ -3,6 +3,7 @@
  *	l3bondd -c FILE [-f] [-v] [--status-file PATH]
  *	l3bondd -c FILE --check
  *	l3bondd -c FILE --print-rules iptables|nft
+ *	l3bondd --genkey
  *
  * It always runs in the foreground (systemd and procd supervise it); -f is
  * accepted for symmetry with other daemons.  Startup: config, path
@@ -20,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <unistd.h>
 
 #include "gateway/gw.h"
@@ -32,6 +32,7 @@ static void usage(FILE *f)
 		"               [--control-socket PATH]\n"
 		"       l3bondd -c FILE --check\n"
 		"       l3bondd -c FILE --print-rules iptables|nft\n"
+		"       l3bondd --genkey\n"
 		"  -c, --config FILE      configuration (libconfig syntax)\n"
 		"  -f, --foreground       run in the foreground (always so)\n"
 		"  -v, --verbose          log level debug\n"
@@ -43,7 +44,9 @@ static void usage(FILE *f)
 		"second\n"
 		"      --control-socket PATH  l3bondctl's socket (default: "
 		"control_socket of\n"
-		"                         the file; \"\" for none)\n");
+		"                         the file; \"\" for none)\n"
+		"      --genkey           print a fresh pre-shared key (for "
+		"`key`) and exit\n");
 }
 
 /* What the daemon needs beyond a valid file.  The file can be valid for
@@ -102,7 +105,8 @@ static bool same_structure(const struct conf *a, const struct conf *b)
 	    a->ingress_queue != b->ingress_queue ||
 	    a->egress_queue != b->egress_queue || a->nlan != b->nlan ||
 	    a->bond_output != b->bond_output || a->nprefixes != b->nprefixes ||
-	    a->reseq.capacity != b->reseq.capacity) {
+	    a->reseq.capacity != b->reseq.capacity ||
+	    a->encrypt != b->encrypt || !auth_key_equal(&a->psk, &b->psk)) {
 		return false;
 	}
 	for (i = 0; i < a->npaths; i++) {
@@ -137,8 +141,9 @@ int gw_apply_conf(struct gw *gw, const struct conf *c, char *err, size_t len)
 
 	if (!same_structure(&gw->conf, c)) {
 		snprintf(err, len,
-			 "role, session, port, queues, paths, lan_interfaces, "
-			 "bond_output, prefixes or reorder_capacity changed; "
+			 "role, session, key, encrypt, port, queues, paths, "
+			 "lan_interfaces, bond_output, prefixes or "
+			 "reorder_capacity changed; "
 			 "restart l3bondd to apply");
 		return -EINVAL;
 	}
@@ -170,6 +175,7 @@ int gw_apply_conf(struct gw *gw, const struct conf *c, char *err, size_t len)
 	/* t_lto may have changed the deadline; the reorder timeout starts
 	 * again from t_lto_ms and adapts from the next report on */
 	gw_egr_settle(gw);
+	conf_wipe(&keep);
 	gw_info(gw,
 		"applied: k=%g t_dwd_ms=%u t_report_ms=%u w_fixed=%g "
 		"w_mobile_max=%g dwd_hold_ms=%u t_lto_ms=%u early_release=%d "
@@ -177,8 +183,8 @@ int gw_apply_conf(struct gw *gw, const struct conf *c, char *err, size_t len)
 		c->sched.k, c->sched.t_dwd_ms, c->sched.t_report_ms,
 		c->sched.w_fixed, c->sched.w_mobile_max,
 		c->sched.dwd_hold_us / 1000, c->reseq.t_lto_us / 1000,
-		c->reseq.early_release, c->probe_interval_ms,
-		c->dead_after_ms, conf_log_level_name(c->log_level));
+		c->reseq.early_release, c->probe_interval_ms, c->dead_after_ms,
+		conf_log_level_name(c->log_level));
 	return 0;
 }
 
@@ -195,6 +201,7 @@ int gw_reload(struct gw *gw, char *err, size_t len)
 	if (ret) {
 		gw_err(gw, "reload refused, old configuration kept: %s", err);
 	}
+	conf_wipe(&c);
 	gw_notify("READY=1");
 	return ret;
 }
@@ -291,11 +298,11 @@ static int start(struct gw *gw)
 	int err;
 
 	gw->start_us = gw_now_us();
-	if (getrandom(&gw->epoch, sizeof(gw->epoch), 0) != sizeof(gw->epoch) ||
-	    !gw->epoch) {
-		gw->epoch = (uint32_t)(gw->start_us ^ (uint64_t)getpid()) | 1;
-	}
 	gw->npaths = gw->conf.npaths;
+	err = gw_sess_init(gw);
+	if (err) {
+		return err;
+	}
 	/* first: a second daemon started by mistake is told that another
 	 * one runs (its socket answers) before it touches queues or rules;
 	 * no client is served before the loop runs, after all is open */
@@ -341,10 +348,12 @@ static int start(struct gw *gw)
 	}
 	gw_info(gw,
 		"started: role %s, session %u, %u paths, queues %u/%u, "
-		"port %u, epoch %08x",
+		"port %u, %s",
 		conf_role_name(gw->conf.role), gw->conf.session_id, gw->npaths,
 		gw->conf.ingress_queue, gw->conf.egress_queue, gw->conf.port,
-		gw->epoch);
+		gw->conf.encrypt ? "encrypted" : "authenticated");
+	/* the CPE asks for a session at once, not a probe interval later */
+	gw_sess_send_hellos(gw, gw_now_us(), true);
 	return 0;
 }
 
@@ -375,6 +384,8 @@ static void stop(struct gw *gw)
 	gw_egr_close(gw);
 	gw_ing_close(gw);
 	gw_paths_close(gw);
+	gw_sess_wipe(gw);
+	conf_wipe(&gw->conf);
 	if (gw->loop) {
 		ev_timer_stop(gw->loop, &gw->report_timer);
 		ev_timer_stop(gw->loop, &gw->keepalive_timer);
@@ -388,7 +399,13 @@ static void stop(struct gw *gw)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_CHECK = 256, OPT_PRINT_RULES, OPT_STATUS, OPT_CTL };
+	enum {
+		OPT_CHECK = 256,
+		OPT_PRINT_RULES,
+		OPT_STATUS,
+		OPT_CTL,
+		OPT_GENKEY
+	};
 	static const struct option opts[] = {
 		{"config", required_argument, NULL, 'c'},
 		{"foreground", no_argument, NULL, 'f'},
@@ -398,6 +415,7 @@ int main(int argc, char **argv)
 		{"print-rules", required_argument, NULL, OPT_PRINT_RULES},
 		{"status-file", required_argument, NULL, OPT_STATUS},
 		{"control-socket", required_argument, NULL, OPT_CTL},
+		{"genkey", no_argument, NULL, OPT_GENKEY},
 		{NULL, 0, NULL, 0},
 	};
 	static struct gw gw; /* large (batches): not on the stack */
@@ -412,6 +430,11 @@ int main(int argc, char **argv)
 	signal(SIGUSR1, SIG_IGN);
 	setvbuf(stderr, NULL, _IOLBF, 0);
 	gw.log_level = CONF_LOG_INFO;
+	if (auth_init() < 0) {
+		fprintf(stderr, "l3bondd: libsodium cannot initialise (no "
+				"randomness source)\n");
+		return 1;
+	}
 	while ((opt = getopt_long(argc, argv, "c:fvh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
@@ -442,6 +465,13 @@ int main(int argc, char **argv)
 		case OPT_STATUS:
 			gw.status_file = optarg;
 			break;
+		case OPT_GENKEY: {
+			char key[AUTH_KEY_B64_LEN];
+
+			auth_genkey(key, sizeof(key));
+			printf("%s\n", key);
+			return 0;
+		}
 		case OPT_CTL:
 			if (*optarg && *optarg != '/') {
 				fprintf(stderr,

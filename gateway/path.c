@@ -25,12 +25,9 @@
  * live paths' one-way delays differ, plus a margin, and never longer than
  * t_lto_ms (adapt_lto).
  *
- * Restarts: each daemon picks a random epoch and sends it in HELLO (with
- * the first PROBE on a path and then once every GW_HELLO_MS, the
- * concentrator also when it learns a path).  A new peer epoch means the
- * peer started afresh: our egress forgets its sequence state and our
- * ingress its report baselines, before the new peer's first DATA on that
- * path (FIFO).
+ * Sessions and restarts: session.c.  Only packets under the session keys
+ * that pass the replay window count as heard (gw_path_heard), never a
+ * HELLO or HELLO_ACK alone, which anyone can replay.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -168,18 +165,21 @@ static void set_alive(struct gw *gw, struct gw_path *p, bool alive)
 	gw_egr_settle(gw);
 }
 
-/* A valid packet of our session arrived on p from the address from. */
+/* An authentic packet of our session arrived on p from the address from;
+ * newest: its packet number is the highest yet on the path. */
 void gw_path_heard(struct gw *gw, struct gw_path *p,
-		   const struct sockaddr_in *from, uint64_t now_us)
+		   const struct sockaddr_in *from, bool newest, uint64_t now_us)
 {
 	const struct conf_path *cp = &gw->conf.path[p->idx];
 	bool learnt = false;
 
 	p->last_rx_us = now_us;
 	/* Carrier NAT may move the CPE's address or port at any time: the
-	 * concentrator always answers where the last valid packet came
-	 * from. */
-	if (gw->conf.role == ROLE_CONCENTRATOR &&
+	 * concentrator answers where the newest authentic packet came from,
+	 * at once.  Only the newest: a replay is never authentic and fresh,
+	 * and a packet overtaken on the way may still carry the old
+	 * address. */
+	if (gw->conf.role == ROLE_CONCENTRATOR && newest &&
 	    (!p->have_peer ||
 	     p->peer.sin_addr.s_addr != from->sin_addr.s_addr ||
 	     p->peer.sin_port != from->sin_port)) {
@@ -190,16 +190,8 @@ void gw_path_heard(struct gw *gw, struct gw_path *p,
 			inet_ntoa(p->peer.sin_addr), ntohs(p->peer.sin_port));
 	}
 	if (learnt) {
-		struct wire_hello h = {.epoch = gw->epoch,
-				       .value = gw->peer_epoch};
-		uint8_t body[WIRE_HELLO_LEN];
-
-		/* our epoch before any DATA of ours on this path */
-		wire_put_hello(body, sizeof(body), &h);
-		if (!gw_send_ctrl(gw, p, WIRE_HELLO, 0, body, sizeof(body),
-				  now_us)) {
-			p->last_hello_us = now_us;
-		}
+		/* a round trip at once, not a probe interval later */
+		gw_send_probe(gw, p, now_us);
 	}
 	if (!p->alive) {
 		set_alive(gw, p, true);
@@ -220,7 +212,8 @@ void gw_paths_check_alive(struct gw *gw, uint64_t now_us)
 	}
 }
 
-/* Builds a control packet and sends it on p.  gseq: the type's counter. */
+/* Builds a control packet, seals it under the session keys and sends it
+ * on p.  gseq: the type's counter. */
 int gw_send_ctrl(struct gw *gw, struct gw_path *p, uint8_t type, uint32_t gseq,
 		 const uint8_t *body, size_t len, uint64_t now_us)
 {
@@ -237,11 +230,17 @@ int gw_send_ctrl(struct gw *gw, struct gw_path *p, uint8_t type, uint32_t gseq,
 	if (!gw_path_can_send(p)) {
 		return -ENOTCONN;
 	}
+	n = gw_sess_next_pn(gw, &h.pn);
+	if (n) {
+		return n;
+	}
 	n = wire_build(pkt, sizeof(pkt), &h, body, len);
 	if (n < 0) {
 		p->st.ctrl_errors++;
 		return n;
 	}
+	gw_sess_seal(gw, h.pn, pkt, pkt + WIRE_HDR_LEN, len,
+		     pkt + WIRE_HDR_LEN + len);
 	if (sendto(p->fd, pkt, (size_t)n, MSG_DONTWAIT,
 		   (const struct sockaddr *)&p->peer, sizeof(p->peer)) < 0) {
 		p->st.ctrl_errors++;
@@ -289,8 +288,8 @@ static uint32_t lto_target(const struct gw *gw)
 			any = true;
 			s_min = p->srtt_us < s_min ? p->srtt_us : s_min;
 			s_max = p->srtt_us > s_max ? p->srtt_us : s_max;
-			var_max = p->rttvar_us > var_max ? p->rttvar_us
-							 : var_max;
+			var_max =
+				p->rttvar_us > var_max ? p->rttvar_us : var_max;
 		}
 		if (lp->have_base) {
 			uint32_t base = seq_before(lp->base_prev, lp->base_cur)
@@ -377,58 +376,30 @@ void gw_send_reports(struct gw *gw, uint64_t now_us)
 	}
 }
 
-/* Every probe_interval_ms: a PROBE on every path, and a HELLO where the
- * last one is GW_HELLO_MS old (it only carries the epoch). */
-void gw_send_keepalives(struct gw *gw, uint64_t now_us)
+void gw_send_probe(struct gw *gw, struct gw_path *p, uint64_t now_us)
 {
-	struct wire_hello h = {.epoch = gw->epoch, .value = gw->peer_epoch};
-	uint8_t hb[WIRE_HELLO_LEN], pb[WIRE_PROBE_LEN];
-	unsigned i;
+	struct wire_probe pr = {
+		.id = ++gw->probe_id,
+		.value = gw->ing.sched.path[p->idx].last_gseq,
+	};
+	uint8_t pb[WIRE_PROBE_LEN];
 
-	wire_put_hello(hb, sizeof(hb), &h);
-	for (i = 0; i < gw->npaths; i++) {
-		struct gw_path *p = &gw->path[i];
-		struct wire_probe pr = {
-			.id = ++gw->probe_id,
-			.value = gw->ing.sched.path[i].last_gseq,
-		};
-
-		if ((!p->last_hello_us ||
-		     now_us - p->last_hello_us >= GW_HELLO_MS * 1000ULL) &&
-		    !gw_send_ctrl(gw, p, WIRE_HELLO, 0, hb, sizeof(hb),
-				  now_us)) {
-			p->last_hello_us = now_us;
-		}
-		/* the CPE's PROBEs keep the NAT binding open; both ends
-		 * probe so that both measure the paths' round trips and
-		 * hear each other within dead_after_ms (the concentrator
-		 * once it has learnt the path) */
-		wire_put_probe(pb, sizeof(pb), &pr);
-		gw_send_ctrl(gw, p, WIRE_PROBE, pr.id, pb, sizeof(pb), now_us);
-	}
+	wire_put_probe(pb, sizeof(pb), &pr);
+	gw_send_ctrl(gw, p, WIRE_PROBE, pr.id, pb, sizeof(pb), now_us);
 }
 
-static void on_epoch(struct gw *gw, uint32_t epoch)
+/* Every probe_interval_ms: the CPE's HELLOs (session.c), and a PROBE on
+ * every path.  The CPE's PROBEs keep the NAT binding open; both ends probe
+ * so that both measure the paths' round trips and hear each other within
+ * dead_after_ms (the concentrator once it has learnt the path). */
+void gw_send_keepalives(struct gw *gw, uint64_t now_us)
 {
-	if (gw->have_peer_epoch && epoch != gw->peer_epoch) {
-		if (gw->have_old_peer_epoch && epoch == gw->old_peer_epoch) {
-			/* a HELLO of the previous run, late on a slow path */
-			return;
-		}
-		gw_warn(gw,
-			"peer restarted (epoch %08x -> %08x): its sequence "
-			"state reset here",
-			gw->peer_epoch, epoch);
-		gw_egr_peer_restarted(gw);
-		/* our own numbering goes on: see ing_sched_peer_restarted */
-		ing_sched_peer_restarted(&gw->ing.sched);
-		gw->old_peer_epoch = gw->peer_epoch;
-		gw->have_old_peer_epoch = true;
-	} else if (!gw->have_peer_epoch) {
-		gw_info(gw, "peer epoch %08x", epoch);
+	unsigned i;
+
+	gw_sess_send_hellos(gw, now_us, false);
+	for (i = 0; i < gw->npaths; i++) {
+		gw_send_probe(gw, &gw->path[i], now_us);
 	}
-	gw->peer_epoch = epoch;
-	gw->have_peer_epoch = true;
 }
 
 /* RFC 6298's smoothed RTT and variation (alpha 1/8, beta 1/4), from the
@@ -469,19 +440,6 @@ void gw_on_control(struct gw *gw, struct gw_path *p, const struct wire_msg *m,
 		/* our own clock came back: no clock sync needed */
 		p->rtt_us = (uint32_t)now_us - m->u.probe.value;
 		gw_path_rtt_sample(p, p->rtt_us);
-		break;
-	case WIRE_HELLO: {
-		struct wire_hello ack = {.epoch = gw->epoch,
-					 .value = m->u.hello.epoch};
-
-		on_epoch(gw, m->u.hello.epoch);
-		wire_put_hello(body, sizeof(body), &ack);
-		gw_send_ctrl(gw, p, WIRE_HELLO_ACK, 0, body, sizeof(body),
-			     now_us);
-		break;
-	}
-	case WIRE_HELLO_ACK:
-		on_epoch(gw, m->u.hello.epoch);
 		break;
 	default:
 		break;

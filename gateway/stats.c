@@ -71,6 +71,25 @@ static void labelled(struct walker *w, const char *name, const char *help,
 	counter(w, name, help, v);
 }
 
+const char *gw_auth_drop_name(enum gw_auth_drop d)
+{
+	static const char *const names[GW_AUTH_MAX] = {
+		[GW_AUTH_OK] = "ok",
+		[GW_AUTH_NO_SESSION] = "no_session",
+		[GW_AUTH_BAD_TAG] = "bad_tag",
+		[GW_AUTH_REPLAY] = "replay",
+		[GW_AUTH_TOO_OLD] = "too_old",
+		[GW_AUTH_WRONG_DIR] = "wrong_dir",
+		[GW_AUTH_STALE_ACK] = "stale_ack",
+		[GW_AUTH_HELLO_LIMITED] = "hello_limited",
+	};
+
+	if ((unsigned)d >= GW_AUTH_MAX || !names[d]) {
+		return "unknown";
+	}
+	return names[d];
+}
+
 static void walk_daemon(struct gw *gw, struct walker *w)
 {
 	w->st.scope = GW_SCOPE_DAEMON;
@@ -84,18 +103,30 @@ static void walk_session(struct gw *gw, struct walker *w)
 {
 	const struct ing_sched *s = &gw->ing.sched;
 	const struct egr_reseq_params *rp = &gw->egr.egr.reseq.p;
-	char epoch[16], peer_epoch[16];
+	const struct gw_sess *ss = &gw->sess;
 
-	snprintf(epoch, sizeof(epoch), "%08x", gw->epoch);
-	snprintf(peer_epoch, sizeof(peer_epoch), "%08x", gw->peer_epoch);
 	w->st.scope = GW_SCOPE_SESSION;
 	gauge(w, "session", "session id carried in every tunnel packet",
 	      gw->conf.session_id);
-	text(w, "epoch", "this daemon's random epoch, sent in HELLO (hex)",
-	     epoch);
-	text(w, "peer_epoch",
-	     "the peer's epoch as last heard (hex, 00000000: not yet)",
-	     peer_epoch);
+	text(w, "session_state",
+	     "up: session keys agreed with the peer; none: not yet",
+	     ss->have_keys ? "up" : "none");
+	counter(w, "handshakes",
+		"sessions established (the first, and one per peer restart)",
+		ss->st.handshakes);
+	counter(w, "hellos",
+		"HELLOs sent (CPE) or authentic HELLOs received "
+		"(concentrator)",
+		ss->st.hellos);
+	counter(w, "rekeys",
+		"new handshakes after the concentrator lost the session (CPE)",
+		ss->st.rekeys);
+	gauge(w, "tx_pn", "packet number of the next packet sent", ss->tx_pn);
+	counter(w, "pn_exhausted",
+		"packets not sent: packet numbers used up (new session)",
+		ss->st.pn_exhausted);
+	gauge(w, "encrypt", "1: packets encrypted, 0: authenticated only",
+	      ss->mode == AUTH_ENCRYPT);
 	/* the tunables as applied, not as the file says */
 	gauge_f(w, "k", "AWI steepness k", s->p.k);
 	gauge(w, "t_dwd_ms", "loss-free time before a DWD step, ms",
@@ -144,6 +175,10 @@ static void walk_ingress(struct gw *gw, struct walker *w)
 		is->bonded);
 	counter(w, "no_path", "packets accepted natively: no path up, packets",
 		is->no_path);
+	counter(w, "no_session",
+		"packets accepted natively: no session with the peer yet, "
+		"packets",
+		is->no_session);
 	counter(w, "unfit",
 		"packets accepted natively: truncated, tiny or too large, "
 		"packets",
@@ -226,7 +261,7 @@ static void walk_egress(struct gw *gw, struct walker *w)
 	counter(w, "verdict_errors", "egress verdicts the kernel refused",
 		es->verdict_errors);
 	counter(w, "peer_restarts",
-		"times the peer restarted (new epoch) and the sequence state "
+		"times the peer restarted (new session) and the sequence state "
 		"was reset",
 		es->peer_restarts);
 	counter(w, "no_kernel_time",
@@ -237,6 +272,14 @@ static void walk_egress(struct gw *gw, struct walker *w)
 			 "tunnel packets dropped as malformed, by reason",
 			 "reason", wire_drop_name((enum wire_drop)i),
 			 es->wire[i]);
+	}
+	for (i = 1; i < GW_AUTH_MAX; i++) {
+		labelled(w, "auth",
+			 "well-formed tunnel packets dropped before any state: "
+			 "not authentic, replayed, or not for this role, by "
+			 "reason",
+			 "reason", gw_auth_drop_name((enum gw_auth_drop)i),
+			 es->auth[i]);
 	}
 	for (i = WIRE_REPORT; i <= WIRE_TYPE_MAX; i++) {
 		labelled(w, "ctrl", "control packets received, by type", "type",

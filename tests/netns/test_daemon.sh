@@ -19,12 +19,12 @@
 #   - 40 Mbit/s down: LTE under 1 % of the bytes; 90 Mbit/s down: DSL at
 #     least 90 % utilised, LTE carries the rest, loss under 2 %, reordering
 #     under 0.1 %; TCP srv -> cli goodput above DSL alone;
-#   - SIGHUP with a new k: the status shows it, sequence state and epoch
+#   - SIGHUP with a new k: the status shows it, sequence state and session
 #     kept, no loss meanwhile; a bad file is refused and the old k kept;
 #   - CPE daemon SIGKILLed: LAN traffic flows natively over dsl both ways;
 #     restarted (now with bond_output): the stale rules are replaced,
 #     bonding resumes, the cpe's own traffic is bonded too;
-#   - concentrator restarted: the CPE sees its new epoch, bonding resumes
+#   - concentrator restarted: the CPE sees its new session, bonding resumes
 #     both ways; dsl cut: everything over lte, healed: dsl back;
 #   - SIGTERM: exit 0, no rule or chain, no queue binding, rp_filter back.
 #
@@ -74,8 +74,9 @@ sed 's/k = 0.5;/k = 11;/' "$TB_DIR/cpe.conf" >"$TB_DIR/bad.conf"
 if out=$("$L3BONDD" -c "$TB_DIR/bad.conf" --check 2>&1); then
 	bad "--check accepted k = 11"
 else
+	kline=$(grep -n 'k = 11;' "$TB_DIR/bad.conf" | cut -d: -f1)
 	check "--check names file:line: key: value" 'm == 1' \
-		"m=$(echo "$out" | cnt "bad.conf:4: k: bad value '11'")"
+		"m=$(echo "$out" | cnt "bad.conf:$kline: k: bad value '11'")"
 fi
 
 tb_setup
@@ -157,32 +158,31 @@ else
 	tb_exec dsl python3 - "$TB_CONC_DSL_IP" <<-'EOF'
 		import socket, struct, sys
 		s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-		def hdr(ver, typ, path, session, gseq=1, lseq=1):
-		    return struct.pack(">BBHIIII", ver << 4 | typ, path, 0, session,
-		                       gseq, lseq, 0)
+		def hdr(ver, typ, path, session, gseq=1, lseq=1, pn=1):
+		    return struct.pack(">BBHIQIII", ver << 4 | typ, path, 0, session,
+		                       pn, gseq, lseq, 0)
 		# an inner IPv4 header of 20 bytes claiming total length tot
 		def inner(tot):
 		    return struct.pack(">BBHHHBBH4s4s", 0x45, 0, tot, 0, 0, 64, 17, 0,
 		                       bytes(4), bytes(4))
 		tag = bytes(16)
 		pkts = [b"x" * 10,                                     # short
-		        hdr(2, 1, 0, 4242) + inner(20) + tag,          # bad_version
-		        hdr(1, 1, 0, 4242) + inner(40) + tag,          # inner_bad_length
-		        hdr(1, 1, 0, 999) + inner(20) + tag,           # session
-		        hdr(1, 1, 9, 4242) + inner(20) + tag,          # path
-		        hdr(1, 1, 0, 4242) + b"\x60" + bytes(39) + tag] # IPv6
+		        hdr(1, 1, 0, 4242) + inner(20) + tag,          # bad_version
+		        hdr(2, 1, 0, 4242) + inner(40) + tag,          # bad_tag
+		        hdr(2, 1, 0, 999) + inner(20) + tag,           # session
+		        hdr(2, 1, 9, 4242) + inner(20) + tag,          # path
+		        hdr(2, 1, 0, 4242) + b"\x60" + bytes(39) + tag] # bad_tag
 		for p in pkts:
 		    for i in range(3):
 		        s.sendto(p, (sys.argv[1], 7040))
 	EOF
 	sleep 0.3
 	refresh conc
-	check "malformed/foreign tunnel packets dropped by reason, peer not moved" \
-		'sh == 3 && ver == 3 && len == 3 && ses == 3 && path == 3 &&
-		 v6 == 3 && same == 1' \
-		"v6=$(st conc egr.inner_family)" \
+	check "malformed/foreign/forged tunnel packets dropped by reason, peer not moved" \
+		'sh == 3 && ver == 3 && tag == 6 && ses == 3 && path == 3 &&
+		 same == 1' \
 		"sh=$(st conc egr.wire.short)" "ver=$(st conc egr.wire.bad_version)" \
-		"len=$(st conc egr.wire.inner_bad_length)" \
+		"tag=$(st conc egr.auth.bad_tag)" \
 		"ses=$(st conc egr.session)" "path=$(st conc egr.path)" \
 		"same=$([ "$(st conc path.dsl.peer)" = "$peer0" ] && echo 1 || echo 0)"
 fi
@@ -291,7 +291,7 @@ check "90 Mbit/s down: payload intact" 'corrupted == 0 && expected > 0' \
 # ---- 4. SIGHUP ---------------------------------------------------------------------------
 
 refresh conc
-epoch0=$(st conc epoch)
+hs0=$(st conc handshakes)
 restarts0=$(st cpe egr.peer_restarts)
 rm -f "$TB_DIR/hup.ready"
 tb_bg cli "$TB_DIR/hup.rx.log" "$TB_TRAFFIC" recv --port 5000 --duration 9 \
@@ -331,9 +331,9 @@ refresh conc
 check "SIGHUP: new k applied, bad file and port change refused" \
 	'kn == 1 && kb == 1 && refused == 2 && g > 1000' "kn=$k_new" "kb=$k_bad" \
 	"refused=$(cnt 'reload refused' <"$TB_DIR/conc.log")" "g=$g_new"
-check "SIGHUP: session kept (same epoch, no peer restart, no loss)" \
-	'e == 1 && r == 0 && lost == 0 && unique == expected' \
-	"e=$([ "$(st conc epoch)" = "$epoch0" ] && echo 1 || echo 0)" \
+check "SIGHUP: session kept (no new handshake, no peer restart, no loss)" \
+	'e == 0 && r == 0 && lost == 0 && unique == expected' \
+	"e=$(($(st conc handshakes) - hs0))" \
 	"r=$(($(st cpe egr.peer_restarts) - restarts0))" \
 	"lost=$(jget "$TB_DIR/hup.rx.json" lost)" \
 	"unique=$(jget "$TB_DIR/hup.rx.json" unique)" \
@@ -379,7 +379,7 @@ udp srv cli "$TB_CLI_IP" resumed --rate 10 --size 1400
 udp_intact resumed "after restart: UDP down bonded"
 refresh conc
 refresh cpe
-check "after restart: bonded again, conc saw the new epoch" \
+check "after restart: bonded again, conc saw the new session" \
 	'kb > 2000 && rel > 2000 && r >= 1' \
 	"kb=$(($(st conc ing.bonded) - kb0))" "rel=$(st cpe egr.released)" \
 	"r=$(st conc egr.peer_restarts)"
@@ -390,7 +390,7 @@ refresh cpe
 check "bond_output: the cpe's own ping to srv is bonded, tunnel not looped" \
 	'n == 5 && cb >= 5 && cb < 50' "n=$n" "cb=$(($(st cpe ing.bonded) - cb0))"
 
-# ---- 5b. concentrator restarted: the CPE sees its new epoch ----------------------------
+# ---- 5b. concentrator restarted: the CPE sees its new session ---------------------------
 
 refresh cpe
 crestarts0=$(st cpe egr.peer_restarts)
@@ -428,7 +428,7 @@ else
 fi
 
 # ---- 5d. CPE restarted while traffic flows to it ----------------------------------------
-# The concentrator sees the CPE's new epoch and resets what it knew of the
+# The concentrator sees the CPE's new session and resets what it knew of the
 # CPE's numbering, but keeps its own: the CPE's fresh egress follows
 # whatever it sees first.  (Restarting the numbering at 0 instead was
 # dropped as late by the peer until it caught up: a blackout.)

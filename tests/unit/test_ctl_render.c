@@ -97,14 +97,16 @@ static void fake_gw(void)
 	g.log_level = CONF_LOG_ERROR; /* quiet */
 	g.npaths = 2;
 	g.start_us = gw_now_us();
-	g.epoch = 0x95e95b79;
-	g.peer_epoch = 0x0de946d7;
+	g.sess.have_keys = true;
+	g.sess.st.handshakes = 2;
+	g.sess.tx_pn = 77;
 	assert_int_equal(ing_sched_init(&g.ing.sched, &g.conf.sched, 2, cls),
 			 0);
 	g.egr.egr.reseq.p = g.conf.reseq;
 	g.egr.egr.reseq.p.t_lto_us = 12000; /* adapted below t_lto_ms */
 	g.ing.st.bonded = 1343;
 	g.egr.st.wire[WIRE_E_SHORT] = 3;
+	g.egr.st.auth[GW_AUTH_BAD_TAG] = 5;
 	g.egr.st.ctrl[WIRE_REPORT] = 224;
 	g.egr.kst.queue_dropped = 7;
 	g.path[0].alive = true;
@@ -157,8 +159,10 @@ static bool has_line(const char *text, const char *line)
 static const char *const old_lines[] = {
 	"role=cpe",
 	"session=4242",
-	"epoch=95e95b79",
-	"peer_epoch=0de946d7",
+	"session_state=up",
+	"handshakes=2",
+	"tx_pn=77",
+	"encrypt=0",
 	"k=0.5",
 	"t_dwd_ms=250",
 	"t_report_ms=50",
@@ -257,14 +261,13 @@ static const char *const old_lines[] = {
 static const char *const new_lines[] = {
 	"probe_interval_ms=100",  "dead_after_ms=500",
 	"t_lto_eff_us=12000",	  "t_lto_ms=50",
-	"log_level=error",
-	"egr.capacity=4096",	  "egr.overflow=0",
-	"path.dsl.class=fixed",	  "path.lte.class=mobile",
-	"path.dsl.srtt_us=26000", "path.dsl.rttvar_us=800",
-	"path.dsl.rtt_samples=9", "path.lte.srtt_us=0",
-	"path.dsl.out_lost=4",	  "path.lte.out_lost=0",
-	"path.dsl.ctrl_errors=0", "path.dsl.data_jumps=0",
-	"path.dsl.data_behind=0",
+	"log_level=error",	  "egr.capacity=4096",
+	"egr.overflow=0",	  "path.dsl.class=fixed",
+	"path.lte.class=mobile",  "path.dsl.srtt_us=26000",
+	"path.dsl.rttvar_us=800", "path.dsl.rtt_samples=9",
+	"path.lte.srtt_us=0",	  "path.dsl.out_lost=4",
+	"path.lte.out_lost=0",	  "path.dsl.ctrl_errors=0",
+	"path.dsl.data_jumps=0",  "path.dsl.data_behind=0",
 };
 
 static void test_status_keeps_every_key(void **state)
@@ -482,14 +485,20 @@ static void test_requests(void **state)
 		strstr(r, "\nlte   mobile  down   -:0             -          "
 			  "     12/1000 "));
 	assert_non_null(strstr(r, "\nwire      short 3\n"));
+	assert_non_null(strstr(r, "\nauth      bad_tag 5\n"));
+	assert_non_null(strstr(r, "\nsession   4242  up  handshakes 2  "
+				  "authenticated\n"));
 	assert_non_null(strstr(r, "egress 7 (user 0)"));
 	assert_non_null(
 		strstr(r, "\nholes     timeout 0  early 0  overflow 0"));
 
 	r = req("status json");
 	assert_true(starts(r, "ok\n{\"role\":\"cpe\",\"uptime_ms\":"));
-	assert_non_null(strstr(r, "\"sessions\":[{\"session\":4242,"
-				  "\"epoch\":\"95e95b79\""));
+	assert_non_null(strstr(r,
+			       "\"sessions\":[{\"session\":4242,"
+			       "\"session_state\":\"up\",\"handshakes\":2,"));
+	assert_non_null(strstr(r, "\"auth\":{\"no_session\":0,"
+				  "\"bad_tag\":5,"));
 	assert_non_null(strstr(r, "\"wire\":{\"short\":3,"));
 	assert_non_null(strstr(r, "\"paths\":[{\"name\":\"dsl\",\"class\":"
 				  "\"fixed\",\"up\":1,"));
