@@ -505,8 +505,7 @@ static int parse_key(struct loader *l, const config_setting_t *s, void *obj)
 	return 0;
 }
 
-static int parse_encrypt(struct loader *l, const config_setting_t *s,
-			 void *obj)
+static int parse_encrypt(struct loader *l, const config_setting_t *s, void *obj)
 {
 	struct conf *c = obj;
 

@@ -1,10 +1,12 @@
 /* l3bondctl: the operator's client of l3bondd's control socket (ctl.c).
  *
  *	l3bondctl [-s SOCKET] status [--json] | set KEY VALUE | reload | help
+ *	l3bondctl genkey
  *
  * One request line, one reply: "ok" or "error: <why>", then the body,
  * which goes to stdout.  Plain libc, no event loop: it must run on a
- * router that has nothing else.
+ * router that has nothing else.  genkey talks to no daemon: it prints a
+ * fresh pre-shared key for the config's key (l3bond.conf(5)).
  *
  * Exit codes: 0 ok; 1 the daemon refused the request (bad key or value,
  * reload refused); 2 usage; 3 the daemon cannot be reached or would not
@@ -19,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
@@ -34,6 +37,8 @@ enum {
 	TIMEOUT_MS = 5000,
 	REQ_MAX = 256, /* the daemon's request limit, newline in */
 	REPLY_MAX = (1 << 20) + 4096, /* the daemon caps its replies at 1 MiB */
+	KEY_LEN = 32,		      /* AUTH_KEY_LEN (common/auth.h) */
+	KEY_B64_LEN = 44,	      /* its base64 text, without NUL */
 };
 
 /* The daemon's errors about the connection, not the request (ctl.c). */
@@ -58,6 +63,9 @@ static void usage(FILE *f)
 		"                   a reload or restart reads the file again\n"
 		"  reload           read the configuration file again\n"
 		"  help             the daemon's list of requests\n"
+		"  genkey           print a fresh pre-shared key for the "
+		"config's key\n"
+		"                   (no daemon needed)\n"
 		"options:\n"
 		"  -s, --socket SOCKET  the daemon's control socket (default "
 		"$L3BOND_SOCKET,\n"
@@ -243,6 +251,65 @@ static int exchange(const char *path, const char *req, char **out,
 	return 0;
 }
 
+/* Standard base64 with padding (RFC 4648 section 4), as auth_key_parse()
+ * reads it; out holds 4 * ceil(len / 3) characters and a NUL. */
+static void base64(char *out, const unsigned char *in, size_t len)
+{
+	static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				  "abcdefghijklmnopqrstuvwxyz0123456789+/";
+	unsigned long v;
+	size_t i, n;
+
+	for (i = 0; i < len; i += 3) {
+		n = len - i < 3 ? len - i : 3;
+		v = (unsigned long)in[i] << 16;
+		v |= n > 1 ? (unsigned long)in[i + 1] << 8 : 0;
+		v |= n > 2 ? in[i + 2] : 0;
+		*out++ = abc[(v >> 18) & 63];
+		*out++ = abc[(v >> 12) & 63];
+		*out++ = n > 1 ? abc[(v >> 6) & 63] : '=';
+		*out++ = n > 2 ? abc[v & 63] : '=';
+	}
+	*out = '\0';
+}
+
+/* genkey: what auth_genkey() (common/auth.c) prints, 32 bytes from the
+ * kernel's CSPRNG (what libsodium's randombytes_buf() reads on Linux) as
+ * base64, made here so that l3bondctl stays plain libc.  getrandom()
+ * without flags blocks until the pool is seeded, never returns weak
+ * bytes.  The key is wiped once printed. */
+static int genkey(void)
+{
+	unsigned char key[KEY_LEN];
+	char text[KEY_B64_LEN + 1];
+	size_t off = 0;
+	ssize_t n;
+	int ret = EXIT_OK;
+
+	while (off < sizeof(key)) {
+		n = getrandom(key + off, sizeof(key) - off, 0);
+		if (n < 0 && errno == EINTR) {
+			continue;
+		}
+		if (n <= 0) {
+			fprintf(stderr, "l3bondctl: genkey: getrandom: %s\n",
+				n < 0 ? strerror(errno) : "no bytes");
+			explicit_bzero(key, sizeof(key));
+			return EXIT_UNREACHABLE;
+		}
+		off += (size_t)n;
+	}
+	base64(text, key, sizeof(key));
+	explicit_bzero(key, sizeof(key));
+	if (printf("%s\n", text) < 0 || fflush(stdout)) {
+		fprintf(stderr, "l3bondctl: genkey: writing the key: %s\n",
+			strerror(errno));
+		ret = EXIT_UNREACHABLE;
+	}
+	explicit_bzero(text, sizeof(text));
+	return ret;
+}
+
 /* A word of a request: no blank, no control byte (one line, one word). */
 static bool word_ok(const char *s)
 {
@@ -289,6 +356,14 @@ int main(int argc, char **argv)
 	}
 	if (optind == argc) {
 		return usage_error("no command");
+	}
+	/* before the socket's checks: genkey has nothing to do with it */
+	if (!strcmp(argv[optind], "genkey")) {
+		if (optind + 1 < argc) {
+			return usage_error("genkey: unexpected '%s'",
+					   argv[optind + 1]);
+		}
+		return genkey();
 	}
 	if (!*path) {
 		return usage_error("empty socket path");

@@ -87,6 +87,14 @@ static void check_paths(const struct conf *c)
 		/* peer_port 0 means the top-level port; the file cannot
 		 * write 0 */
 		(void)p->peer_port;
+		/* mtu 0: the interface's; else what the file may write */
+		FUZZ_CHECK(!p->mtu || (p->mtu >= 576 && p->mtu <= 65535),
+			   "paths[%u].mtu %u", i, p->mtu);
+	}
+	/* the groups past npaths stay as conf_defaults left them */
+	for (; i < WIRE_MAX_PATHS; i++) {
+		FUZZ_CHECK(!c->path[i].mtu && !c->path[i].name[0],
+			   "paths[%u] set past npaths", i);
 	}
 	FUZZ_CHECK(fixed, "no fixed path");
 }
@@ -163,6 +171,8 @@ void fuzz_check_conf(const struct conf *c)
 	FUZZ_CHECK(c->role == ROLE_CPE || c->role == ROLE_CONCENTRATOR,
 		   "role %d", (int)c->role);
 	FUZZ_CHECK(c->session_id >= 1, "session_id 0");
+	/* a loaded config always holds a key, never an all-zero one */
+	FUZZ_CHECK(conf_has_key(c), "no key");
 	FUZZ_CHECK(c->port >= 1, "port 0");
 	FUZZ_CHECK(isfinite(s->k) && s->k >= 0 && s->k <= 10, "k %g", s->k);
 	FUZZ_CHECK(s->t_dwd_ms <= 60000, "t_dwd_ms %u", s->t_dwd_ms);
@@ -202,7 +212,8 @@ bool fuzz_conf_equal(const struct conf *a, const struct conf *b)
 {
 	unsigned i;
 
-	if (!(SAME(role) && SAME(session_id) && SAME(port) && SAME(sched.k) &&
+	if (!(SAME(role) && SAME(session_id) && SAME_MEM(psk) &&
+	      SAME(encrypt) && SAME(port) && SAME(sched.k) &&
 	      SAME(sched.t_dwd_ms) && SAME(sched.t_report_ms) &&
 	      SAME(sched.w_fixed) && SAME(sched.w_mobile_max) &&
 	      SAME(sched.dwd_hold_us) && SAME(reseq.t_lto_us) &&
@@ -219,7 +230,8 @@ bool fuzz_conf_equal(const struct conf *a, const struct conf *b)
 	for (i = 0; i < WIRE_MAX_PATHS; i++) {
 		if (!(SAME_MEM(path[i].name) && SAME(path[i].cls) &&
 		      SAME_MEM(path[i].ifname) && SAME(path[i].fwmark) &&
-		      SAME_MEM(path[i].peer) && SAME(path[i].peer_port))) {
+		      SAME_MEM(path[i].peer) && SAME(path[i].peer_port) &&
+		      SAME(path[i].mtu))) {
 			return false;
 		}
 	}

@@ -7,7 +7,9 @@
  * broken promise of conf.h:
  *   - success: the struct satisfies every rule (fuzz_check_conf());
  *   - failure: -EINVAL, the caller's struct untouched, and one line
- *     "file:line: key: why" in err, cut cleanly to any smaller errlen.
+ *     "file:line: key: why" in err, cut cleanly to any smaller errlen;
+ *     a bad key string (the pre-shared key) quoted by at most its first
+ *     4 characters and "...", with its length.
  * Inputs with @include are skipped: libconfig would read the file named,
  * any file on the machine (see README.md).
  */
@@ -84,6 +86,29 @@ static void check_shape(const char *err, const uint8_t *data, size_t size)
 		   "no key in '%s'", err);
 }
 
+/* The key's text is a secret: "key: bad value 'AbCd...' (43 chars): ",
+ * "'...' (8 chars)" or "'' (0 chars)", never more of it.  A key that is
+ * not a string (key = 5) is quoted as any value is. */
+static void check_secret(const char *err)
+{
+	static const char head[] = ": key: bad value '";
+	const char *v = strstr(err, head), *q;
+	size_t n;
+
+	if (!v) {
+		return;
+	}
+	v += sizeof(head) - 1;
+	q = strstr(v, "' (");
+	if (!q || !isdigit((unsigned char)q[3])) {
+		return; /* not a string: show()'s quoting */
+	}
+	n = (size_t)(q - v);
+	FUZZ_CHECK(n == 0 || (n == 3 && !strncmp(v, "...", 3)) ||
+			   (n == 7 && !strncmp(v + 4, "...", 3)),
+		   "key quoted as '%.*s' in '%s'", (int)n, v, err);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char err[CONF_ERR_MAX], small[24];
@@ -109,6 +134,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(fuzz_one_line(err, sizeof(err)) && err[0],
 		   "not one line: '%s'", err);
 	check_shape(err, data, size);
+	check_secret(err);
 
 	/* the same error, cut to a smaller buffer, and none at all */
 	cut = 1 + (size ? data[size - 1] : 0) % sizeof(small);

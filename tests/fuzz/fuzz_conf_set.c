@@ -298,11 +298,16 @@ static void apply(struct conf *c, const char *key, const char *value)
 		   value, text, ret, ret ? err : "");
 }
 
-/* A valid CPE config with two paths, everything else default. */
+/* A valid CPE config with two paths and a key, everything else default. */
 static void base(struct conf *c)
 {
+	unsigned i;
+
 	conf_defaults(c);
 	c->session_id = 1;
+	for (i = 0; i < sizeof(c->psk.b); i++) {
+		c->psk.b[i] = (uint8_t)(i + 1); /* a key, as conf_load gives */
+	}
 	c->npaths = 2;
 	strcpy(c->path[0].name, "dsl");
 	c->path[0].cls = PATH_FIXED;

@@ -11,6 +11,10 @@ fail=0
 declare -A DPID=()
 # extra options of every l3bondd started (a test may set them)
 L3BONDD_ARGS=("${L3BONDD_ARGS[@]+"${L3BONDD_ARGS[@]}"}")
+# The pre-shared key of both boxes (the config's key): a fresh one per
+# test run, never a constant that could end up in a real config.  A test
+# may set TB_KEY before sourcing this file.
+TB_KEY=${TB_KEY:-$(head -c32 /dev/urandom | base64)}
 
 ok() {
 	pass=$((pass + 1))
@@ -90,8 +94,9 @@ st() {
 	sed -n "s/^$2=//p" "$(status_file "$1")"
 }
 
-# write_confs [K [EXTRA]]: cpe.conf and conc.conf for the testbed, with k
-# and EXTRA (more "key = value;" lines) in both.
+# write_confs [K [EXTRA]]: cpe.conf and conc.conf for the testbed, with k,
+# the key TB_KEY and EXTRA (more "key = value;" lines, e.g.
+# "encrypt = true;") in both.
 write_confs() {
 	local k=${1:-0.5} extra=${2:-}
 	cat >"$TB_DIR/cpe.conf" <<-EOF
@@ -99,6 +104,7 @@ write_confs() {
 		session_id = 4242;
 		port = 7040;
 		k = $k;
+		key = "$TB_KEY";
 		$extra
 		lan_interfaces = [ "lan" ];
 		release_mark = 0x100;
@@ -114,6 +120,7 @@ write_confs() {
 		session_id = 4242;
 		port = 7040;
 		k = $k;
+		key = "$TB_KEY";
 		$extra
 		prefixes = [ "10.0.1.0/24" ];
 		paths = (

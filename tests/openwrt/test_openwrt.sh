@@ -10,7 +10,8 @@
 #      cases/ (written by hand), which `l3bondd --check` accepts; each file
 #      in bad/ fails with exit 1, nothing on stdout and the message its
 #      first line expects (file, line, section, option); a value only the
-#      daemon refuses leads back to its UCI line; usage errors exit 2.
+#      daemon refuses leads back to its UCI line (a bad key without
+#      being quoted whole); usage errors exit 2.
 #   3. The init script's logic, sourced into dash and busybox ash as
 #      rc.common would, with stand-ins for what only exists on OpenWrt:
 #      procd's shell API (procd_open_instance, procd_set_param, ...,
@@ -24,7 +25,8 @@
 #      data given to procd; SIGHUP on a tunable change only; no SIGHUP
 #      after a structural change, a new ifindex or a crashed instance; a
 #      bad file keeps the running instance on its previous file; one
-#      instance per box; stop removes the files and the fw4 rule.
+#      instance per box; stop removes the files and the fw4 rule; the
+#      generated file, which holds the key, is mode 0600.
 #   4. The hotplug script: reload on ifup of a path device only.
 #   5. As root, in a network namespace of its own: `--print-rules nft` of
 #      each translated file passes `nft -c` (with the queue statement,
@@ -194,26 +196,34 @@ for r in "${runners[@]}"; do
 	done
 
 	# a value the translator passes on and the daemon refuses: its
-	# message names the generated line, which names the UCI line
-	f=$here/bad/check-port.uci
-	want=$(sed -n '1s/^# check: //p' "$f")
-	uline=$(sed -n '2s/^# line: //p' "$f")
-	gen=$tmp/$r-check-port.conf
-	if (cd "$here/bad" && run_sh "$r" "$uci2conf" -f check-port.uci cpe) >"$gen"; then
-		rc=0
-		"$l3bondd" -c "$gen" --check >"$tmp/check" 2>&1 || rc=$?
-		gline=$(sed -n "s|^l3bondd: $gen:\([0-9]*\): .*|\1|p" "$tmp/check")
-		if [[ $rc -eq 1 ]] && grep -qF -- "$want" "$tmp/check" &&
-			[[ -n $gline ]] &&
-			sed -n "${gline}p" "$gen" | grep -q "# line $uline\$"; then
-			ok "$r: a value l3bondd refuses: its error leads to UCI line $uline"
+	# message names the generated line, which names the UCI line; a key
+	# the daemon refuses is not quoted whole, by neither of them
+	for f in "$here"/bad/check-*.uci; do
+		name=$(basename "$f" .uci)
+		want=$(sed -n '1s/^# check: //p' "$f")
+		uline=$(sed -n '2s/^# line: //p' "$f")
+		secret=$(sed -n "s/^[[:space:]]*option key '\(.*\)'\$/\1/p" "$f")
+		gen=$tmp/$r-$name.conf
+		if (cd "$here/bad" && run_sh "$r" "$uci2conf" -f "$name.uci" cpe) \
+			>"$gen" 2>"$tmp/err"; then
+			rc=0
+			"$l3bondd" -c "$gen" --check >"$tmp/check" 2>&1 || rc=$?
+			gline=$(sed -n "s|^l3bondd: $gen:\([0-9]*\): .*|\1|p" "$tmp/check")
+			if [[ $rc -eq 1 ]] && grep -qF -- "$want" "$tmp/check" &&
+				[[ -n $gline ]] &&
+				sed -n "${gline}p" "$gen" | grep -q "# line $uline\$" &&
+				{ [[ -z $secret ]] ||
+					! grep -qF -- "${secret:0:5}" "$tmp/check" "$tmp/err"; }; then
+				ok "$r: $name: a value l3bondd refuses: its error leads to UCI line $uline"
+			else
+				bad "$r: $name: exit $rc, line '$gline':"
+				show "$tmp/check"
+			fi
 		else
-			bad "$r: check-port: exit $rc, line '$gline':"
-			show "$tmp/check"
+			bad "$r: $name.uci did not translate"
+			show "$tmp/err"
 		fi
-	else
-		bad "$r: check-port.uci did not translate"
-	fi
+	done
 
 	# usage
 	for args in "" "-f $here/cases/cpe.uci" "-f $here/cases/cpe.uci a b" \
@@ -332,6 +342,14 @@ for r in dash busybox; do
 		bad "$r: init start: $conf:"
 		show "$tmp/diff"
 	fi
+	# it holds the key: root only, also over a stale world-readable .new
+	# left by an earlier start (a redirection would keep that mode)
+	mode=$(stat -c %a "$conf" 2>/dev/null || echo none)
+	if [[ $mode == 600 ]]; then
+		ok "$r: init start: $conf is mode 0600 (it holds the key)"
+	else
+		bad "$r: init start: $conf is mode $mode, want 600"
+	fi
 	if [[ -f $fw ]] &&
 		has "$fw" 'meta mark & 0x100 == 0x100 accept comment "l3bond: released by l3bondd"' &&
 		has "$box/stub.log" "fw4 -q reload"; then
@@ -341,6 +359,14 @@ for r in dash busybox; do
 		show "$box/stub.log"
 	fi
 	cp "$fw" "$tmp/fw4-$r.nft"
+	(umask 022 && : >"$conf.new")
+	init_do "$r" "cpe" start_service
+	mode=$(stat -c %a "$conf" 2>/dev/null || echo none)
+	if [[ $mode == 600 ]]; then
+		ok "$r: init start over a stale 0644 $conf.new: still 0600"
+	else
+		bad "$r: init start over a stale .new: mode $mode, want 600"
+	fi
 	init_do "$r" "" service_triggers
 	if has "$box/procd.log" "trigger l3bond"; then
 		ok "$r: init: reload trigger on config l3bond"
@@ -351,10 +377,11 @@ for r in dash busybox; do
 
 	# a tunable: SIGHUP, same structure, fw4 left alone
 	sed -i "s/option k '0.5'/option k '0.7'/" "$box/l3bond"
+	kline=$(grep -n "option k '0.7'" "$box/l3bond" | cut -d: -f1)
 	init_do "$r" cpe reload_service
 	if has "$box/procd.log" "signal l3bond cpe HUP" &&
 		has "$box/procd.log" "set data structure=$digest" &&
-		has "$conf" "k = 0.7; # line 26" && [[ ! -s $box/stub.log ]]; then
+		has "$conf" "k = 0.7; # line $kline" && [[ ! -s $box/stub.log ]]; then
 		ok "$r: init reload, k changed: SIGHUP, structure unchanged, fw4 not reloaded"
 	else
 		bad "$r: init reload k:"

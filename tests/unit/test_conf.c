@@ -59,6 +59,58 @@ static int load_text(const char *text, struct conf *c, char *err, size_t errlen,
 	return ret;
 }
 
+/* The key TKEY stands for: bytes 1..32. */
+static void assert_key_1_32(const struct conf *c)
+{
+	uint8_t want[32];
+	unsigned i;
+
+	for (i = 0; i < sizeof(want); i++) {
+		want[i] = (uint8_t)(i + 1);
+	}
+	assert_int_equal(sizeof(c->psk.b), sizeof(want));
+	assert_memory_equal(c->psk.b, want, sizeof(want));
+	assert_true(conf_has_key(c));
+}
+
+/* An error about a key must not hold it: not the whole text, not even its
+ * first 5 characters.  The text is what follows 'key = "' in file. */
+static void assert_secret_kept(const char *file, const char *err)
+{
+	const char *v = strstr(file, "key = \"");
+	char head[6];
+	size_t len;
+
+	if (!v) {
+		return;
+	}
+	v += strlen("key = \"");
+	len = strcspn(v, "\"");
+	if (len < sizeof(head) - 1) {
+		return;
+	}
+	memcpy(head, v, sizeof(head) - 1);
+	head[sizeof(head) - 1] = '\0';
+	if (strstr(err, head)) {
+		print_error("key text '%s...' in the error: %s\n", head, err);
+		fail();
+	}
+}
+
+/* The samples' placeholder key, "REPLACE+THIS+EXAMPLE+KEY+l3bondctl+genkey+A=":
+ * valid base64 of 32 bytes, so that the samples load as they are. */
+static void assert_placeholder_key(const struct conf *c)
+{
+	static const uint8_t want[32] = {
+		0x44, 0x43, 0xcb, 0x00, 0x21, 0x3e, 0x4c, 0x72,
+		0x12, 0xf8, 0x45, 0xc0, 0x30, 0xf2, 0xc4, 0xf8,
+		0xa1, 0x18, 0xfa, 0x5d, 0xdb, 0xa2, 0x77, 0x5c,
+		0xb6, 0x5f, 0xa0, 0x7a, 0x79, 0x1e, 0xcb, 0xe0,
+	};
+
+	assert_memory_equal(c->psk.b, want, sizeof(want));
+}
+
 static void assert_defaults_except_paths(const struct conf *c)
 {
 	struct conf d;
@@ -78,7 +130,10 @@ static void assert_defaults_except_paths(const struct conf *c)
 
 /* ---- the building blocks of the bad files ---------------------------- */
 
-#define HEAD	 "role = \"cpe\";\nsession_id = 1;\n" /* lines 1-2 */
+/* The test key: bytes 1..32 (key_1_32()), base64. */
+#define TKEY	 "AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA="
+#define KEYL	 " key = \"" TKEY "\";"
+#define HEAD	 "role = \"cpe\";\nsession_id = 1;" KEYL "\n" /* lines 1-2 */
 #define DSL_KEYS "name = \"dsl\"; class = \"fixed\"; interface = \"wan-dsl\"; "
 #define LTE_KEYS "name = \"lte\"; class = \"mobile\"; interface = \"wan-lte\"; "
 #define PEER	 "peer = \"192.0.2.1\"; "
@@ -90,12 +145,12 @@ static void assert_defaults_except_paths(const struct conf *c)
 #define PATH2(keys) HEAD "paths = (\n" DSL ",\n{ " keys " }\n);\n"
 /* a concentrator whose second path, on line 5, has the given keys */
 #define CONC2(keys)                                                            \
-	"role = \"concentrator\";\nsession_id = 1;\n"                          \
+	"role = \"concentrator\";\nsession_id = 1;" KEYL "\n"                  \
 	"paths = (\n{ " DSL_KEYS "},\n{ " keys " }\n);\n"
 #define E4 "{}, {}, {}, {}, "
 /* a concentrator with one line of top-level keys: line 3 */
 #define CTOP(line)                                                             \
-	"role = \"concentrator\";\nsession_id = 1;\n" line "\n"                \
+	"role = \"concentrator\";\nsession_id = 1;" KEYL "\n" line "\n"        \
 	"paths = (\n{ " DSL_KEYS "},\n{ " LTE_KEYS "}\n);\n"
 
 struct bad_case {
@@ -105,23 +160,23 @@ struct bad_case {
 
 static const struct bad_case bad_cases[] = {
 	/* 0: role */
-	{"role = \"router\";\nsession_id = 1;\n" PATHS,
+	{"role = \"router\";\nsession_id = 1;" KEYL "\n" PATHS,
 	 ":1: role: bad value 'router': expected \"cpe\" or \"concentrator\""},
-	{"role = 1;\nsession_id = 1;\n" PATHS,
+	{"role = 1;\nsession_id = 1;" KEYL "\n" PATHS,
 	 ":1: role: bad value '1': expected a string"},
-	{"role = \"\";\nsession_id = 1;\n" PATHS,
+	{"role = \"\";\nsession_id = 1;" KEYL "\n" PATHS,
 	 ":1: role: bad value '': expected \"cpe\" or \"concentrator\""},
-	{"role = \"CPE\";\nsession_id = 1;\n" PATHS,
+	{"role = \"CPE\";\nsession_id = 1;" KEYL "\n" PATHS,
 	 ":1: role: bad value 'CPE': expected \"cpe\" or \"concentrator\""},
-	{"session_id = 1;\n" PATHS, ":0: role: missing"},
+	{"session_id = 1;" KEYL "\n" PATHS, ":0: role: missing"},
 	/* 5: session_id */
-	{"role = \"cpe\";\nsession_id = 0;\n" PATHS,
+	{"role = \"cpe\";\nsession_id = 0;" KEYL "\n" PATHS,
 	 ":2: session_id: bad value '0': out of range 1..4294967295"},
-	{"role = \"cpe\";\nsession_id = 4294967296L;\n" PATHS,
+	{"role = \"cpe\";\nsession_id = 4294967296L;" KEYL "\n" PATHS,
 	 ":2: session_id: bad value '4294967296': out of range 1..4294967295"},
-	{"role = \"cpe\";\nsession_id = -1;\n" PATHS,
+	{"role = \"cpe\";\nsession_id = -1;" KEYL "\n" PATHS,
 	 ":2: session_id: bad value '-1': out of range"},
-	{"role = \"cpe\";\nsession_id = \"1\";\n" PATHS,
+	{"role = \"cpe\";\nsession_id = \"1\";" KEYL "\n" PATHS,
 	 ":2: session_id: bad value '1': expected an integer"},
 	{"role = \"cpe\";\n" PATHS, ":0: session_id: missing"},
 	/* 10: port */
@@ -200,8 +255,10 @@ static const struct bad_case bad_cases[] = {
 	 ":3: reorder_capacity: bad value '4096': expected an integer"},
 	/* 48: unknown keys */
 	{TOP("bogus = 1;"), ":3: bogus: unknown key"},
-	{"rol = \"cpe\";\nsession_id = 1;\n" PATHS, ":1: rol: unknown key"},
-	{PATH2(LTE_KEYS PEER "mtu = 1400;"), ":5: paths[1].mtu: unknown key"},
+	{"rol = \"cpe\";\nsession_id = 1;" KEYL "\n" PATHS,
+	 ":1: rol: unknown key"},
+	{PATH2(LTE_KEYS PEER "weight = 1;"),
+	 ":5: paths[1].weight: unknown key"},
 	/* 51: the paths list */
 	{HEAD, ":0: paths: missing"},
 	{HEAD "paths = (\n" DSL "\n);\n",
@@ -465,6 +522,64 @@ static const struct bad_case bad_cases[] = {
 	{TOP("metrics_address = \"10.0.0.256\";"),
 	 ":3: metrics_address: bad value '10.0.0.256': not an IPv4 or IPv6 "
 	 "address"},
+	/* authentication: key (a secret, never quoted whole), encrypt */
+	{"role = \"cpe\";\nsession_id = 1;\n" PATHS,
+	 ":0: key: missing: generate one with l3bondd --genkey"},
+	{"role = \"concentrator\";\nsession_id = 1;\n"
+	 "paths = (\n{ " DSL_KEYS "},\n{ " LTE_KEYS "}\n);\n",
+	 ":0: key: missing: generate one with l3bondd --genkey"},
+	/* 43 characters: the padding cut off */
+	{"role = \"cpe\";\nsession_id = 1;\n"
+	 "key = \"AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA\";\n" PATHS,
+	 ":3: key: bad value 'AQID...' (43 chars): not base64 (bad length or "
+	 "padding)"},
+	/* base64 of 31 bytes, of 36 bytes */
+	{"role = \"cpe\";\nsession_id = 1;\n"
+	 "key = \"AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHw==\";\n" PATHS,
+	 ":3: key: bad value 'AQID...' (44 chars): not 32 bytes of base64"},
+	{"role = \"cpe\";\nsession_id = 1;\n"
+	 "key = \"AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyAhIiMk\";\n" PATHS,
+	 ":3: key: bad value 'AQID...' (48 chars): not 32 bytes of base64"},
+	{"role = \"cpe\";\nsession_id = 1;\n"
+	 "key = \"AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA=AQIDBAUGBwgJCg"
+	 "sMDQ4PEBESExQVFhcYGRobHB0eHyA=AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcY\";"
+	 "\n" PATHS,
+	 ":3: key: bad value 'AQID...' (120 chars): not 32 bytes of base64"},
+	{"role = \"cpe\";\nsession_id = 1;\n"
+	 "key = \"AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHy!=\";\n" PATHS,
+	 ":3: key: bad value 'AQID...' (44 chars): not base64 (a character "
+	 "outside A-Z a-z 0-9 + / =)"},
+	{"role = \"cpe\";\nsession_id = 1;\n"
+	 "key = \"AQIDBAUGBwgJCgsMDQ4PEBES ExQVFhcYGRobHB0eHyA=\";\n" PATHS,
+	 ":3: key: bad value 'AQID...' (45 chars): contains whitespace"},
+	{"role = \"cpe\";\nsession_id = 1;\n"
+	 "key = \"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\";\n" PATHS,
+	 ":3: key: bad value 'AAAA...' (44 chars): an all-zero key"},
+	/* short texts: not even 4 characters are shown */
+	{"role = \"cpe\";\nsession_id = 1;\nkey = \"\";\n" PATHS,
+	 ":3: key: bad value '' (0 chars): empty"},
+	{"role = \"cpe\";\nsession_id = 1;\nkey = \"AQIDBAUG\";\n" PATHS,
+	 ":3: key: bad value '...' (8 chars): not 32 bytes of base64"},
+	{"role = \"cpe\";\nsession_id = 1;\nkey = 5;\n" PATHS,
+	 ":3: key: bad value '5': expected a string: base64 of 32 bytes, as "
+	 "l3bondd --genkey prints"},
+	{"role = \"cpe\";\nsession_id = 1;\nkey = [\"" TKEY "\"];\n" PATHS,
+	 ":3: key: bad value '[...]': expected a string"},
+	{TOP("encrypt = 1;"),
+	 ":3: encrypt: bad value '1': expected true or false"},
+	{TOP("encrypt = \"true\";"),
+	 ":3: encrypt: bad value 'true': expected true or false"},
+	/* per-path mtu */
+	{PATH2(LTE_KEYS PEER "mtu = 575;"),
+	 ":5: paths[1].mtu: bad value '575': out of range 576..65535"},
+	{PATH2(LTE_KEYS PEER "mtu = 65536;"),
+	 ":5: paths[1].mtu: bad value '65536': out of range 576..65535"},
+	{PATH2(LTE_KEYS PEER "mtu = 0;"),
+	 ":5: paths[1].mtu: bad value '0': out of range 576..65535"},
+	{PATH2(LTE_KEYS PEER "mtu = \"1500\";"),
+	 ":5: paths[1].mtu: bad value '1500': expected an integer"},
+	{PATH2(LTE_KEYS PEER "mtu = 1500.0;"),
+	 ":5: paths[1].mtu: bad value '1500': expected an integer"},
 };
 
 static void test_bad_files(void **state)
@@ -488,6 +603,8 @@ static void test_bad_files(void **state)
 				i, ret, err, want);
 			fail();
 		}
+		/* past the file name: mkstemp's letters are random */
+		assert_secret_kept(bad_cases[i].text, err + strlen(path));
 		assert_untouched(&c);
 	}
 }
@@ -528,6 +645,62 @@ static void test_defaults(void **state)
 	assert_string_equal(c.control_group, "l3bond");
 	assert_int_equal(c.metrics_port, 0);
 	assert_string_equal(c.metrics_address, "127.0.0.1");
+	/* no key until a file gives one */
+	assert_false(conf_has_key(&c));
+	assert_false(c.encrypt);
+	assert_int_equal(c.path[0].mtu, 0);
+	assert_int_equal(c.path[WIRE_MAX_PATHS - 1].mtu, 0);
+}
+
+/* key, encrypt and mtu read right; conf_wipe clears the key and only it. */
+static void test_auth_keys(void **state)
+{
+	char path[64], err[CONF_ERR_MAX];
+	struct conf c, ref;
+	int ret;
+
+	(void)state;
+	poison(&c);
+	ret = load_text(PATH2(LTE_KEYS PEER "mtu = 1400;"), &c, err,
+			sizeof(err), path, sizeof(path));
+	if (ret) {
+		print_error("%s\n", err);
+	}
+	assert_int_equal(ret, 0);
+	assert_key_1_32(&c);
+	assert_false(c.encrypt);
+	assert_int_equal(c.path[0].mtu, 0); /* not given: the interface's */
+	assert_int_equal(c.path[1].mtu, 1400);
+
+	ret = load_text(TOP("encrypt = false;"), &c, err, sizeof(err), path,
+			sizeof(path));
+	assert_int_equal(ret, 0);
+	assert_false(c.encrypt);
+	ret = load_text(CTOP("encrypt = true;"), &c, err, sizeof(err), path,
+			sizeof(path));
+	assert_int_equal(ret, 0);
+	assert_true(c.encrypt);
+	assert_key_1_32(&c);
+
+	/* another key, read bit for bit (base64 of 0xff x 31, 0x01) */
+	ret = load_text(
+		"role = \"cpe\";\nsession_id = 1;\n"
+		"key = \"/////////////////////////////////////////wE=\";"
+		"\n" PATHS,
+		&c, err, sizeof(err), path, sizeof(path));
+	if (ret) {
+		print_error("%s\n", err);
+	}
+	assert_int_equal(ret, 0);
+	assert_int_equal(c.psk.b[0], 0xff);
+	assert_int_equal(c.psk.b[30], 0xff);
+	assert_int_equal(c.psk.b[31], 0x01);
+
+	ref = c;
+	conf_wipe(&c);
+	assert_false(conf_has_key(&c));
+	memset(&ref.psk, 0, sizeof(ref.psk));
+	assert_memory_equal(&c, &ref, sizeof(c));
 }
 
 static void test_names(void **state)
@@ -561,6 +734,8 @@ static void test_sample_cpe(void **state)
 	assert_int_equal(ret, 0);
 	assert_int_equal(c.role, ROLE_CPE);
 	assert_int_equal(c.session_id, 42);
+	assert_placeholder_key(&c);
+	assert_false(c.encrypt);
 	assert_int_equal(c.port, 7040);
 	assert_true(c.sched.k == 0.5);
 	assert_int_equal(c.sched.t_dwd_ms, 250);
@@ -583,6 +758,8 @@ static void test_sample_cpe(void **state)
 	assert_int_equal(c.path[1].fwmark, 0x20);
 	assert_string_equal(c.path[1].peer, "198.51.100.10");
 	assert_int_equal(c.path[1].peer_port, 7040);
+	assert_int_equal(c.path[0].mtu, 0);
+	assert_int_equal(c.path[1].mtu, 1500);
 	assert_int_equal(c.ingress_queue, 0);
 	assert_int_equal(c.egress_queue, 1);
 	assert_int_equal(c.nlan, 1);
@@ -610,6 +787,8 @@ static void test_sample_concentrator(void **state)
 	assert_int_equal(ret, 0);
 	assert_int_equal(c.role, ROLE_CONCENTRATOR);
 	assert_int_equal(c.session_id, 42);
+	assert_placeholder_key(&c);
+	assert_false(c.encrypt);
 	assert_int_equal(c.port, 7040);
 	assert_true(c.sched.k == 0.5);
 	assert_int_equal(c.sched.t_dwd_ms, 250);
@@ -652,6 +831,8 @@ static void test_minimal(void **state)
 			 0);
 	assert_int_equal(c.role, ROLE_CPE);
 	assert_int_equal(c.session_id, 1);
+	assert_key_1_32(&c);
+	assert_false(c.encrypt);
 	assert_defaults_except_paths(&c);
 	assert_int_equal(c.npaths, 2);
 	assert_string_equal(c.path[0].name, "dsl");
@@ -674,6 +855,7 @@ static void test_edges(void **state)
 		"/* 88888888888\n   77777777777 */\n"
 		"role = \"concentrator\";\n"
 		"session_id = 4294967295L;\n"
+		"key = \"" TKEY "\"; encrypt = true;\n"
 		"port = 65535;\n"
 		"k = 10;\n"
 		"t_dwd_ms = 0;\n"
@@ -686,9 +868,9 @@ static void test_edges(void **state)
 		"paths = (\n"
 		"{ name = \"a-b_0123456789a\"; class = \"mobile\"; "
 		"interface = \"abcdefghijklmno\"; fwmark = 0xffffffff; "
-		"peer_port = 1; },\n"
+		"peer_port = 1; mtu = 576; },\n"
 		"{ name = \"z\"; class = \"fixed\"; interface = \"x\"; "
-		"fwmark = 4294967295L; }\n"
+		"fwmark = 4294967295L; mtu = 65535; }\n"
 		");\n";
 	char path[64], err[CONF_ERR_MAX];
 	struct conf c;
@@ -717,11 +899,15 @@ static void test_edges(void **state)
 	assert_string_equal(c.path[0].ifname, "abcdefghijklmno");
 	assert_int_equal(c.path[0].fwmark, UINT32_MAX);
 	assert_int_equal(c.path[0].peer_port, 1);
+	assert_int_equal(c.path[0].mtu, 576);
 	assert_string_equal(c.path[1].name, "z");
 	assert_int_equal(c.path[1].fwmark, UINT32_MAX);
+	assert_int_equal(c.path[1].mtu, 65535);
+	assert_true(c.encrypt);
+	assert_key_1_32(&c);
 
 	/* the other ends, and a float k */
-	ret = load_text("role = \"cpe\";\nsession_id = 1;\nk = 0;\n"
+	ret = load_text("role = \"cpe\";\nsession_id = 1;" KEYL "\nk = 0;\n"
 			"t_report_ms = 10;\nt_dwd_ms = 60000;\nw_fixed = 1;\n"
 			"w_mobile_max = 1000;\nt_lto_ms = 1;\n"
 			"reorder_capacity = 16;\nport = 1;\n" PATHS,
@@ -888,6 +1074,15 @@ static void test_set(void **state)
 		 "libconfig"},
 		{"k", "4294967301", "k: bad value '4294967301': too large"},
 		{"k\n", "1", "k?: unknown key"},
+		/* restart-only, and a secret: never echoed */
+		{"key", TKEY, "key: not a runtime setting"},
+		{"encrypt", "true", "encrypt: not a runtime setting"},
+		{"mtu", "1400", "mtu: not a runtime setting"},
+		{"paths[1].mtu", "1400", "paths[1].mtu: not a runtime setting"},
+		{"paths[0].peer", "192.0.2.9",
+		 "paths[0].peer: not a runtime setting"},
+		{"paths[].mtu", "1400", "paths[].mtu: unknown key"},
+		{"paths[0].bogus", "1", "paths[0].bogus: unknown key"},
 	};
 	char err[CONF_ERR_MAX];
 	struct conf c, ref;
@@ -905,6 +1100,7 @@ static void test_set(void **state)
 				    bad[i].want);
 			fail();
 		}
+		assert_null(strstr(err, TKEY));
 		assert_memory_equal(&c, &ref, sizeof(c));
 	}
 	assert_int_equal(conf_set(&c, "k", "0.7", err, sizeof(err)), 0);
@@ -964,8 +1160,9 @@ static void test_wide_literals(void **state)
 
 	(void)state;
 	poison(&c);
-	ret = load_text("role = \"cpe\";\nsession_id = 4294967297;\n" PATHS, &c,
-			err, sizeof(err), path, sizeof(path));
+	ret = load_text("role = \"cpe\";\nsession_id = 4294967297;" KEYL
+			"\n" PATHS,
+			&c, err, sizeof(err), path, sizeof(path));
 	if (wraps_dec) {
 		assert_int_equal(ret, -EINVAL);
 		snprintf(want, sizeof(want),
@@ -983,8 +1180,9 @@ static void test_wide_literals(void **state)
 	}
 
 	poison(&c);
-	ret = load_text("role = \"cpe\";\nsession_id = 3000000000;\n" PATHS, &c,
-			err, sizeof(err), path, sizeof(path));
+	ret = load_text("role = \"cpe\";\nsession_id = 3000000000;" KEYL
+			"\n" PATHS,
+			&c, err, sizeof(err), path, sizeof(path));
 	if (wraps_dec) {
 		assert_int_equal(ret, -EINVAL);
 		assert_non_null(strstr(err, ":2: session_id: bad value "
@@ -1086,6 +1284,7 @@ int main(void)
 		cmocka_unit_test(test_edges),
 		cmocka_unit_test(test_daemon_keys),
 		cmocka_unit_test(test_ops_keys),
+		cmocka_unit_test(test_auth_keys),
 		cmocka_unit_test(test_set),
 		cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_wide_literals),
