@@ -12,6 +12,7 @@
  */
 #include <arpa/inet.h>
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <libconfig.h>
 #include <limits.h>
@@ -67,8 +68,8 @@ struct loader {
 	const char *file;
 	char *err;
 	size_t errlen;
-	char key[48]; /* the key being read, as errors name it */
-	unsigned cur; /* index of the path group being read */
+	char key[48];	       /* the key being read, as errors name it */
+	unsigned cur;	       /* index of the path group being read */
 	uint32_t keepalive_ms; /* the deprecated key, 0: not given */
 	struct conf c;
 };
@@ -739,37 +740,52 @@ static int get_prefix(struct loader *l, const config_setting_t *e,
 	return 0;
 }
 
-static int parse_prefixes(struct loader *l, const config_setting_t *s,
-			  void *obj)
+/* A list of at least min prefixes, none twice, into out; name: the key,
+ * as errors name its elements ("prefixes[2]"). */
+static int get_prefixes(struct loader *l, const config_setting_t *s,
+			const char *name, struct conf_prefix *out,
+			unsigned *nout, unsigned min)
 {
-	struct conf *c = obj;
 	const config_setting_t *e;
+	char key[32];
 	unsigned i, j, n;
 	int ret;
 
-	if (c->role != ROLE_CONCENTRATOR) {
-		return bad(l, s, "only allowed with role \"concentrator\"");
-	}
-	ret = get_seq(l, s, CONF_PREFIX_MAX, "prefixes", &n);
+	snprintf(key, sizeof(key), "%s", name);
+	ret = get_seq(l, s, CONF_PREFIX_MAX, key, &n);
 	if (ret) {
 		return ret;
 	}
+	if (n < min) {
+		return bad(l, s, "at least %u prefix needed", min);
+	}
 	for (i = 0; i < n; i++) {
 		e = config_setting_get_elem(s, i);
-		snprintf(l->key, sizeof(l->key), "prefixes[%u]", i);
-		ret = get_prefix(l, e, &c->prefix[i]);
+		snprintf(l->key, sizeof(l->key), "%s[%u]", key, i);
+		ret = get_prefix(l, e, &out[i]);
 		if (ret) {
 			return ret;
 		}
 		for (j = 0; j < i; j++) {
-			if (c->prefix[j].addr == c->prefix[i].addr &&
-			    c->prefix[j].len == c->prefix[i].len) {
-				return bad(l, e, "prefixes[%u] is the same", j);
+			if (out[j].addr == out[i].addr &&
+			    out[j].len == out[i].len) {
+				return bad(l, e, "%s[%u] is the same", key, j);
 			}
 		}
 	}
-	c->nprefixes = n;
+	*nout = n;
 	return 0;
+}
+
+static int parse_prefixes(struct loader *l, const config_setting_t *s,
+			  void *obj)
+{
+	struct conf *c = obj;
+
+	if (c->role != ROLE_CONCENTRATOR) {
+		return bad(l, s, "only allowed with role \"concentrator\"");
+	}
+	return get_prefixes(l, s, "prefixes", c->prefix, &c->nprefixes, 0);
 }
 
 static int parse_log_level(struct loader *l, const config_setting_t *s,
@@ -879,12 +895,17 @@ static int parse_metrics_address(struct loader *l, const config_setting_t *s,
 }
 
 static int parse_paths(struct loader *l, const config_setting_t *s, void *obj);
+static int parse_cpes(struct loader *l, const config_setting_t *s, void *obj);
+static int parse_cpe_dir(struct loader *l, const config_setting_t *s,
+			 void *obj);
 
 /* role comes before paths: a path's peer is checked against it */
 static const struct key top_keys[] = {
 	{"role", true, parse_role},
-	INT_KEY("session_id", true, struct conf, session_id, 1, UINT32_MAX, 1),
-	{"key", true, parse_key},
+	/* both required but on a concentrator with cpes or cpe_dir:
+	 * check_top */
+	INT_KEY("session_id", false, struct conf, session_id, 1, UINT32_MAX, 1),
+	{"key", false, parse_key},
 	{"encrypt", false, parse_encrypt},
 	INT_KEY("port", false, struct conf, port, 1, UINT16_MAX, 1),
 	{"k", false, parse_k},
@@ -908,6 +929,9 @@ static const struct key top_keys[] = {
 	{"lan_interfaces", false, parse_lan_interfaces},
 	{"bond_output", false, parse_bond_output},
 	{"prefixes", false, parse_prefixes},
+	/* after the top-level CPE's keys: they are the first CPE */
+	{"cpes", false, parse_cpes},
+	{"cpe_dir", false, parse_cpe_dir},
 	INT_KEY("release_mark", false, struct conf, release_mark, 0, UINT32_MAX,
 		1),
 	{"log_level", false, parse_log_level},
@@ -1298,6 +1322,406 @@ static int prescan(const char *file, struct wrap w, struct wide *wd)
 	return ret;
 }
 
+/* The CPE of the top-level keys: the box itself on a CPE, the one CPE of
+ * a plain concentrator config. */
+static void top_cpe(struct conf *c)
+{
+	struct conf_cpe *e = &c->cpe[0];
+
+	unsigned i;
+
+	memset(e, 0, sizeof(*e));
+	e->session_id = c->session_id;
+	e->psk = c->psk;
+	e->encrypt = c->encrypt;
+	for (i = 0; i < c->nprefixes; i++) {
+		e->prefix[i] = c->prefix[i];
+	}
+	e->nprefixes = i;
+	c->ncpes = 1;
+}
+
+/* Before a concentrator's cpes or cpe_dir: the top-level CPE, if the file
+ * has one, comes first (all its keys come before those in the table). */
+static void top_first(struct conf *c)
+{
+	if (c->session_id && !c->ncpes) {
+		top_cpe(c);
+	}
+}
+
+/* ---- CPEs (concentrator: cpes, cpe_dir) -------------------------------- */
+
+/* The object a CPE group is read into: the entry, and the loader's CPE
+ * index for the checks against the others. */
+static int parse_cpe_name(struct loader *l, const config_setting_t *s,
+			  void *obj)
+{
+	struct conf_cpe *e = obj;
+	const char *v;
+	int ret;
+
+	ret = get_string(l, s, CONF_NAME_MAX - 1, &v);
+	if (ret) {
+		return ret;
+	}
+	/* names end up in metrics labels, status keys and log lines */
+	if (!*v ||
+	    strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789_-") != strlen(v)) {
+		return bad(l, s, "1 to %d of a-z, 0-9, '_' and '-'",
+			   CONF_NAME_MAX - 1);
+	}
+	strcpy(e->name, v);
+	return 0;
+}
+
+static int parse_cpe_key(struct loader *l, const config_setting_t *s, void *obj)
+{
+	struct conf_cpe *e = obj;
+	const char *v, *why = "not 32 bytes of base64";
+
+	if (config_setting_type(s) != CONFIG_TYPE_STRING) {
+		return bad(l, s,
+			   "expected a string: base64 of 32 bytes, as "
+			   "l3bondd --genkey prints");
+	}
+	v = config_setting_get_string(s);
+	if (auth_key_parse(&e->psk, v, &why)) {
+		return bad_secret(l, s, v, why);
+	}
+	return 0;
+}
+
+static int parse_cpe_encrypt(struct loader *l, const config_setting_t *s,
+			     void *obj)
+{
+	struct conf_cpe *e = obj;
+
+	return get_bool(l, s, &e->encrypt);
+}
+
+static int parse_cpe_prefixes(struct loader *l, const config_setting_t *s,
+			      void *obj)
+{
+	struct conf_cpe *e = obj;
+	char prefix[48];
+
+	snprintf(prefix, sizeof(prefix), "%s", l->key);
+	return get_prefixes(l, s, prefix, e->prefix, &e->nprefixes, 1);
+}
+
+static const struct key cpe_keys[] = {
+	{"name", true, parse_cpe_name},
+	INT_KEY("session_id", true, struct conf_cpe, session_id, 1, UINT32_MAX,
+		1),
+	{"key", true, parse_cpe_key},
+	{"encrypt", false, parse_cpe_encrypt},
+	{"prefixes", true, parse_cpe_prefixes},
+};
+
+/* The i-th CPE, as errors name it. */
+static const char *cpe_label(const struct conf *c, unsigned i, char *buf,
+			     size_t n)
+{
+	if (c->cpe[i].name[0]) {
+		snprintf(buf, n, "CPE \"%s\"", c->cpe[i].name);
+	} else {
+		snprintf(buf, n, "the top-level CPE");
+	}
+	return buf;
+}
+
+static bool overlap(const struct conf_prefix *a, const struct conf_prefix *b)
+{
+	uint8_t len = a->len < b->len ? a->len : b->len;
+	uint32_t mask = len ? htonl(~0u << (32 - len)) : 0;
+
+	return ((a->addr ^ b->addr) & mask) == 0;
+}
+
+/* CPE i (just read, at setting at) against the ones before it: the session
+ * id, the name, the key and every address must be its own. */
+static int check_cpe(struct loader *l, const config_setting_t *at, unsigned i)
+{
+	const struct conf *c = &l->c;
+	const struct conf_cpe *e = &c->cpe[i];
+	char other[CONF_NAME_MAX + 24], pa[INET_ADDRSTRLEN],
+		pb[INET_ADDRSTRLEN];
+	unsigned j, a, b;
+
+	for (j = 0; j < i; j++) {
+		const struct conf_cpe *o = &c->cpe[j];
+
+		cpe_label(c, j, other, sizeof(other));
+		if (o->session_id == e->session_id) {
+			return fail(l, at, "session_id %u: %s has it too",
+				    e->session_id, other);
+		}
+		if (e->name[0] && !strcmp(o->name, e->name)) {
+			return fail(l, at, "name \"%s\": %s has it too",
+				    e->name, other);
+		}
+		/* one key per CPE: the key is what tells CPEs apart */
+		if (auth_key_equal(&o->psk, &e->psk)) {
+			return fail(l, at,
+				    "key: %s has the same key; each CPE needs "
+				    "its own (l3bondd --genkey)",
+				    other);
+		}
+		for (a = 0; a < e->nprefixes; a++) {
+			for (b = 0; b < o->nprefixes; b++) {
+				if (!overlap(&e->prefix[a], &o->prefix[b])) {
+					continue;
+				}
+				inet_ntop(AF_INET, &e->prefix[a].addr, pa,
+					  sizeof(pa));
+				inet_ntop(AF_INET, &o->prefix[b].addr, pb,
+					  sizeof(pb));
+				return fail(l, at,
+					    "prefix %s/%u overlaps %s/%u of "
+					    "%s",
+					    pa, e->prefix[a].len, pb,
+					    o->prefix[b].len, other);
+			}
+		}
+	}
+	return 0;
+}
+
+/* Reads one CPE group into the next entry. */
+static int read_cpe(struct loader *l, const config_setting_t *g,
+		    const char *prefix, const char *default_name)
+{
+	struct conf *c = &l->c;
+	struct conf_cpe *e;
+	char key[48];
+	int ret;
+
+	if (c->ncpes >= CONF_CPE_MAX) {
+		set_key(l, prefix, "");
+		return fail(l, g, "more than %d CPEs", CONF_CPE_MAX);
+	}
+	e = &c->cpe[c->ncpes];
+	memset(e, 0, sizeof(*e));
+	e->encrypt = c->encrypt;
+	if (default_name) {
+		snprintf(e->name, sizeof(e->name), "%s", default_name);
+	}
+	snprintf(key, sizeof(key), "%s", prefix);
+	ret = walk(l, g, key, cpe_keys + (default_name ? 1 : 0),
+		   ARRAY_SIZE(cpe_keys) - (default_name ? 1 : 0), e);
+	if (!ret) {
+		/* "cpes[2]", or for a file of cpe_dir "cpe" */
+		snprintf(l->key, sizeof(l->key), "%.*s",
+			 prefix[0] ? (int)strlen(prefix) - 1 : 3,
+			 prefix[0] ? prefix : "cpe");
+		ret = check_cpe(l, g, c->ncpes);
+	}
+	if (ret) {
+		auth_key_wipe(&e->psk);
+		return ret;
+	}
+	c->ncpes++;
+	return 0;
+}
+
+static int parse_cpes(struct loader *l, const config_setting_t *s, void *obj)
+{
+	struct conf *c = obj;
+	const config_setting_t *e;
+	char prefix[24];
+	unsigned i, n;
+	int ret;
+
+	if (c->role != ROLE_CONCENTRATOR) {
+		return bad(l, s, "only allowed with role \"concentrator\"");
+	}
+	top_first(c);
+	if (!config_setting_is_list(s)) {
+		return bad(l, s,
+			   "expected a list of CPE groups "
+			   "( { name = ...; ... }, ... )");
+	}
+	n = (unsigned)config_setting_length(s);
+	for (i = 0; i < n; i++) {
+		e = config_setting_get_elem(s, i);
+		snprintf(prefix, sizeof(prefix), "cpes[%u]", i);
+		if (!config_setting_is_group(e)) {
+			set_key(l, prefix, "");
+			return bad(l, e, "expected a CPE group { ... }");
+		}
+		strcat(prefix, ".");
+		ret = read_cpe(l, e, prefix, NULL);
+		if (ret) {
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static void wipe_keys_in(config_setting_t *s);
+
+/* One file of cpe_dir: the keys of a cpes entry; name defaults to the
+ * file's name without ".conf". */
+static int read_cpe_file(struct loader *l, const char *path, const char *name)
+{
+	const char *file = l->file;
+	struct wide wd = {0};
+	config_t cfg;
+	int ret;
+
+	ret = prescan(path, probe_wrap(), &wd);
+	if (ret) {
+		snprintf(l->err, l->errlen, "%s: %s", path, strerror(-ret));
+		return ret;
+	}
+	if (wd.line) {
+		snprintf(l->err, l->errlen,
+			 "%s:%u: %s: bad value '%s': too large for this "
+			 "libconfig, which would wrap it to 32 bits; write "
+			 "'%sL'",
+			 path, wd.line, wd.key, wd.text, wd.text);
+		return -EINVAL;
+	}
+	config_init(&cfg);
+	if (!config_read_file(&cfg, path)) {
+		snprintf(l->err, l->errlen, "%s:%d: parse error: %s", path,
+			 config_error_line(&cfg), config_error_text(&cfg));
+		ret = config_error_type(&cfg) == CONFIG_ERR_FILE_IO ? -EIO
+								    : -EINVAL;
+	} else {
+		l->file = path;
+		ret = read_cpe(l, config_root_setting(&cfg), "", name);
+		l->file = file;
+	}
+	wipe_keys_in(config_root_setting(&cfg));
+	config_destroy(&cfg);
+	return ret;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int parse_cpe_dir(struct loader *l, const config_setting_t *s, void *obj)
+{
+	struct conf *c = obj;
+	char **names = NULL, path[PATH_MAX], name[CONF_NAME_MAX];
+	size_t n = 0, cap = 0, i, len;
+	const char *dir;
+	struct dirent *d;
+	DIR *dp;
+	int ret = 0;
+
+	if (c->role != ROLE_CONCENTRATOR) {
+		return bad(l, s, "only allowed with role \"concentrator\"");
+	}
+	ret = get_string(l, s, PATH_MAX - 64, &dir);
+	if (ret) {
+		return ret;
+	}
+	top_first(c);
+	dp = opendir(dir);
+	if (!dp) {
+		return bad(l, s, "%s", strerror(errno));
+	}
+	/* in name order, so that the CPEs keep their order from one reload
+	 * to the next */
+	while ((d = readdir(dp))) {
+		len = strlen(d->d_name);
+		if (d->d_name[0] == '.' || len <= 5 ||
+		    strcmp(d->d_name + len - 5, ".conf")) {
+			continue;
+		}
+		if (n == cap) {
+			char **nn;
+
+			cap = cap ? cap * 2 : 64;
+			nn = realloc(names, cap * sizeof(*names));
+			if (!nn) {
+				ret = -ENOMEM;
+				break;
+			}
+			names = nn;
+		}
+		names[n] = strdup(d->d_name);
+		if (!names[n]) {
+			ret = -ENOMEM;
+			break;
+		}
+		n++;
+	}
+	closedir(dp);
+	if (ret) {
+		snprintf(l->err, l->errlen, "%s: %s", dir, strerror(-ret));
+		goto out;
+	}
+	qsort(names, n, sizeof(*names), by_name);
+	for (i = 0; i < n && !ret; i++) {
+		len = strlen(names[i]) - 5;
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		if (len >= sizeof(name) ||
+		    strspn(names[i], "abcdefghijklmnopqrstuvwxyz0123456789_-") <
+			    len) {
+			ret = bad(l, s,
+				  "file %s: its name is the CPE's: 1 to %d of "
+				  "a-z, 0-9, '_' and '-', then .conf",
+				  names[i], CONF_NAME_MAX - 1);
+			break;
+		}
+		memcpy(name, names[i], len);
+		name[len] = '\0';
+		ret = read_cpe_file(l, path, name);
+	}
+out:
+	for (i = 0; i < n; i++) {
+		free(names[i]);
+	}
+	free(names);
+	return ret;
+}
+
+/* session_id and key: the CPE's own; on a concentrator those of the plain
+ * top-level CPE, which cpes or cpe_dir make optional (a concentrator may
+ * start with no CPE yet: an empty cpe_dir filled before a reload). */
+static int check_top(struct loader *l, const config_setting_t *root)
+{
+	struct conf *c = &l->c;
+	bool others = config_setting_get_member(root, "cpes") ||
+		      config_setting_get_member(root, "cpe_dir");
+	unsigned i;
+
+	if (c->role == ROLE_CONCENTRATOR && others && !c->session_id &&
+	    !conf_has_key(c) && !c->nprefixes) {
+		return 0;
+	}
+	if (!c->session_id) {
+		set_key(l, "", "session_id");
+		return fail(l, root, "missing");
+	}
+	if (!conf_has_key(c)) {
+		set_key(l, "", "key");
+		return fail(l, root, "missing%s", missing_hint("key"));
+	}
+	top_first(c);
+	/* every CPE must have a key: nothing without one reaches the
+	 * daemon (cannot fail: each key is required and never all zero) */
+	for (i = 0; i < c->ncpes; i++) {
+		uint8_t any = 0;
+		size_t b;
+
+		for (b = 0; b < AUTH_KEY_LEN; b++) {
+			any |= c->cpe[i].psk.b[b];
+		}
+		if (!any) {
+			set_key(l, "", "key");
+			return fail(l, root, "missing");
+		}
+	}
+	return 0;
+}
+
 void conf_defaults(struct conf *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -1342,25 +1766,50 @@ bool conf_has_key(const struct conf *c)
 
 void conf_wipe(struct conf *c)
 {
+	unsigned i;
+
 	auth_key_wipe(&c->psk);
+	for (i = 0; i < c->ncpes && i < CONF_CPE_MAX; i++) {
+		auth_key_wipe(&c->cpe[i].psk);
+	}
 }
 
-/* The key's text in libconfig's tree is freed, not cleared, by
- * config_destroy(): clear it first.  The string is libconfig's own heap
- * copy (strdup), so writing to it is sound.  What the parser and stdio
- * buffered on the way is out of reach; this is the long-lived copy. */
-static void wipe_key_text(config_t *cfg)
+/* The keys' text in libconfig's tree is freed, not cleared, by
+ * config_destroy(): clear it first, wherever a "key" is (top level, cpes
+ * entries).  The string is libconfig's own heap copy (strdup), so writing
+ * to it is sound.  What the parser and stdio buffered on the way is out of
+ * reach; this is the long-lived copy. */
+static void wipe_keys_in(config_setting_t *s)
 {
-	config_setting_t *s;
+	config_setting_t *e;
 	const char *v;
+	int i, n;
 
-	s = config_setting_get_member(config_root_setting(cfg), "key");
-	if (s && config_setting_type(s) == CONFIG_TYPE_STRING) {
-		v = config_setting_get_string(s);
-		if (v) {
-			explicit_bzero((char *)v, strlen(v));
+	if (config_setting_type(s) == CONFIG_TYPE_STRING) {
+		if (config_setting_name(s) &&
+		    !strcmp(config_setting_name(s), "key")) {
+			v = config_setting_get_string(s);
+			if (v) {
+				explicit_bzero((char *)v, strlen(v));
+			}
+		}
+		return;
+	}
+	if (!config_setting_is_aggregate(s)) {
+		return;
+	}
+	n = config_setting_length(s);
+	for (i = 0; i < n; i++) {
+		e = config_setting_get_elem(s, (unsigned)i);
+		if (e) {
+			wipe_keys_in(e);
 		}
 	}
+}
+
+static void wipe_key_text(config_t *cfg)
+{
+	wipe_keys_in(config_root_setting(cfg));
 }
 
 int conf_load(struct conf *c, const char *file, char *err, size_t errlen)
@@ -1430,11 +1879,8 @@ int conf_load(struct conf *c, const char *file, char *err, size_t errlen)
 	if (!ret) {
 		ret = check_queues(&l, root);
 	}
-	if (!ret && !conf_has_key(&l.c)) {
-		/* cannot happen (key is required and never all zero): a
-		 * loaded config without a key must never reach the daemon */
-		set_key(&l, "", "key");
-		ret = fail(&l, root, "missing");
+	if (!ret) {
+		ret = check_top(&l, root);
 	}
 	if (!ret) {
 		*c = l.c;

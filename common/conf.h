@@ -30,6 +30,7 @@ enum conf_limits {
 	CONF_PREFIX_MAX = 32, /* prefixes */
 	CONF_PATH_MAX = 108,  /* control_socket, with NUL (sun_path) */
 	CONF_GROUP_MAX = 33,  /* control_group, with NUL */
+	CONF_CPE_MAX = 1024,  /* CPEs of one concentrator */
 };
 
 /* log_level: messages of this level and more severe are logged */
@@ -44,6 +45,18 @@ enum conf_log_level {
 struct conf_prefix {
 	uint32_t addr; /* network byte order, host bits zero */
 	uint8_t len;   /* 0..32 */
+};
+
+/* A CPE as the sessions see it.  On a CPE: itself (no prefixes).  On a
+ * concentrator: one per CPE it serves, the plain top-level one (session_id,
+ * key, prefixes at the top, name "") first if there is one. */
+struct conf_cpe {
+	char name[CONF_NAME_MAX];
+	uint32_t session_id;
+	struct auth_key psk;
+	bool encrypt;
+	unsigned nprefixes; /* concentrator: the CPE's routed prefixes */
+	struct conf_prefix prefix[CONF_PREFIX_MAX];
 };
 
 struct conf_path {
@@ -81,6 +94,9 @@ struct conf {
 	enum conf_log_level log_level;
 	uint32_t probe_interval_ms; /* PROBE on every path this often */
 	uint32_t dead_after_ms;	    /* a path silent this long is down */
+	/* every CPE (see struct conf_cpe) */
+	unsigned ncpes;
+	struct conf_cpe cpe[CONF_CPE_MAX];
 	/* operations (l3bondctl, metrics) */
 	char control_socket[CONF_PATH_MAX];  /* "": no control socket */
 	char control_group[CONF_GROUP_MAX];  /* may use the socket too */

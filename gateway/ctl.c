@@ -373,7 +373,7 @@ static void labelled_nonzero(struct ctl_buf *b, const struct snap *s,
 }
 
 static void render_session(struct ctl_buf *b, const struct snap *s,
-			   size_t first, uint32_t ses)
+			   size_t first, uint32_t ses, const char *cpe)
 {
 	static const char *const tunables[] = {
 		"k",
@@ -391,11 +391,14 @@ static void render_session(struct ctl_buf *b, const struct snap *s,
 		NULL,
 	};
 	static const char *const ing[] = {
-		"pkts", "bonded", "no_path", "no_session", "unfit", "reports",
-		"awi",	"iwi",	  "dwd",     "dwd_held",   NULL,
+		"bonded", "no_path", "no_session", "reports", "awi",
+		"iwi",	  "dwd",     "dwd_held",   NULL,
 	};
 	static const char *const egr[] = {
-		"pkts", "released", "in_order", "buffered", NULL,
+		"released",
+		"in_order",
+		"buffered",
+		NULL,
 	};
 	static const char *const holes[] = {
 		"hole_timeout",	  "hole_early", "hole_overflow",
@@ -403,9 +406,8 @@ static void render_session(struct ctl_buf *b, const struct snap *s,
 	};
 	static const char *const late[] = {"late", "dup", NULL};
 	static const char *const other[] = {
-		"outer_bad",	  "session", "path",	 "oversize",
-		"inner_family",	  "no_slot", "overflow", "verdict_errors",
-		"no_kernel_time", NULL,
+		"oversize", "inner_family", "spoofed",
+		"no_slot",  "overflow",	    NULL,
 	};
 	enum gw_stat_scope S = GW_SCOPE_SESSION, E = GW_SCOPE_EGRESS,
 			   I = GW_SCOPE_INGRESS;
@@ -413,6 +415,10 @@ static void render_session(struct ctl_buf *b, const struct snap *s,
 	unsigned w[COLS], c;
 	size_t i;
 
+	bprintf(b, "\n");
+	if (*cpe) {
+		bprintf(b, "cpe       %s\n", cpe);
+	}
 	bprintf(b, "session   %u  %s  handshakes %llu  %s\n", ses,
 		val_s(s, S, ses, NULL, "session_state", v1, CELL),
 		(unsigned long long)val_u(s, S, ses, NULL, "handshakes"),
@@ -464,18 +470,35 @@ static void render_session(struct ctl_buf *b, const struct snap *s,
 		(unsigned long long)val_u(s, E, ses, NULL, "capacity"));
 	pairs(b, s, E, ses, "holes", holes, false, "hole_");
 	pairs(b, s, E, ses, "drops", late, false, NULL);
+	labelled_nonzero(b, s, E, ses, "auth", "auth");
+	labelled_nonzero(b, s, E, ses, "body", "body");
+	pairs(b, s, E, ses, "other", other, true, NULL);
+}
+
+/* The two queues' own values (global): what happens before a session is
+ * known. */
+static void render_queues(struct ctl_buf *b, const struct snap *s)
+{
+	static const char *const ing[] = {
+		"pkts", "no_cpe", "unfit", "verdict_errors", NULL,
+	};
+	static const char *const egr[] = {
+		"pkts",		  "outer_bad",	    "session", "path",
+		"verdict_errors", "no_kernel_time", NULL,
+	};
+	enum gw_stat_scope E = GW_SCOPE_EGRESS, I = GW_SCOPE_INGRESS;
+
+	pairs(b, s, I, 0, "ingress", ing, false, NULL);
+	pairs(b, s, E, 0, "egress", egr, false, NULL);
 	bprintf(b,
 		"kernel    queue drops: ingress %llu (user %llu)  egress "
 		"%llu (user %llu)\n",
-		(unsigned long long)val_u(s, I, ses, NULL, "kernel_dropped"),
-		(unsigned long long)val_u(s, I, ses, NULL,
-					  "kernel_user_dropped"),
-		(unsigned long long)val_u(s, E, ses, NULL, "kernel_dropped"),
-		(unsigned long long)val_u(s, E, ses, NULL,
+		(unsigned long long)val_u(s, I, 0, NULL, "kernel_dropped"),
+		(unsigned long long)val_u(s, I, 0, NULL, "kernel_user_dropped"),
+		(unsigned long long)val_u(s, E, 0, NULL, "kernel_dropped"),
+		(unsigned long long)val_u(s, E, 0, NULL,
 					  "kernel_user_dropped"));
-	labelled_nonzero(b, s, E, ses, "wire", "wire");
-	labelled_nonzero(b, s, E, ses, "auth", "auth");
-	pairs(b, s, E, ses, "other", other, true, NULL);
+	labelled_nonzero(b, s, E, 0, "wire", "wire");
 }
 
 static void render_table(struct ctl_buf *b, const struct snap *s)
@@ -493,12 +516,14 @@ static void render_table(struct ctl_buf *b, const struct snap *s)
 		(unsigned long long)(ms / 3600000 % 24),
 		(unsigned long long)(ms / 60000 % 60),
 		(unsigned long long)(ms / 1000 % 60), (unsigned long long)ms);
+	render_queues(b, s);
 	/* each session starts with its "session" value */
 	for (i = 0; i < s->n; i++) {
 		e = &s->e[i];
 		if (e->st.scope == GW_SCOPE_SESSION &&
 		    !strcmp(e->st.name, "session")) {
-			render_session(b, s, i, e->st.session);
+			render_session(b, s, i, e->st.session,
+				       e->st.cpe ? e->st.cpe : "");
 		}
 	}
 }
@@ -552,7 +577,7 @@ static void render_json(struct ctl_buf *b, const struct snap *s)
 			} else if (at == IN_SECTION) {
 				bprintf(b, "}");
 			}
-			if (at != IN_TOP) {
+			if (sessions) {
 				bprintf(b, "},{");
 			} else {
 				bprintf(b, "%s\"sessions\":[{", i ? "," : "");
@@ -662,15 +687,22 @@ static void do_set(struct gw *gw, struct ctl_buf *out, const char *key,
 		   const char *value)
 {
 	char err[CONF_ERR_MAX];
-	struct conf c = gw->conf;
+	struct conf *c = malloc(sizeof(*c)); /* large: CPEs */
 
-	if (conf_set(&c, key, value, err, sizeof(err)) ||
-	    gw_apply_conf(gw, &c, err, sizeof(err))) {
-		conf_wipe(&c);
+	if (!c) {
+		bprintf(out, "error: %s\n", strerror(ENOMEM));
+		return;
+	}
+	*c = gw->conf;
+	if (conf_set(c, key, value, err, sizeof(err)) ||
+	    gw_apply_conf(gw, c, err, sizeof(err))) {
+		conf_wipe(c);
+		free(c);
 		bprintf(out, "error: %s\n", err);
 		return;
 	}
-	conf_wipe(&c);
+	conf_wipe(c);
+	free(c);
 	gw_info(gw, "l3bondctl: set %s %s", key, value);
 	bprintf(out,
 		"ok\n%s set to %s (runtime only: a reload or a restart "

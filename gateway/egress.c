@@ -16,10 +16,15 @@
  * routing) as if it had arrived on the WAN device.
  * Control packets are handled by path.c and dropped.
  *
- * Slots: the resequencer holds at most capacity packets, and a packet is
- * released or dropped within the call that pushed it otherwise, so
- * capacity + 1 slots never run out.  The kernel queue is sized capacity +
- * GW_EGR_QUEUE_EXTRA so held packets do not make it overflow.
+ * Sessions: the session id of the header selects the session (session.c),
+ * whose keys, resequencer and slots the packet then meets; a concentrator
+ * also checks that a CPE's DATA comes from that CPE's prefixes.
+ *
+ * Slots: a session's resequencer holds at most capacity packets, and a
+ * packet is released or dropped within the call that pushed it otherwise,
+ * so capacity + 1 slots per session never run out.  The kernel queue has
+ * room for every session's full buffer (GW_EGR_QUEUE_EXTRA more) so held
+ * packets do not make it overflow.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -39,20 +44,41 @@ static void verdict(struct gw_egr *e, uint32_t id, enum nfqueue_verdict_kind v,
 	}
 }
 
+static struct gw_slot *slot_of(const struct gw_sess *s, uint32_t idx)
+{
+	return &s->chunk[idx / GW_SLOT_CHUNK][idx % GW_SLOT_CHUNK];
+}
+
+static int chunk_alloc(struct gw_sess *s, uint32_t c)
+{
+	size_t len = sizeof(**s->chunk) * GW_SLOT_CHUNK;
+	uint32_t i;
+
+	s->chunk[c] = malloc(len);
+	if (!s->chunk[c]) {
+		return -ENOMEM;
+	}
+	gw_commit_mem(s->chunk[c], len);
+	for (i = 0; i < GW_SLOT_CHUNK; i++) {
+		s->chunk[c][i].ext = NULL;
+	}
+	return 0;
+}
+
 /* The resequencer hands a packet back, in global sequence order. */
 static void release(void *ctx, uint64_t cookie, uint32_t gseq)
 {
-	struct gw *gw = ctx;
-	struct gw_egr *e = &gw->egr;
-	struct gw_slot *s = &e->slot[cookie];
-	uint32_t mark = gw->conf.release_mark;
+	struct gw_sess *s = ctx;
+	struct gw_egr *e = &s->gw->egr;
+	struct gw_slot *sl = slot_of(s, (uint32_t)cookie);
+	uint32_t mark = s->gw->conf.release_mark;
 
 	(void)gseq;
-	verdict(e, s->id, NFQ_ACCEPT, mark != 0, mark,
-		s->ext ? s->ext : s->data, s->len);
-	s->ext = NULL;
-	e->free[e->nfree++] = (uint32_t)cookie;
-	e->st.released++;
+	verdict(e, sl->id, NFQ_ACCEPT, mark != 0, mark,
+		sl->ext ? sl->ext : sl->data, sl->len);
+	sl->ext = NULL;
+	s->free[s->nfree++] = (uint32_t)cookie;
+	s->est.released++;
 }
 
 /* When the packet reached this box: the kernel's receive stamp on the
@@ -75,56 +101,83 @@ static uint64_t arrival_us(struct gw_egr *e, const struct nfqueue_pkt *pk)
 	return (uint64_t)mono_ns / 1000;
 }
 
-static void on_data(struct gw *gw, const struct nfqueue_pkt *pk,
+/* Concentrator: what a CPE sends must come from its own addresses (its
+ * prefixes), or any CPE could send as another through us. */
+static bool spoofed(const struct gw_sess *s, const struct wire_msg *m)
+{
+	uint32_t src;
+
+	if (s->gw->conf.role != ROLE_CONCENTRATOR) {
+		return false;
+	}
+	memcpy(&src, m->body + 12, 4); /* IPv4: checked by the caller */
+	return gw_sess_by_addr(s->gw, src) != s;
+}
+
+static void on_data(struct gw_sess *s, const struct nfqueue_pkt *pk,
 		    const struct wire_msg *m)
 {
-	struct gw_egr *e = &gw->egr;
+	struct gw_egr *e = &s->gw->egr;
 	enum egr_verdict v;
-	struct gw_slot *s;
+	struct gw_slot *sl;
 	uint32_t idx;
 
 	if (m->body_len > GW_INNER_MAX) {
-		e->st.oversize++;
+		s->est.oversize++;
 		verdict(e, pk->id, NFQ_DROP, false, 0, NULL, 0);
 		return;
 	}
-
-	if (!e->nfree) {
-		e->st.no_slot++;
+	if (!s->nfree) {
+		s->est.no_slot++;
 		verdict(e, pk->id, NFQ_DROP, false, 0, NULL, 0);
 		return;
 	}
-	idx = e->free[--e->nfree];
-	s = &e->slot[idx];
-	s->id = pk->id;
-	s->len = (uint32_t)m->body_len;
+	idx = s->free[s->nfree - 1];
+	if (!s->chunk[idx / GW_SLOT_CHUNK] &&
+	    chunk_alloc(s, idx / GW_SLOT_CHUNK) < 0) {
+		s->est.no_slot++;
+		verdict(e, pk->id, NFQ_DROP, false, 0, NULL, 0);
+		return;
+	}
+	s->nfree--;
+	sl = slot_of(s, idx);
+	sl->id = pk->id;
+	sl->len = (uint32_t)m->body_len;
 	/* the bytes stay where they are unless the resequencer keeps them:
 	 * an in-order packet is released inside egr_on_data, straight from
 	 * the receive buffer, which stays valid until we return */
-	s->ext = m->body;
-	v = egr_on_data(&e->egr, &m->hdr, arrival_us(e, pk), idx);
+	sl->ext = m->body;
+	v = egr_on_data(&s->egr, &m->hdr, arrival_us(e, pk), idx);
 	switch (v) {
 	case EGR_RELEASED:
 		return;
 	case EGR_BUFFERED:
-		if (s->ext) {
-			memcpy(s->data, m->body, m->body_len);
-			s->ext = NULL;
+		if (sl->ext) {
+			memcpy(sl->data, m->body, m->body_len);
+			sl->ext = NULL;
 		}
 		return;
 	case EGR_DROP_LATE:
-		e->st.late++;
+		s->est.late++;
 		break;
 	case EGR_DROP_DUP:
-		e->st.dup++;
+		s->est.dup++;
 		break;
 	case EGR_DROP_PATH:
 		e->st.path++;
 		break;
 	}
 	verdict(e, pk->id, NFQ_DROP, false, 0, NULL, 0);
-	s->ext = NULL;
-	e->free[e->nfree++] = idx;
+	sl->ext = NULL;
+	s->free[s->nfree++] = idx;
+}
+
+static void touch(struct gw_egr *e, struct gw_sess *s)
+{
+	if (!s->touched && e->ntouched < GW_BUDGET) {
+		s->touched = true;
+		e->touched[e->ntouched++] = s;
+	}
 }
 
 static void on_packet(void *ctx, const struct nfqueue_pkt *pk)
@@ -136,7 +189,8 @@ static void on_packet(void *ctx, const struct nfqueue_pkt *pk)
 	struct wire_msg m;
 	enum wire_drop why;
 	const uint8_t *pl;
-	struct gw_path *p;
+	struct gw_link *l;
+	struct gw_sess *s = NULL;
 	bool newest;
 	size_t plen;
 
@@ -150,7 +204,8 @@ static void on_packet(void *ctx, const struct nfqueue_pkt *pk)
 	if (why != WIRE_OK) {
 		goto malformed;
 	}
-	if (m.hdr.session != gw->conf.session_id) {
+	s = gw_sess_by_id(gw, m.hdr.session);
+	if (!s) {
 		e->st.session++;
 		goto drop;
 	}
@@ -160,17 +215,18 @@ static void on_packet(void *ctx, const struct nfqueue_pkt *pk)
 	}
 	/* The payload lies in our own netlink receive buffer: the tag check
 	 * may decrypt it in place. */
-	ad = gw_sess_open(gw, (uint8_t *)(uintptr_t)pl, &m, &why, &newest);
+	ad = gw_sec_open(s, (uint8_t *)(uintptr_t)pl, &m, &why, &newest);
 	if (ad == GW_AUTH_MAX) {
 		goto malformed;
 	}
+	touch(e, s);
 	if (ad != GW_AUTH_OK) {
-		e->st.auth[ad]++;
+		s->est.auth[ad]++;
 		if (gw_ratelimit_ok(&e->rl, e->now_us)) {
-			gw_dbg(gw, "egress: dropped a %s from %s:%u: %s",
-			       wire_type_name(m.hdr.type),
-			       inet_ntoa(from.sin_addr), ntohs(from.sin_port),
-			       gw_auth_drop_name(ad));
+			gw_sdbg(s, "egress: dropped a %s from %s:%u: %s",
+				wire_type_name(m.hdr.type),
+				inet_ntoa(from.sin_addr), ntohs(from.sin_port),
+				gw_auth_drop_name(ad));
 		}
 		goto drop;
 	}
@@ -178,28 +234,41 @@ static void on_packet(void *ctx, const struct nfqueue_pkt *pk)
 	 * the kernel goes on with it as such: an IPv6 payload cannot replace
 	 * it (and our ingress only captures IPv4). */
 	if (m.hdr.type == WIRE_DATA && m.body[0] >> 4 != 4) {
-		e->st.inner_family++;
+		s->est.inner_family++;
 		goto drop;
 	}
-	p = &gw->path[m.hdr.path];
-	p->st.rx_pkts++;
-	p->st.rx_bytes += pk->len;
+	if (m.hdr.type == WIRE_DATA && spoofed(s, &m)) {
+		s->est.spoofed++;
+		if (gw_ratelimit_ok(&e->rl, e->now_us)) {
+			gw_swarn(s, "egress: dropped DATA from an address "
+				    "outside the CPE's prefixes");
+		}
+		goto drop;
+	}
+	l = &s->link[m.hdr.path];
+	l->st.rx_pkts++;
+	l->st.rx_bytes += pk->len;
 	if (m.hdr.type == WIRE_DATA) {
-		gw_path_heard(gw, p, &from, newest, e->now_us);
-		on_data(gw, pk, &m);
+		gw_link_heard(s, l, &from, newest, e->now_us);
+		on_data(s, pk, &m);
 		return;
 	}
-	e->st.ctrl[m.hdr.type]++;
+	s->est.ctrl[m.hdr.type]++;
 	if (m.hdr.type == WIRE_HELLO || m.hdr.type == WIRE_HELLO_ACK) {
 		/* anyone can replay these: they prove nothing about the path */
-		gw_sess_on_hello(gw, p, &from, &m, e->now_us);
+		gw_sec_on_hello(s, l, &from, &m, e->now_us);
 		goto drop;
 	}
-	gw_path_heard(gw, p, &from, newest, e->now_us);
-	gw_on_control(gw, p, &m, e->now_us);
+	gw_link_heard(s, l, &from, newest, e->now_us);
+	gw_on_control(s, l, &m, e->now_us);
 	goto drop;
 malformed:
-	e->st.wire[why]++;
+	if (s) {
+		/* authentic, but its body is not what its type says */
+		s->est.wire[why]++;
+	} else {
+		e->st.wire[why]++;
+	}
 	if (gw_ratelimit_ok(&e->rl, e->now_us)) {
 		gw_dbg(gw, "egress: dropped a packet from %s: %s",
 		       inet_ntoa(from.sin_addr), wire_drop_name(why));
@@ -208,57 +277,68 @@ drop:
 	verdict(e, pk->id, NFQ_DROP, false, 0, NULL, 0);
 }
 
-static void arm_timer(struct gw *gw)
+static void arm_timer(struct gw_sess *s)
 {
-	struct gw_egr *e = &gw->egr;
+	struct ev_loop *loop = s->gw->loop;
 	uint64_t when, now;
 
-	ev_timer_stop(gw->loop, &e->reseq_timer);
-	if (!egr_reseq_deadline(&e->egr.reseq, &when)) {
+	ev_timer_stop(loop, &s->reseq_timer);
+	if (!egr_reseq_deadline(&s->egr.reseq, &when)) {
 		return;
 	}
 	now = gw_now_us();
-	ev_timer_set(&e->reseq_timer,
+	ev_timer_set(&s->reseq_timer,
 		     when > now ? (double)(when - now) / 1e6 : 0., 0.);
-	ev_timer_start(gw->loop, &e->reseq_timer);
+	ev_timer_start(loop, &s->reseq_timer);
 }
 
-void gw_egr_settle(struct gw *gw)
+/* The verdicts out, in one write. */
+static void flush(struct gw *gw)
 {
 	struct gw_egr *e = &gw->egr;
 
-	if (!e->q.nl) {
-		return;
-	}
-	if (nfqueue_flush(&e->q) < 0) {
+	if (e->q.nl && nfqueue_flush(&e->q) < 0) {
 		e->st.verdict_errors++;
 	}
-	arm_timer(gw);
+}
+
+void gw_egr_settle(struct gw_sess *s)
+{
+	flush(s->gw);
+	if (s->egr_ok) {
+		arm_timer(s);
+	}
 }
 
 static void on_timer(struct ev_loop *loop, ev_timer *w, int revents)
 {
-	struct gw *gw = container_of(w, struct gw, egr.reseq_timer);
+	struct gw_sess *s = container_of(w, struct gw_sess, reseq_timer);
 
 	(void)loop;
 	(void)revents;
-	egr_reseq_poll(&gw->egr.egr.reseq, gw_now_us());
-	gw_egr_settle(gw);
+	egr_reseq_poll(&s->egr.reseq, gw_now_us());
+	gw_egr_settle(s);
 }
 
 static int drain_once(struct gw *gw)
 {
+	struct gw_egr *e = &gw->egr;
 	struct timespec real, mono;
+	unsigned i;
 	int got;
 
 	clock_gettime(CLOCK_REALTIME, &real);
 	clock_gettime(CLOCK_MONOTONIC, &mono);
-	gw->egr.real_to_mono_ns =
-		((int64_t)mono.tv_sec - real.tv_sec) * 1000000000 +
-		(mono.tv_nsec - real.tv_nsec);
-	gw->egr.now_us = gw_now_us();
-	got = nfqueue_drain(&gw->egr.q, GW_BUDGET, on_packet, gw);
-	gw_egr_settle(gw);
+	e->real_to_mono_ns = ((int64_t)mono.tv_sec - real.tv_sec) * 1000000000 +
+			     (mono.tv_nsec - real.tv_nsec);
+	e->now_us = gw_now_us();
+	got = nfqueue_drain(&e->q, GW_BUDGET, on_packet, gw);
+	flush(gw);
+	for (i = 0; i < e->ntouched; i++) {
+		e->touched[i]->touched = false;
+		arm_timer(e->touched[i]);
+	}
+	e->ntouched = 0;
 	return got;
 }
 
@@ -284,20 +364,19 @@ void gw_egr_drain_all(struct gw *gw)
 	}
 }
 
-void gw_egr_peer_restarted(struct gw *gw)
+void gw_egr_peer_restarted(struct gw_sess *s)
 {
-	struct gw_egr *e = &gw->egr;
-	uint32_t report_seq = e->egr.loss.report_seq;
+	uint32_t report_seq = s->egr.loss.report_seq;
 
-	e->st.peer_restarts++;
+	s->est.peer_restarts++;
 	/* what is buffered goes out in order first */
-	egr_reseq_reset(&e->egr.reseq);
+	egr_reseq_reset(&s->egr.reseq);
 	/* the counters start again (the peer's fresh ingress takes new
 	 * baselines) but our report sequence goes on: were the restart a
 	 * false alarm, the peer would ignore a sequence that went back */
-	egr_loss_init(&e->egr.loss, gw->npaths);
-	e->egr.loss.report_seq = report_seq;
-	gw_egr_settle(gw);
+	egr_loss_init(&s->egr.loss, s->gw->npaths);
+	s->egr.loss.report_seq = report_seq;
+	gw_egr_settle(s);
 }
 
 /* The kernel's own drops for our queues, logged when they grow. */
@@ -330,43 +409,82 @@ void gw_check_kstats(struct gw *gw)
 	}
 }
 
+int gw_segr_open(struct gw_sess *s)
+{
+	const struct gw *gw = s->gw;
+	uint32_t i, nchunks;
+	int err;
+
+	err = egr_init(&s->egr, &gw->conf.reseq, gw->npaths, release, s);
+	if (err) {
+		gw_serr(s, "egress: %s", strerror(-err));
+		return err;
+	}
+	s->egr_ok = true;
+	/* paths come up as the peer is heard on them */
+	for (i = 0; i < gw->npaths; i++) {
+		egr_reseq_set_path_up(&s->egr.reseq, i, false);
+	}
+	s->nslots = gw->conf.reseq.capacity + 1;
+	nchunks = (s->nslots + GW_SLOT_CHUNK - 1) / GW_SLOT_CHUNK;
+	s->chunk = calloc(nchunks, sizeof(*s->chunk));
+	s->free = malloc(sizeof(*s->free) * s->nslots);
+	if (!s->chunk || !s->free) {
+		return -ENOMEM;
+	}
+	for (i = 0; i < s->nslots; i++) {
+		s->free[i] = s->nslots - 1 - i;
+	}
+	s->nfree = s->nslots;
+	/* A CPE has one session: its memory is committed now, so that what
+	 * the daemon uses does not grow with the depth the resequencer
+	 * happens to reach later.  A concentrator's sessions take chunks as
+	 * they need them (most CPEs never fill their buffer). */
+	for (i = 0; gw->conf.role == ROLE_CPE && i < nchunks; i++) {
+		if (chunk_alloc(s, i) < 0) {
+			return -ENOMEM;
+		}
+	}
+	ev_timer_init(&s->reseq_timer, on_timer, 0., 0.);
+	return 0;
+}
+
+void gw_segr_close(struct gw_sess *s)
+{
+	uint32_t i;
+
+	if (s->gw->loop) {
+		ev_timer_stop(s->gw->loop, &s->reseq_timer);
+	}
+	if (s->egr_ok) {
+		egr_free(&s->egr);
+		s->egr_ok = false;
+	}
+	for (i = 0; s->chunk && i * GW_SLOT_CHUNK < s->nslots; i++) {
+		free(s->chunk[i]);
+	}
+	free(s->chunk);
+	free(s->free);
+	s->chunk = NULL;
+	s->free = NULL;
+}
+
 int gw_egr_open(struct gw *gw)
 {
 	struct gw_egr *e = &gw->egr;
+	/* room for every session's full buffer, and what is in flight */
+	uint64_t maxlen =
+		(uint64_t)gw->conf.reseq.capacity *
+			(gw->conf.role == ROLE_CPE ? 1 : CONF_CPE_MAX) +
+		GW_EGR_QUEUE_EXTRA;
 	struct nfqueue_opts o = {
 		.copy_range = 0xffff,
-		.maxlen = gw->conf.reseq.capacity + GW_EGR_QUEUE_EXTRA,
+		.maxlen = maxlen > UINT32_MAX ? UINT32_MAX : (uint32_t)maxlen,
 		.fail_open = false,
 		.rcvbuf = GW_RCVBUF,
 	};
-	uint32_t i;
 	int err;
 
-	err = egr_init(&e->egr, &gw->conf.reseq, gw->npaths, release, gw);
-	if (err) {
-		gw_err(gw, "egress: %s", strerror(-err));
-		return err;
-	}
-	e->egr_ok = true;
-	/* paths come up as the peer is heard on them */
-	for (i = 0; i < gw->npaths; i++) {
-		egr_reseq_set_path_up(&e->egr.reseq, i, false);
-	}
-	e->nslots = gw->conf.reseq.capacity + 1;
-	e->slot = malloc(sizeof(*e->slot) * e->nslots);
-	e->free = malloc(sizeof(*e->free) * e->nslots);
-	if (!e->slot || !e->free) {
-		return -ENOMEM;
-	}
-	/* committed now: the memory the daemon uses does not grow with the
-	 * depth the resequencer happens to reach later */
-	gw_commit_mem(e->slot, sizeof(*e->slot) * e->nslots);
-	for (i = 0; i < e->nslots; i++) {
-		e->free[i] = e->nslots - 1 - i;
-		e->slot[i].ext = NULL;
-	}
-	e->nfree = e->nslots;
-	ev_timer_init(&e->reseq_timer, on_timer, 0., 0.);
 	err = nfqueue_open(&e->q, gw->conf.egress_queue, &o);
 	if (err) {
 		gw_err(gw, "egress queue %u: %s%s", gw->conf.egress_queue,
@@ -385,15 +503,6 @@ void gw_egr_close(struct gw *gw)
 
 	if (e->q.nl) {
 		ev_io_stop(gw->loop, &e->io);
-		ev_timer_stop(gw->loop, &e->reseq_timer);
 		nfqueue_close(&e->q);
 	}
-	if (e->egr_ok) {
-		egr_free(&e->egr);
-		e->egr_ok = false;
-	}
-	free(e->slot);
-	free(e->free);
-	e->slot = NULL;
-	e->free = NULL;
 }

@@ -6,8 +6,9 @@
  * recovered with container_of.  Files:
  *
  *	main.c     options, start, signals, reload, shutdown
+ *	session.c  the sessions (one per CPE), lookup by id and address
+ *	secure.c   a session's keys, handshake, sealing and opening
  *	path.c     per-path UDP sockets, liveness, control packets
- *	session.c  keys, handshake, sealing and opening of every packet
  *	ingress.c  queue of the traffic to bond -> tunnel
  *	egress.c   queue of the tunnel -> resequenced inner packets
  *	outer.c    outer IPv4/UDP headers of a tunnel packet
@@ -56,8 +57,9 @@ enum gw_limits {
 	GW_LTO_MARGIN_US = 2000, /* and margin over the measured spread */
 	GW_KSTATS_MS = 1000,	 /* kernel queue counters, status file */
 	GW_RP_MAX = WIRE_MAX_PATHS + 1, /* rp_filter entries: paths + all */
-	GW_RULES_MAX = 16384,		/* bytes of generated rules */
+	GW_RULES_MAX = 1 << 20,		/* bytes of generated rules */
 	GW_EGR_QUEUE_EXTRA = 1024, /* kernel queue room beyond the buffer */
+	GW_SLOT_CHUNK = 256,	   /* egress slots allocated together */
 	GW_RCVBUF = 8 << 20,	   /* netlink receive buffer of each queue */
 	/* IPv4 TCP MSS that fits a 1500-byte path MTU once encapsulated */
 	GW_MSS4 = 1500 - WIRE_OVERHEAD - 40,
@@ -82,9 +84,25 @@ struct gw_path_stats {
 	uint64_t down_events;
 };
 
+struct gw_sess;
+
+/* A path of this box: its socket, and the DATA the ingress queued on it in
+ * this drain, for any session (each message has its own destination). */
 struct gw_path {
 	unsigned idx;
 	int fd;
+	unsigned nmsg;
+	struct mmsghdr msg[GW_BUDGET];
+	struct iovec iov[GW_BUDGET][3];
+	uint8_t hdr[GW_BUDGET][WIRE_HDR_LEN];
+	uint8_t tag[GW_BUDGET][WIRE_TAG_LEN];
+	struct gw_link *who[GW_BUDGET]; /* the link each message counts on */
+};
+
+/* A path as one session sees it: the peer's address on it, liveness,
+ * round trip, counters. */
+struct gw_link {
+	unsigned idx;		 /* the path's */
 	struct sockaddr_in peer; /* cpe: configured; concentrator: learnt */
 	bool have_peer;
 	bool alive; /* heard from the peer within dead_after_ms */
@@ -96,28 +114,27 @@ struct gw_path {
 	uint32_t srtt_us;   /* smoothed (RFC 6298), valid if rtt_samples */
 	uint32_t rttvar_us; /* its mean deviation */
 	uint64_t rtt_samples;
-	/* DATA queued by the ingress in this drain */
-	unsigned nmsg;
-	struct mmsghdr msg[GW_BUDGET];
-	struct iovec iov[GW_BUDGET][3];
-	uint8_t hdr[GW_BUDGET][WIRE_HDR_LEN];
-	uint8_t tag[GW_BUDGET][WIRE_TAG_LEN];
 	struct gw_path_stats st;
 };
 
+/* The ingress queue's own counters (all sessions). */
 struct gw_ing_stats {
-	uint64_t pkts;	     /* packets taken from the queue */
+	uint64_t pkts;	 /* packets taken from the queue */
+	uint64_t no_cpe; /* accepted natively: no CPE routes the address */
+	uint64_t unfit;	 /* accepted natively: cut short, tiny, huge */
+	uint64_t verdict_errors;
+};
+
+/* A session's ingress counters. */
+struct gw_sing_stats {
 	uint64_t bonded;     /* sent through the tunnel */
 	uint64_t no_path;    /* accepted natively: no path up */
 	uint64_t no_session; /* accepted natively: no session keys yet */
-	uint64_t unfit;	     /* accepted natively: cut short, tiny, huge */
-	uint64_t verdict_errors;
 };
 
 struct gw_ing {
 	struct nfqueue q;
 	ev_io io;
-	struct ing_sched sched;
 	unsigned n; /* packets in this drain */
 	uint32_t id[GW_BUDGET];
 	uint8_t (*buf)[GW_INNER_MAX]; /* GW_BUDGET inner copies */
@@ -139,7 +156,7 @@ struct gw_slot {
 	uint8_t data[GW_INNER_MAX];
 };
 
-/* Why session.c dropped a packet that is well formed.  Each its counter. */
+/* Why secure.c dropped a packet that is well formed.  Each its counter. */
 enum gw_auth_drop {
 	GW_AUTH_OK = 0,
 	GW_AUTH_NO_SESSION,    /* session packet, but no session keys */
@@ -172,15 +189,15 @@ struct gw_pending {
 	struct auth_key rx;
 };
 
-struct gw_sess_stats {
+struct gw_sec_stats {
 	uint64_t handshakes;   /* sessions established */
 	uint64_t hellos;       /* CPE: HELLOs sent; conc: authentic ones */
 	uint64_t rekeys;       /* CPE: new r_cpe after a concentrator restart */
 	uint64_t pn_exhausted; /* packets not sent: pn at its limit */
 };
 
-/* The security state of the session (session.c). */
-struct gw_sess {
+/* The security state of a session (secure.c). */
+struct gw_sec {
 	enum auth_mode mode;
 	struct auth_key psk;
 	struct auth_key hello_tx; /* our sending direction */
@@ -195,43 +212,77 @@ struct gw_sess {
 	bool adopted;
 	/* concentrator */
 	struct gw_pending pend[GW_PENDING];
-	struct gw_sess_stats st;
+	struct gw_sec_stats st;
 };
 
+/* The egress queue's own counters: what is dropped before a session is
+ * known. */
 struct gw_egr_stats {
 	uint64_t pkts;		      /* packets taken from the queue */
 	uint64_t outer_bad;	      /* not IPv4/UDP, truncated, fragment */
-	uint64_t wire[WIRE_DROP_MAX]; /* wire_parse reasons */
-	uint64_t session;	      /* wrong session id */
+	uint64_t wire[WIRE_DROP_MAX]; /* wire_parse_hdr reasons */
+	uint64_t session;	      /* no session with this id */
 	uint64_t path;		      /* path id beyond the configured paths */
-	uint64_t oversize;	      /* inner larger than GW_INNER_MAX */
-	uint64_t inner_family;	      /* inner not IPv4 (outer is IPv4) */
-	uint64_t no_slot;	      /* no free slot (cannot happen) */
-	uint64_t late;
-	uint64_t dup;
-	uint64_t released;
-	uint64_t ctrl[WIRE_TYPE_MAX + 1];
 	uint64_t verdict_errors;
-	uint64_t peer_restarts;
-	uint64_t no_kernel_time;    /* DATA without a kernel receive stamp */
-	uint64_t auth[GW_AUTH_MAX]; /* dropped by session.c, by reason */
+	uint64_t no_kernel_time; /* DATA without a kernel receive stamp */
 };
 
 struct gw_egr {
 	struct nfqueue q;
 	ev_io io;
-	ev_timer reseq_timer;
-	struct egr egr;
-	bool egr_ok;
-	struct gw_slot *slot;
-	uint32_t *free; /* stack of free slot indices */
-	uint32_t nfree;
-	uint32_t nslots;
 	uint64_t now_us;
 	int64_t real_to_mono_ns; /* CLOCK_MONOTONIC - CLOCK_REALTIME, now */
 	struct nfqueue_kstats kst;
 	struct gw_ratelimit rl;
 	struct gw_egr_stats st;
+	/* sessions this drain touched: their timers are armed at its end */
+	unsigned ntouched;
+	struct gw_sess *touched[GW_BUDGET];
+};
+
+/* A session's egress counters. */
+struct gw_segr_stats {
+	uint64_t wire[WIRE_DROP_MAX]; /* authentic, body malformed */
+	uint64_t auth[GW_AUTH_MAX];   /* dropped by secure.c, by reason */
+	uint64_t oversize;	      /* inner larger than GW_INNER_MAX */
+	uint64_t inner_family;	      /* inner not IPv4 (outer is IPv4) */
+	uint64_t spoofed; /* concentrator: inner source not the CPE's */
+	uint64_t no_slot; /* no free slot (cannot happen) */
+	uint64_t late;
+	uint64_t dup;
+	uint64_t released;
+	uint64_t ctrl[WIRE_TYPE_MAX + 1];
+	uint64_t peer_restarts;
+};
+
+/* One CPE's session: on a CPE the one with its concentrator, on a
+ * concentrator one per configured CPE (session.c).  Everything that is
+ * per peer lives here: keys, the scheduler towards it, the resequencer of
+ * what it sends, its view of every path. */
+struct gw_sess {
+	struct gw *gw;
+	struct gw_sess *hnext; /* session.c: chain of the id table */
+	uint32_t id;
+	char name[CONF_NAME_MAX]; /* "": the one CPE of a plain config */
+	unsigned nprefixes;	  /* concentrator: its routed prefixes */
+	struct conf_prefix prefix[CONF_PREFIX_MAX];
+	char label[CONF_NAME_MAX + 8]; /* "cpe NAME: " or "" */
+	struct gw_sec sec;
+	struct gw_link link[WIRE_MAX_PATHS];
+	uint32_t probe_id;
+	struct ing_sched sched;
+	struct gw_sing_stats ist;
+	struct egr egr;
+	bool egr_ok;
+	/* capacity + 1 slots in chunks of GW_SLOT_CHUNK, allocated as the
+	 * resequencer first reaches them (all at once on a CPE) */
+	struct gw_slot **chunk;
+	uint32_t *free; /* stack of free slot indices, lowest on top */
+	uint32_t nfree;
+	uint32_t nslots;
+	ev_timer reseq_timer;
+	bool touched;
+	struct gw_segr_stats est;
 };
 
 struct gw_rp {
@@ -253,10 +304,12 @@ struct gw {
 	enum conf_log_level log_level; /* conf's, or debug with -v */
 	bool verbose;
 	uint64_t start_us;
-	struct gw_sess sess;
-	uint32_t probe_id;
 	unsigned npaths;
 	struct gw_path path[WIRE_MAX_PATHS];
+	/* sessions (session.c): an array, an id table, a prefix table */
+	unsigned nsess;
+	struct gw_sess **sess;
+	struct gw_sess_table *table;
 	struct gw_ing ing;
 	struct gw_egr egr;
 	struct gw_rules rules;
@@ -298,48 +351,79 @@ void gw_log(const struct gw *gw, enum conf_log_level lv, const char *fmt, ...)
 bool gw_ratelimit_ok(struct gw_ratelimit *rl, uint64_t now_us);
 uint64_t gw_now_us(void);
 
+/* A session's messages start with its label ("cpe NAME: "; "" for the
+ * one CPE of a plain config). */
+#define gw_slog(s, lv, fmt, ...)                                               \
+	gw_log((s)->gw, lv, "%s" fmt, (s)->label, ##__VA_ARGS__)
+#define gw_serr(s, ...)	 gw_slog(s, CONF_LOG_ERROR, __VA_ARGS__)
+#define gw_swarn(s, ...) gw_slog(s, CONF_LOG_WARNING, __VA_ARGS__)
+#define gw_sinfo(s, ...) gw_slog(s, CONF_LOG_INFO, __VA_ARGS__)
+#define gw_sdbg(s, ...)	 gw_slog(s, CONF_LOG_DEBUG, __VA_ARGS__)
+
 /* path.c */
 int gw_paths_open(struct gw *gw);
 void gw_paths_close(struct gw *gw);
-bool gw_path_can_send(const struct gw_path *p);
-void gw_path_heard(struct gw *gw, struct gw_path *p,
+/* the link's peer is known and the path has a socket */
+bool gw_link_can_send(const struct gw_sess *s, const struct gw_link *l);
+/* sets up s's links from the config (the CPE's peers; all down) */
+void gw_links_init(struct gw_sess *s);
+/* an authentic packet of s arrived on l from the address from; newest:
+ * its packet number is the highest yet on the path */
+void gw_link_heard(struct gw_sess *s, struct gw_link *l,
 		   const struct sockaddr_in *from, bool newest,
 		   uint64_t now_us);
 void gw_paths_check_alive(struct gw *gw, uint64_t now_us);
 void gw_send_reports(struct gw *gw, uint64_t now_us);
 void gw_send_keepalives(struct gw *gw, uint64_t now_us);
-void gw_on_control(struct gw *gw, struct gw_path *p, const struct wire_msg *m,
-		   uint64_t now_us);
-void gw_path_rtt_sample(struct gw_path *p, uint32_t rtt_us);
-int gw_send_ctrl(struct gw *gw, struct gw_path *p, uint8_t type, uint32_t gseq,
-		 const uint8_t *body, size_t len, uint64_t now_us);
-/* sends our PROBE on p now */
-void gw_send_probe(struct gw *gw, struct gw_path *p, uint64_t now_us);
+void gw_on_control(struct gw_sess *s, struct gw_link *l,
+		   const struct wire_msg *m, uint64_t now_us);
+void gw_link_rtt_sample(struct gw_link *l, uint32_t rtt_us);
+int gw_send_ctrl(struct gw_sess *s, struct gw_link *l, uint8_t type,
+		 uint32_t gseq, const uint8_t *body, size_t len,
+		 uint64_t now_us);
+/* sends s's PROBE on l now */
+void gw_send_probe(struct gw_sess *s, struct gw_link *l, uint64_t now_us);
 
-/* session.c */
-int gw_sess_init(struct gw *gw);
-void gw_sess_wipe(struct gw *gw);
+/* secure.c */
+void gw_sec_init(struct gw_sess *s, const struct auth_key *psk, bool encrypt);
+void gw_sec_wipe(struct gw_sess *s);
 /* Next packet number under the session's sending key, or -ENOTCONN (no
  * session) / -EOVERFLOW (exhausted: a new handshake is under way). */
-int gw_sess_next_pn(struct gw *gw, uint64_t *pn);
+int gw_sec_next_pn(struct gw_sess *s, uint64_t *pn);
 /* Seals a packet under the session's sending key: hdr is the encoded
  * header (with pn), body is encrypted in place with encrypt = true. */
-void gw_sess_seal(struct gw *gw, uint64_t pn, const uint8_t *hdr, uint8_t *body,
-		  size_t bodylen, uint8_t tag[WIRE_TAG_LEN]);
+void gw_sec_seal(struct gw_sess *s, uint64_t pn, const uint8_t *hdr,
+		 uint8_t *body, size_t bodylen, uint8_t tag[WIRE_TAG_LEN]);
 /* The checks between the header and any state: chooses the key for m's
  * type, checks the replay window, the tag (decrypting), records pn, and
  * parses the body.  pkt: the wire header m was parsed from (writable: the
  * body is decrypted in place).  Returns GW_AUTH_OK, a reason, or
  * GW_AUTH_MAX when the authentic body is malformed (the reason in *wire).
  * On OK, *newest tells whether pn is the highest seen on the path. */
-enum gw_auth_drop gw_sess_open(struct gw *gw, uint8_t *pkt, struct wire_msg *m,
-			       enum wire_drop *wire, bool *newest);
+enum gw_auth_drop gw_sec_open(struct gw_sess *s, uint8_t *pkt,
+			      struct wire_msg *m, enum wire_drop *wire,
+			      bool *newest);
 /* The CPE's HELLO on every path (keepalive tick, or at once) */
-void gw_sess_send_hellos(struct gw *gw, uint64_t now_us, bool force);
+void gw_sec_send_hellos(struct gw_sess *s, uint64_t now_us, bool force);
 /* an authentic HELLO (concentrator) or HELLO_ACK (CPE) */
-void gw_sess_on_hello(struct gw *gw, struct gw_path *p,
-		      const struct sockaddr_in *from, const struct wire_msg *m,
-		      uint64_t now_us);
+void gw_sec_on_hello(struct gw_sess *s, struct gw_link *l,
+		     const struct sockaddr_in *from, const struct wire_msg *m,
+		     uint64_t now_us);
+
+/* session.c: the sessions of the config, their tables */
+int gw_sessions_open(struct gw *gw);
+void gw_sessions_close(struct gw *gw);
+/* what every resequencer holds goes out in order (shutdown) */
+void gw_sessions_flush(struct gw *gw);
+/* the session of a session id, NULL if none (O(1)) */
+struct gw_sess *gw_sess_by_id(const struct gw *gw, uint32_t id);
+/* concentrator: the session whose CPE routes the IPv4 address addr
+ * (network order; longest prefix), NULL if none.  CPE: its session. */
+struct gw_sess *gw_sess_by_addr(const struct gw *gw, uint32_t addr);
+/* Reload: sessions of CPEs gone are closed (what they hold released in
+ * order), new ones opened, changed keys give a fresh session; the others
+ * are not touched.  0 or -errno (nothing changed then). */
+int gw_sessions_update(struct gw *gw, const struct conf *c);
 
 /* ingress.c */
 int gw_ing_open(struct gw *gw);
@@ -349,10 +433,14 @@ void gw_ing_drain_all(struct gw *gw);
 /* egress.c */
 int gw_egr_open(struct gw *gw);
 void gw_egr_close(struct gw *gw);
-/* after anything that may have released packets: verdicts out, timer */
-void gw_egr_settle(struct gw *gw);
+/* a session's resequencer, slots and timer */
+int gw_segr_open(struct gw_sess *s);
+void gw_segr_close(struct gw_sess *s);
+/* after anything that may have released packets of s: verdicts out,
+ * its timer */
+void gw_egr_settle(struct gw_sess *s);
 void gw_egr_drain_all(struct gw *gw);
-void gw_egr_peer_restarted(struct gw *gw);
+void gw_egr_peer_restarted(struct gw_sess *s);
 /* stats.c */
 const char *gw_auth_drop_name(enum gw_auth_drop d);
 void gw_check_kstats(struct gw *gw);
@@ -365,6 +453,9 @@ int gw_outer_ipv4(const uint8_t *d, size_t len, struct sockaddr_in *from,
 /* rules.c */
 int gw_rules_text(const struct conf *c, bool nft, char *buf, size_t len);
 int gw_rules_install(struct gw *gw);
+/* reload: L3B_ING replaced in one transaction if c bonds other
+ * prefixes; 0 or -errno */
+int gw_rules_update(struct gw *gw, const struct conf *c);
 void gw_rules_remove(struct gw *gw);
 void gw_rp_filter_set(struct gw *gw);
 void gw_rp_filter_restore(struct gw *gw);

@@ -8,10 +8,13 @@
  * packet of the drain); the path batches point there.  After the drain:
  * one sendmmsg() per path, then the verdicts, in one netlink write.
  *
- * No path up (peer not heard from yet, or gone): NF_ACCEPT, the packet
- * goes on natively.  A packet too large for a slot also goes natively
- * (counted): with GSO off on the queue the kernel hands us segments, so
- * this only happens with an MTU above GW_INNER_MAX.
+ * The session: the CPE's own; on a concentrator, the one whose CPE routes
+ * the destination (session.c).  No session for it (a rule matched an
+ * address no CPE routes after a reload), no session keys yet, or no path
+ * up (peer not heard from yet, or gone): NF_ACCEPT, the packet goes on
+ * natively, counted by reason.  A packet too large for a slot also goes
+ * natively (counted): with GSO off on the queue the kernel hands us segments,
+ * so this only happens with an MTU above GW_INNER_MAX.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -28,6 +31,8 @@ static void send_batches(struct gw *gw)
 		struct gw_path *p = &gw->path[i];
 
 		for (done = 0; done < p->nmsg; done += (unsigned)n) {
+			struct gw_link *l;
+
 			n = sendmmsg(p->fd, p->msg + done, p->nmsg - done,
 				     MSG_DONTWAIT);
 			if (n <= 0) {
@@ -37,8 +42,9 @@ static void send_batches(struct gw *gw)
 				}
 				/* the datagram at done failed; the rest may
 				 * still go.  The egress counts it as lost. */
-				p->st.tx_errors++;
-				p->st.tx_errno = errno;
+				l = p->who[done];
+				l->st.tx_errors++;
+				l->st.tx_errno = errno;
 				if (gw_ratelimit_ok(&gw->ing.rl,
 						    gw->ing.now_us)) {
 					gw_warn(gw, "path %s: send: %s",
@@ -49,8 +55,9 @@ static void send_batches(struct gw *gw)
 				continue;
 			}
 			for (int k = 0; k < n; k++) {
-				p->st.tx_pkts++;
-				p->st.tx_bytes +=
+				l = p->who[done + (unsigned)k];
+				l->st.tx_pkts++;
+				l->st.tx_bytes +=
 					p->msg[done + (unsigned)k].msg_len;
 			}
 		}
@@ -89,13 +96,16 @@ static void on_packet(void *ctx, const struct nfqueue_pkt *pk)
 	struct gw *gw = ctx;
 	struct gw_ing *ing = &gw->ing;
 	struct wire_hdr h = {0};
+	struct gw_sess *s;
+	struct gw_link *l;
 	struct gw_path *p;
 	unsigned slot, m;
+	uint32_t dst;
 	int path;
 
 	ing->st.pkts++;
 	if (pk->len > GW_INNER_MAX || pk->len != pk->orig_len ||
-	    pk->len < WIRE_MIN_INNER) {
+	    pk->len < WIRE_MIN_INNER || pk->data[0] >> 4 != 4) {
 		ing->st.unfit++;
 		accept_native(ing, pk->id);
 		return;
@@ -103,21 +113,28 @@ static void on_packet(void *ctx, const struct nfqueue_pkt *pk)
 	if (ing->n == GW_BUDGET) {
 		flush(gw); /* not reached: the drain budget is GW_BUDGET */
 	}
-	/* a packet number first: a path's sequence must not skip one for a
-	 * packet that was never sent */
-	if (gw_sess_next_pn(gw, &h.pn) < 0) {
-		ing->st.no_session++;
+	memcpy(&dst, pk->data + 16, 4);
+	s = gw_sess_by_addr(gw, dst);
+	if (!s) {
+		ing->st.no_cpe++;
 		accept_native(ing, pk->id);
 		return;
 	}
-	path = ing_sched_pick(&ing->sched, &h);
+	/* a packet number first: a path's sequence must not skip one for a
+	 * packet that was never sent */
+	if (gw_sec_next_pn(s, &h.pn) < 0) {
+		s->ist.no_session++;
+		accept_native(ing, pk->id);
+		return;
+	}
+	path = ing_sched_pick(&s->sched, &h);
 	if (path < 0) {
-		ing->st.no_path++;
+		s->ist.no_path++;
 		accept_native(ing, pk->id);
 		return;
 	}
 	h.type = WIRE_DATA;
-	h.session = gw->conf.session_id;
+	h.session = s->id;
 	h.tstamp = (uint32_t)ing->now_us;
 
 	slot = ing->n++;
@@ -125,7 +142,9 @@ static void on_packet(void *ctx, const struct nfqueue_pkt *pk)
 	memcpy(ing->buf[slot], pk->data, pk->len);
 
 	p = &gw->path[path];
+	l = &s->link[path];
 	m = p->nmsg++;
+	p->who[m] = l;
 	wire_put_hdr(p->hdr[m], &h);
 	p->iov[m][0].iov_base = p->hdr[m];
 	p->iov[m][0].iov_len = WIRE_HDR_LEN;
@@ -133,15 +152,15 @@ static void on_packet(void *ctx, const struct nfqueue_pkt *pk)
 	p->iov[m][1].iov_len = pk->len;
 	/* sealed over the header and our copy of the packet (encrypted in
 	 * place with encrypt = true): no further copy */
-	gw_sess_seal(gw, h.pn, p->hdr[m], ing->buf[slot], pk->len, p->tag[m]);
+	gw_sec_seal(s, h.pn, p->hdr[m], ing->buf[slot], pk->len, p->tag[m]);
 	p->iov[m][2].iov_base = p->tag[m];
 	p->iov[m][2].iov_len = WIRE_TAG_LEN;
 	memset(&p->msg[m], 0, sizeof(p->msg[m]));
-	p->msg[m].msg_hdr.msg_name = &p->peer;
-	p->msg[m].msg_hdr.msg_namelen = sizeof(p->peer);
+	p->msg[m].msg_hdr.msg_name = &l->peer;
+	p->msg[m].msg_hdr.msg_namelen = sizeof(l->peer);
 	p->msg[m].msg_hdr.msg_iov = p->iov[m];
 	p->msg[m].msg_hdr.msg_iovlen = 3;
-	ing->st.bonded++;
+	s->ist.bonded++;
 }
 
 static void drain_once(struct gw *gw, int *got)
@@ -186,22 +205,8 @@ int gw_ing_open(struct gw *gw)
 		.fail_open = false,
 		.rcvbuf = GW_RCVBUF,
 	};
-	enum path_class cls[WIRE_MAX_PATHS];
-	unsigned i;
 	int err;
 
-	for (i = 0; i < gw->npaths; i++) {
-		cls[i] = gw->conf.path[i].cls;
-	}
-	err = ing_sched_init(&ing->sched, &gw->conf.sched, gw->npaths, cls);
-	if (err) {
-		gw_err(gw, "scheduler: %s", strerror(-err));
-		return err;
-	}
-	/* nothing is sent until the peer answered on a path */
-	for (i = 0; i < gw->npaths; i++) {
-		ing_sched_set_up(&ing->sched, i, false);
-	}
 	ing->buf = malloc(sizeof(*ing->buf) * GW_BUDGET);
 	if (!ing->buf) {
 		return -ENOMEM;

@@ -64,7 +64,10 @@ static int check_daemon(const struct conf *c, const char *file, char *err,
 			 file);
 		return -EINVAL;
 	}
-	if (c->role == ROLE_CONCENTRATOR && !c->nprefixes) {
+	/* the top-level CPE needs its prefixes (cpes entries require
+	 * them in the file already) */
+	if (c->role == ROLE_CONCENTRATOR && c->ncpes && !c->cpe[0].name[0] &&
+	    !c->cpe[0].nprefixes) {
 		snprintf(err, len,
 			 "%s:0: prefixes: missing: required with role "
 			 "\"concentrator\"",
@@ -96,17 +99,17 @@ static int load(struct conf *c, const char *file, char *err, size_t len)
 
 /* ---- reload ------------------------------------------------------------ */
 
+/* What a reload cannot change: the sockets, queues, rules of the devices.
+ * The CPEs (ids, keys, prefixes) can: gw_sessions_update. */
 static bool same_structure(const struct conf *a, const struct conf *b)
 {
 	unsigned i;
 
-	if (a->role != b->role || a->session_id != b->session_id ||
-	    a->port != b->port || a->npaths != b->npaths ||
-	    a->ingress_queue != b->ingress_queue ||
+	if (a->role != b->role || a->port != b->port ||
+	    a->npaths != b->npaths || a->ingress_queue != b->ingress_queue ||
 	    a->egress_queue != b->egress_queue || a->nlan != b->nlan ||
-	    a->bond_output != b->bond_output || a->nprefixes != b->nprefixes ||
-	    a->reseq.capacity != b->reseq.capacity ||
-	    a->encrypt != b->encrypt || !auth_key_equal(&a->psk, &b->psk)) {
+	    a->bond_output != b->bond_output ||
+	    a->reseq.capacity != b->reseq.capacity) {
 		return false;
 	}
 	for (i = 0; i < a->npaths; i++) {
@@ -114,7 +117,8 @@ static bool same_structure(const struct conf *a, const struct conf *b)
 
 		if (strcmp(p->name, q->name) || p->cls != q->cls ||
 		    strcmp(p->ifname, q->ifname) || p->fwmark != q->fwmark ||
-		    strcmp(p->peer, q->peer) || p->peer_port != q->peer_port) {
+		    strcmp(p->peer, q->peer) || p->peer_port != q->peer_port ||
+		    p->mtu != q->mtu) {
 			return false;
 		}
 	}
@@ -123,85 +127,125 @@ static bool same_structure(const struct conf *a, const struct conf *b)
 			return false;
 		}
 	}
-	for (i = 0; i < a->nprefixes; i++) {
-		if (a->prefix[i].addr != b->prefix[i].addr ||
-		    a->prefix[i].len != b->prefix[i].len) {
-			return false;
-		}
-	}
 	return true;
 }
 
 static void arm_periodic(struct gw *gw);
 
+/* The tunables of c in every session (checked by the config already). */
+static int set_params(struct gw *gw, const struct conf *c)
+{
+	unsigned k;
+	int ret;
+
+	for (k = 0; k < gw->nsess; k++) {
+		struct gw_sess *s = gw->sess[k];
+
+		ret = ing_sched_set_params(&s->sched, &c->sched);
+		if (!ret) {
+			ret = egr_reseq_set_params(&s->egr.reseq, &c->reseq);
+		}
+		if (ret) {
+			return ret;
+		}
+	}
+	return 0;
+}
+
 int gw_apply_conf(struct gw *gw, const struct conf *c, char *err, size_t len)
 {
-	struct conf keep;
+	struct conf *keep;
+	unsigned k;
 	int ret;
 
 	if (!same_structure(&gw->conf, c)) {
 		snprintf(err, len,
-			 "role, session, key, encrypt, port, queues, paths, "
-			 "lan_interfaces, bond_output, prefixes or "
-			 "reorder_capacity changed; "
-			 "restart l3bondd to apply");
+			 "role, port, queues, paths, lan_interfaces, "
+			 "bond_output or reorder_capacity changed; restart "
+			 "l3bondd to apply");
 		return -EINVAL;
 	}
-	ret = ing_sched_set_params(&gw->ing.sched, &c->sched);
-	if (!ret) {
-		ret = egr_reseq_set_params(&gw->egr.egr.reseq, &c->reseq);
-		if (ret) {
-			/* keep the two halves consistent */
-			ing_sched_set_params(&gw->ing.sched, &gw->conf.sched);
-		}
+	keep = malloc(sizeof(*keep));
+	if (!keep) {
+		snprintf(err, len, "%s", strerror(ENOMEM));
+		return -ENOMEM;
 	}
+	ret = gw_rules_update(gw, c);
 	if (ret) {
-		snprintf(err, len, "%s", strerror(-ret));
+		snprintf(err, len, "the rules of the new prefixes: %s",
+			 strerror(-ret));
+		free(keep);
 		return ret;
 	}
 	/* the control socket and the metrics listener stay as they were
 	 * opened: moving them under a client is a restart's job */
-	keep = gw->conf;
+	*keep = gw->conf;
 	gw->conf = *c;
-	memcpy(gw->conf.control_socket, keep.control_socket,
-	       sizeof(keep.control_socket));
-	memcpy(gw->conf.control_group, keep.control_group,
-	       sizeof(keep.control_group));
-	gw->conf.metrics_port = keep.metrics_port;
-	memcpy(gw->conf.metrics_address, keep.metrics_address,
-	       sizeof(keep.metrics_address));
+	memcpy(gw->conf.control_socket, keep->control_socket,
+	       sizeof(keep->control_socket));
+	memcpy(gw->conf.control_group, keep->control_group,
+	       sizeof(keep->control_group));
+	gw->conf.metrics_port = keep->metrics_port;
+	memcpy(gw->conf.metrics_address, keep->metrics_address,
+	       sizeof(keep->metrics_address));
+	ret = gw_sessions_update(gw, &gw->conf);
+	if (!ret) {
+		ret = set_params(gw, &gw->conf);
+	}
+	if (ret) {
+		/* nothing of the sessions changed (gw_sessions_update), the
+		 * parameters are the checked ones of a config */
+		gw_rules_update(gw, keep); /* the old prefixes again */
+		gw->conf = *keep;
+		set_params(gw, &gw->conf);
+		snprintf(err, len, "%s", strerror(-ret));
+		conf_wipe(keep);
+		free(keep);
+		return ret;
+	}
+	conf_wipe(keep);
+	free(keep);
 	gw->log_level = gw->verbose ? CONF_LOG_DEBUG : c->log_level;
 	arm_periodic(gw);
 	/* t_lto may have changed the deadline; the reorder timeout starts
 	 * again from t_lto_ms and adapts from the next report on */
-	gw_egr_settle(gw);
-	conf_wipe(&keep);
+	for (k = 0; k < gw->nsess; k++) {
+		gw_egr_settle(gw->sess[k]);
+	}
 	gw_info(gw,
 		"applied: k=%g t_dwd_ms=%u t_report_ms=%u w_fixed=%g "
 		"w_mobile_max=%g dwd_hold_ms=%u t_lto_ms=%u early_release=%d "
-		"probe_interval_ms=%u dead_after_ms=%u log_level=%s",
+		"probe_interval_ms=%u dead_after_ms=%u log_level=%s, %u "
+		"sessions",
 		c->sched.k, c->sched.t_dwd_ms, c->sched.t_report_ms,
 		c->sched.w_fixed, c->sched.w_mobile_max,
 		c->sched.dwd_hold_us / 1000, c->reseq.t_lto_us / 1000,
 		c->reseq.early_release, c->probe_interval_ms, c->dead_after_ms,
-		conf_log_level_name(c->log_level));
+		conf_log_level_name(c->log_level), gw->nsess);
 	return 0;
 }
 
 int gw_reload(struct gw *gw, char *err, size_t len)
 {
-	struct conf c;
-	int ret;
+	struct conf *c = malloc(sizeof(*c));
+	int ret = -ENOMEM;
 
 	gw_notify("RELOADING=1");
-	ret = load(&c, gw->conf_file, err, len);
-	if (!ret) {
-		ret = gw_apply_conf(gw, &c, err, len);
+	if (!c) {
+		snprintf(err, len, "%s", strerror(ENOMEM));
+	} else {
+		ret = load(c, gw->conf_file, err, len);
+		if (!ret) {
+			ret = gw_apply_conf(gw, c, err, len);
+		}
 	}
 	if (ret) {
 		gw_err(gw, "reload refused, old configuration kept: %s", err);
 	}
-	conf_wipe(&c);
+	if (c) {
+		conf_wipe(c);
+		free(c);
+	}
 	gw_notify("READY=1");
 	return ret;
 }
@@ -299,10 +343,6 @@ static int start(struct gw *gw)
 
 	gw->start_us = gw_now_us();
 	gw->npaths = gw->conf.npaths;
-	err = gw_sess_init(gw);
-	if (err) {
-		return err;
-	}
 	/* first: a second daemon started by mistake is told that another
 	 * one runs (its socket answers) before it touches queues or rules;
 	 * no client is served before the loop runs, after all is open */
@@ -312,6 +352,11 @@ static int start(struct gw *gw)
 	}
 	err = gw_paths_open(gw);
 	if (err) {
+		return err;
+	}
+	err = gw_sessions_open(gw);
+	if (err) {
+		gw_err(gw, "sessions: %s", strerror(-err));
 		return err;
 	}
 	err = gw_ing_open(gw);
@@ -346,14 +391,24 @@ static int start(struct gw *gw)
 	if (err) {
 		return err;
 	}
-	gw_info(gw,
-		"started: role %s, session %u, %u paths, queues %u/%u, "
-		"port %u, %s",
-		conf_role_name(gw->conf.role), gw->conf.session_id, gw->npaths,
-		gw->conf.ingress_queue, gw->conf.egress_queue, gw->conf.port,
-		gw->conf.encrypt ? "encrypted" : "authenticated");
-	/* the CPE asks for a session at once, not a probe interval later */
-	gw_sess_send_hellos(gw, gw_now_us(), true);
+	if (gw->conf.role == ROLE_CPE) {
+		gw_info(gw,
+			"started: role cpe, session %u, %u paths, queues "
+			"%u/%u, port %u, %s",
+			gw->conf.cpe[0].session_id, gw->npaths,
+			gw->conf.ingress_queue, gw->conf.egress_queue,
+			gw->conf.port,
+			gw->conf.cpe[0].encrypt ? "encrypted"
+						: "authenticated");
+		/* a session at once, not a probe interval later */
+		gw_sec_send_hellos(gw->sess[0], gw_now_us(), true);
+	} else {
+		gw_info(gw,
+			"started: role concentrator, %u CPEs, %u paths, "
+			"queues %u/%u, port %u",
+			gw->nsess, gw->npaths, gw->conf.ingress_queue,
+			gw->conf.egress_queue, gw->conf.port);
+	}
 	return 0;
 }
 
@@ -362,11 +417,8 @@ static void stop(struct gw *gw)
 	gw_notify("STOPPING=1");
 	gw_metrics_close(gw);
 	gw_ctl_close(gw);
-	if (gw->egr.egr_ok) {
-		/* what waits for a hole goes out now, in order */
-		egr_reseq_flush(&gw->egr.egr.reseq);
-		gw_egr_settle(gw);
-	}
+	/* what waits for a hole goes out now, in order */
+	gw_sessions_flush(gw);
 	gw_rules_remove(gw);
 	gw_rp_filter_restore(gw);
 	/* what was queued before the rules went away */
@@ -375,8 +427,7 @@ static void stop(struct gw *gw)
 	}
 	if (gw->egr.q.nl) {
 		gw_egr_drain_all(gw);
-		egr_reseq_flush(&gw->egr.egr.reseq);
-		gw_egr_settle(gw);
+		gw_sessions_flush(gw);
 	}
 	if (gw->status_file && gw->ing.q.nl) {
 		gw_status_dump(gw);
@@ -384,7 +435,7 @@ static void stop(struct gw *gw)
 	gw_egr_close(gw);
 	gw_ing_close(gw);
 	gw_paths_close(gw);
-	gw_sess_wipe(gw);
+	gw_sessions_close(gw);
 	conf_wipe(&gw->conf);
 	if (gw->loop) {
 		ev_timer_stop(gw->loop, &gw->report_timer);

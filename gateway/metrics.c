@@ -501,9 +501,12 @@ static void on_stat(void *arg, const struct gw_stat *st)
 	}
 	name_cat(name, sizeof(name), st->name);
 
-	if (st->scope != GW_SCOPE_DAEMON) {
+	if (st->scope != GW_SCOPE_DAEMON && !st->global) {
 		snprintf(session, sizeof(session), "%u", st->session);
 		label(labels, "session", session);
+		if (st->cpe && st->cpe[0]) {
+			label(labels, "cpe", st->cpe);
+		}
 	}
 	if (st->scope == GW_SCOPE_PATH) {
 		label(labels, "path", st->path);
@@ -513,7 +516,7 @@ static void on_stat(void *arg, const struct gw_stat *st)
 		 * series: it becomes "label" */
 		xlabel = st->label;
 		if (!label_name_ok(xlabel) || !strcmp(xlabel, "session") ||
-		    !strcmp(xlabel, "path")) {
+		    !strcmp(xlabel, "cpe") || !strcmp(xlabel, "path")) {
 			xlabel = "label";
 		}
 		label(labels, xlabel, st->label_value);
@@ -541,7 +544,7 @@ static void on_stat(void *arg, const struct gw_stat *st)
 		text_label = st->name;
 		if (!label_name_ok(text_label) ||
 		    !strcmp(text_label, "session") ||
-		    !strcmp(text_label, "path") ||
+		    !strcmp(text_label, "cpe") || !strcmp(text_label, "path") ||
 		    (xlabel && !strcmp(text_label, xlabel))) {
 			text_label = "value";
 		}

@@ -40,9 +40,31 @@
 #include "common/seq.h"
 #include "gateway/gw.h"
 
-bool gw_path_can_send(const struct gw_path *p)
+bool gw_link_can_send(const struct gw_sess *s, const struct gw_link *l)
 {
-	return p->fd >= 0 && p->have_peer;
+	return s->gw->path[l->idx].fd >= 0 && l->have_peer;
+}
+
+void gw_links_init(struct gw_sess *s)
+{
+	const struct conf *c = &s->gw->conf;
+	unsigned i;
+
+	for (i = 0; i < s->gw->npaths; i++) {
+		struct gw_link *l = &s->link[i];
+		const struct conf_path *cp = &c->path[i];
+
+		memset(l, 0, sizeof(*l));
+		l->idx = i;
+		if (c->role == ROLE_CPE) {
+			l->peer.sin_family = AF_INET;
+			l->peer.sin_port =
+				htons(cp->peer_port ? cp->peer_port : c->port);
+			/* checked IPv4 at start (check_daemon) */
+			inet_pton(AF_INET, cp->peer, &l->peer.sin_addr);
+			l->have_peer = true;
+		}
+	}
 }
 
 static int open_one(struct gw *gw, struct gw_path *p)
@@ -114,17 +136,8 @@ int gw_paths_open(struct gw *gw)
 	}
 	for (i = 0; i < gw->npaths; i++) {
 		struct gw_path *p = &gw->path[i];
-		const struct conf_path *cp = &gw->conf.path[i];
 
 		p->idx = i;
-		if (gw->conf.role == ROLE_CPE) {
-			p->peer.sin_family = AF_INET;
-			p->peer.sin_port = htons(cp->peer_port ? cp->peer_port
-							       : gw->conf.port);
-			/* checked IPv4 at start (gw_check_conf) */
-			inet_pton(AF_INET, cp->peer, &p->peer.sin_addr);
-			p->have_peer = true;
-		}
 		err = open_one(gw, p);
 		if (err) {
 			return err;
@@ -145,108 +158,111 @@ void gw_paths_close(struct gw *gw)
 	}
 }
 
-static void set_alive(struct gw *gw, struct gw_path *p, bool alive)
+static void set_alive(struct gw_sess *s, struct gw_link *l, bool alive)
 {
-	const struct conf_path *cp = &gw->conf.path[p->idx];
+	const struct conf_path *cp = &s->gw->conf.path[l->idx];
 
-	p->alive = alive;
-	ing_sched_set_up(&gw->ing.sched, p->idx, alive);
-	egr_reseq_set_path_up(&gw->egr.egr.reseq, p->idx, alive);
+	l->alive = alive;
+	ing_sched_set_up(&s->sched, l->idx, alive);
+	egr_reseq_set_path_up(&s->egr.reseq, l->idx, alive);
 	if (alive) {
-		p->st.up_events++;
-		gw_info(gw, "path %s: up (peer %s:%u)", cp->name,
-			inet_ntoa(p->peer.sin_addr), ntohs(p->peer.sin_port));
+		l->st.up_events++;
+		gw_sinfo(s, "path %s: up (peer %s:%u)", cp->name,
+			 inet_ntoa(l->peer.sin_addr), ntohs(l->peer.sin_port));
 	} else {
-		p->st.down_events++;
-		gw_warn(gw, "path %s: down: nothing heard for %u ms", cp->name,
-			gw->conf.dead_after_ms);
+		l->st.down_events++;
+		gw_swarn(s, "path %s: down: nothing heard for %u ms", cp->name,
+			 s->gw->conf.dead_after_ms);
 	}
 	/* a path going down may give holes up and release packets */
-	gw_egr_settle(gw);
+	gw_egr_settle(s);
 }
 
-/* An authentic packet of our session arrived on p from the address from;
- * newest: its packet number is the highest yet on the path. */
-void gw_path_heard(struct gw *gw, struct gw_path *p,
+void gw_link_heard(struct gw_sess *s, struct gw_link *l,
 		   const struct sockaddr_in *from, bool newest, uint64_t now_us)
 {
-	const struct conf_path *cp = &gw->conf.path[p->idx];
+	const struct conf_path *cp = &s->gw->conf.path[l->idx];
 	bool learnt = false;
 
-	p->last_rx_us = now_us;
+	l->last_rx_us = now_us;
 	/* Carrier NAT may move the CPE's address or port at any time: the
 	 * concentrator answers where the newest authentic packet came from,
 	 * at once.  Only the newest: a replay is never authentic and fresh,
 	 * and a packet overtaken on the way may still carry the old
 	 * address. */
-	if (gw->conf.role == ROLE_CONCENTRATOR && newest &&
-	    (!p->have_peer ||
-	     p->peer.sin_addr.s_addr != from->sin_addr.s_addr ||
-	     p->peer.sin_port != from->sin_port)) {
-		learnt = !p->have_peer;
-		p->peer = *from;
-		p->have_peer = true;
-		gw_info(gw, "path %s: peer is %s:%u", cp->name,
-			inet_ntoa(p->peer.sin_addr), ntohs(p->peer.sin_port));
+	if (s->gw->conf.role == ROLE_CONCENTRATOR && newest &&
+	    (!l->have_peer ||
+	     l->peer.sin_addr.s_addr != from->sin_addr.s_addr ||
+	     l->peer.sin_port != from->sin_port)) {
+		learnt = !l->have_peer;
+		l->peer = *from;
+		l->have_peer = true;
+		gw_sinfo(s, "path %s: peer is %s:%u", cp->name,
+			 inet_ntoa(l->peer.sin_addr), ntohs(l->peer.sin_port));
 	}
 	if (learnt) {
 		/* a round trip at once, not a probe interval later */
-		gw_send_probe(gw, p, now_us);
+		gw_send_probe(s, l, now_us);
 	}
-	if (!p->alive) {
-		set_alive(gw, p, true);
+	if (!l->alive) {
+		set_alive(s, l, true);
 	}
 }
 
 void gw_paths_check_alive(struct gw *gw, uint64_t now_us)
 {
 	uint64_t dead_us = (uint64_t)gw->conf.dead_after_ms * 1000;
-	unsigned i;
+	unsigned i, k;
 
-	for (i = 0; i < gw->npaths; i++) {
-		struct gw_path *p = &gw->path[i];
+	for (k = 0; k < gw->nsess; k++) {
+		struct gw_sess *s = gw->sess[k];
 
-		if (p->alive && now_us - p->last_rx_us > dead_us) {
-			set_alive(gw, p, false);
+		for (i = 0; i < gw->npaths; i++) {
+			struct gw_link *l = &s->link[i];
+
+			if (l->alive && now_us - l->last_rx_us > dead_us) {
+				set_alive(s, l, false);
+			}
 		}
 	}
 }
 
 /* Builds a control packet, seals it under the session keys and sends it
- * on p.  gseq: the type's counter. */
-int gw_send_ctrl(struct gw *gw, struct gw_path *p, uint8_t type, uint32_t gseq,
-		 const uint8_t *body, size_t len, uint64_t now_us)
+ * on l's path to the link's peer.  gseq: the type's counter. */
+int gw_send_ctrl(struct gw_sess *s, struct gw_link *l, uint8_t type,
+		 uint32_t gseq, const uint8_t *body, size_t len,
+		 uint64_t now_us)
 {
 	struct wire_hdr h = {
 		.type = type,
-		.path = (uint8_t)p->idx,
-		.session = gw->conf.session_id,
+		.path = (uint8_t)l->idx,
+		.session = s->id,
 		.gseq = gseq,
 		.tstamp = (uint32_t)now_us,
 	};
 	uint8_t pkt[GW_CTRL_MAX];
 	int n;
 
-	if (!gw_path_can_send(p)) {
+	if (!gw_link_can_send(s, l)) {
 		return -ENOTCONN;
 	}
-	n = gw_sess_next_pn(gw, &h.pn);
+	n = gw_sec_next_pn(s, &h.pn);
 	if (n) {
 		return n;
 	}
 	n = wire_build(pkt, sizeof(pkt), &h, body, len);
 	if (n < 0) {
-		p->st.ctrl_errors++;
+		l->st.ctrl_errors++;
 		return n;
 	}
-	gw_sess_seal(gw, h.pn, pkt, pkt + WIRE_HDR_LEN, len,
-		     pkt + WIRE_HDR_LEN + len);
-	if (sendto(p->fd, pkt, (size_t)n, MSG_DONTWAIT,
-		   (const struct sockaddr *)&p->peer, sizeof(p->peer)) < 0) {
-		p->st.ctrl_errors++;
+	gw_sec_seal(s, h.pn, pkt, pkt + WIRE_HDR_LEN, len,
+		    pkt + WIRE_HDR_LEN + len);
+	if (sendto(s->gw->path[l->idx].fd, pkt, (size_t)n, MSG_DONTWAIT,
+		   (const struct sockaddr *)&l->peer, sizeof(l->peer)) < 0) {
+		l->st.ctrl_errors++;
 		return -errno;
 	}
-	p->st.ctrl_tx++;
+	l->st.ctrl_tx++;
 	return 0;
 }
 
@@ -268,9 +284,10 @@ int gw_send_ctrl(struct gw *gw, struct gw_path *p, uint8_t type, uint32_t gseq,
  * nothing measured yet: t_lto_ms.  Rises at once (a hole given up too
  * early loses a packet that was coming), decays by 1/8 per report (a
  * timeout a little too long costs only delay while a hole waits). */
-static uint32_t lto_target(const struct gw *gw)
+static uint32_t lto_target(const struct gw_sess *s)
 {
-	const struct egr_loss *l = &gw->egr.egr.loss;
+	const struct gw *gw = s->gw;
+	const struct egr_loss *l = &s->egr.loss;
 	uint32_t max = gw->conf.reseq.t_lto_us, s_min = UINT32_MAX, s_max = 0;
 	uint32_t var_max = 0, lo = 0, hi = 0;
 	uint64_t spread = 0, t;
@@ -278,7 +295,7 @@ static uint32_t lto_target(const struct gw *gw)
 	unsigned i;
 
 	for (i = 0; i < gw->npaths && i < l->n; i++) {
-		const struct gw_path *p = &gw->path[i];
+		const struct gw_link *p = &s->link[i];
 		const struct egr_loss_path *lp = &l->p[i];
 
 		if (!p->alive) {
@@ -321,23 +338,23 @@ static uint32_t lto_target(const struct gw *gw)
 	return t < max ? (uint32_t)t : max;
 }
 
-static void adapt_lto(struct gw *gw)
+static void adapt_lto(struct gw_sess *s)
 {
-	struct egr_reseq *r = &gw->egr.egr.reseq;
+	struct egr_reseq *r = &s->egr.reseq;
 	struct egr_reseq_params p;
 	uint32_t cur, want;
 
-	if (!gw->egr.egr_ok) {
+	if (!s->egr_ok) {
 		return;
 	}
 	cur = r->p.t_lto_us;
-	want = lto_target(gw);
+	want = lto_target(s);
 	if (want < cur) {
 		want = cur - (cur - want + 7) / 8;
 	}
 	/* a reload may have lowered t_lto_ms below the current value */
-	if (want > gw->conf.reseq.t_lto_us) {
-		want = gw->conf.reseq.t_lto_us;
+	if (want > s->gw->conf.reseq.t_lto_us) {
+		want = s->gw->conf.reseq.t_lto_us;
 	}
 	if (want == cur) {
 		return;
@@ -349,14 +366,14 @@ static void adapt_lto(struct gw *gw)
 	}
 	if (want < cur) {
 		/* a hole waiting now may be due sooner */
-		gw_egr_settle(gw);
+		gw_egr_settle(s);
 	}
 }
 
 /* The cumulative counters go on every path: a lost report loses nothing
  * and the peer ignores the copies by report sequence.  Before the report
  * resets the interval's queueing delays, they set the reorder timeout. */
-void gw_send_reports(struct gw *gw, uint64_t now_us)
+static void send_report(struct gw_sess *s, uint64_t now_us)
 {
 	struct wire_report r;
 	uint8_t body[WIRE_REPORT_MAX];
@@ -364,82 +381,96 @@ void gw_send_reports(struct gw *gw, uint64_t now_us)
 	unsigned i;
 	int len;
 
-	adapt_lto(gw);
-	seq = egr_loss_report(&gw->egr.egr.loss, &r);
+	adapt_lto(s);
+	seq = egr_loss_report(&s->egr.loss, &r);
 	len = wire_put_report(body, sizeof(body), &r);
 	if (len < 0) {
 		return;
 	}
-	for (i = 0; i < gw->npaths; i++) {
-		gw_send_ctrl(gw, &gw->path[i], WIRE_REPORT, seq, body,
+	for (i = 0; i < s->gw->npaths; i++) {
+		gw_send_ctrl(s, &s->link[i], WIRE_REPORT, seq, body,
 			     (size_t)len, now_us);
 	}
 }
 
-void gw_send_probe(struct gw *gw, struct gw_path *p, uint64_t now_us)
+void gw_send_reports(struct gw *gw, uint64_t now_us)
+{
+	unsigned k;
+
+	for (k = 0; k < gw->nsess; k++) {
+		send_report(gw->sess[k], now_us);
+	}
+}
+
+void gw_send_probe(struct gw_sess *s, struct gw_link *l, uint64_t now_us)
 {
 	struct wire_probe pr = {
-		.id = ++gw->probe_id,
-		.value = gw->ing.sched.path[p->idx].last_gseq,
+		.id = ++s->probe_id,
+		.value = s->sched.path[l->idx].last_gseq,
 	};
 	uint8_t pb[WIRE_PROBE_LEN];
 
 	wire_put_probe(pb, sizeof(pb), &pr);
-	gw_send_ctrl(gw, p, WIRE_PROBE, pr.id, pb, sizeof(pb), now_us);
+	gw_send_ctrl(s, l, WIRE_PROBE, pr.id, pb, sizeof(pb), now_us);
 }
 
-/* Every probe_interval_ms: the CPE's HELLOs (session.c), and a PROBE on
- * every path.  The CPE's PROBEs keep the NAT binding open; both ends probe
- * so that both measure the paths' round trips and hear each other within
- * dead_after_ms (the concentrator once it has learnt the path). */
+/* Every probe_interval_ms: the CPE's HELLOs (secure.c), and a PROBE on
+ * every path of every session.  The CPE's PROBEs keep the NAT binding
+ * open; both ends probe so that both measure the paths' round trips and
+ * hear each other within dead_after_ms (the concentrator once it has
+ * learnt the path). */
 void gw_send_keepalives(struct gw *gw, uint64_t now_us)
 {
-	unsigned i;
+	unsigned i, k;
 
-	gw_sess_send_hellos(gw, now_us, false);
-	for (i = 0; i < gw->npaths; i++) {
-		gw_send_probe(gw, &gw->path[i], now_us);
+	for (k = 0; k < gw->nsess; k++) {
+		struct gw_sess *s = gw->sess[k];
+
+		gw_sec_send_hellos(s, now_us, false);
+		for (i = 0; i < gw->npaths; i++) {
+			gw_send_probe(s, &s->link[i], now_us);
+		}
 	}
 }
 
 /* RFC 6298's smoothed RTT and variation (alpha 1/8, beta 1/4), from the
  * PROBE round trips: what an operator compares paths by. */
-void gw_path_rtt_sample(struct gw_path *p, uint32_t rtt_us)
+void gw_link_rtt_sample(struct gw_link *l, uint32_t rtt_us)
 {
 	uint32_t d;
 
-	if (!p->rtt_samples++) {
-		p->srtt_us = rtt_us;
-		p->rttvar_us = rtt_us / 2;
+	if (!l->rtt_samples++) {
+		l->srtt_us = rtt_us;
+		l->rttvar_us = rtt_us / 2;
 		return;
 	}
-	d = rtt_us > p->srtt_us ? rtt_us - p->srtt_us : p->srtt_us - rtt_us;
-	p->rttvar_us = p->rttvar_us - p->rttvar_us / 4 + d / 4;
-	p->srtt_us = p->srtt_us - p->srtt_us / 8 + rtt_us / 8;
+	d = rtt_us > l->srtt_us ? rtt_us - l->srtt_us : l->srtt_us - rtt_us;
+	l->rttvar_us = l->rttvar_us - l->rttvar_us / 4 + d / 4;
+	l->srtt_us = l->srtt_us - l->srtt_us / 8 + rtt_us / 8;
 }
 
-void gw_on_control(struct gw *gw, struct gw_path *p, const struct wire_msg *m,
-		   uint64_t now_us)
+void gw_on_control(struct gw_sess *s, struct gw_link *l,
+		   const struct wire_msg *m, uint64_t now_us)
 {
 	uint8_t body[WIRE_PROBE_LEN];
 
 	switch (m->hdr.type) {
 	case WIRE_REPORT:
-		ing_sched_on_report(&gw->ing.sched, m->hdr.gseq, &m->u.report);
+		ing_sched_on_report(&s->sched, m->hdr.gseq, &m->u.report);
 		break;
 	case WIRE_PROBE: {
 		struct wire_probe ack = {.id = m->u.probe.id,
 					 .value = m->hdr.tstamp};
 
 		wire_put_probe(body, sizeof(body), &ack);
-		gw_send_ctrl(gw, p, WIRE_PROBE_ACK, m->hdr.gseq, body,
+		gw_send_ctrl(s, l, WIRE_PROBE_ACK, m->hdr.gseq, body,
 			     sizeof(body), now_us);
 		break;
 	}
 	case WIRE_PROBE_ACK:
 		/* our own clock came back: no clock sync needed */
-		p->rtt_us = (uint32_t)now_us - m->u.probe.value;
-		gw_path_rtt_sample(p, p->rtt_us);
+		l->rtt_us = (uint32_t)now_us - m->u.probe.value;
+		gw_link_rtt_sample(l, l->rtt_us);
 		break;
 	default:
 		break;

@@ -96,17 +96,13 @@ static const char *prefix_str(const struct conf_prefix *p, char *buf,
 	return buf;
 }
 
-static void iptables_text(const struct conf *c, struct out *o)
+/* The rules of L3B_ING: what to bond, with its MSS clamp. */
+static void ing_rules(const struct conf *c, struct out *o)
 {
 	const char *dev[WIRE_MAX_PATHS];
-	unsigned ndev = wan_devices(c, dev), i, j;
+	unsigned ndev = wan_devices(c, dev), i, j, k;
 	char pfx[INET_ADDRSTRLEN + 4], match[96];
-	bool out = c->role == ROLE_CPE && c->bond_output;
 
-	put(o, "*mangle\n:L3B_ING - [0:0]\n");
-	if (out) {
-		put(o, ":L3B_OUT - [0:0]\n");
-	}
 	if (c->role == ROLE_CPE) {
 		for (i = 0; i < c->nlan; i++) {
 			for (j = 0; j < ndev; j++) {
@@ -123,10 +119,13 @@ static void iptables_text(const struct conf *c, struct out *o)
 				    match, c->ingress_queue);
 			}
 		}
-	} else {
-		for (i = 0; i < c->nprefixes; i++) {
+		return;
+	}
+	for (k = 0; k < c->ncpes; k++) {
+		for (i = 0; i < c->cpe[k].nprefixes; i++) {
 			snprintf(match, sizeof(match), "-d %s",
-				 prefix_str(&c->prefix[i], pfx, sizeof(pfx)));
+				 prefix_str(&c->cpe[k].prefix[i], pfx,
+					    sizeof(pfx)));
 			put(o,
 			    "-A L3B_ING %s -p tcp --tcp-flags SYN,RST SYN -m "
 			    "tcpmss --mss %u:65535 -j TCPMSS --set-mss %u\n",
@@ -137,6 +136,19 @@ static void iptables_text(const struct conf *c, struct out *o)
 			    match, c->ingress_queue);
 		}
 	}
+}
+
+static void iptables_text(const struct conf *c, struct out *o)
+{
+	const char *dev[WIRE_MAX_PATHS];
+	unsigned ndev = wan_devices(c, dev), j;
+	bool out = c->role == ROLE_CPE && c->bond_output;
+
+	put(o, "*mangle\n:L3B_ING - [0:0]\n");
+	if (out) {
+		put(o, ":L3B_OUT - [0:0]\n");
+	}
+	ing_rules(c, o);
 	if (out) {
 		/* never the tunnel's own packets */
 		put(o, "-A L3B_OUT -p udp --sport %u -j RETURN\n", c->port);
@@ -173,7 +185,7 @@ static void iptables_text(const struct conf *c, struct out *o)
 static void nft_text(const struct conf *c, struct out *o)
 {
 	const char *dev[WIRE_MAX_PATHS];
-	unsigned ndev = wan_devices(c, dev), i, j;
+	unsigned ndev = wan_devices(c, dev), i, j, k;
 	char pfx[INET_ADDRSTRLEN + 4], match[96];
 	bool out = c->role == ROLE_CPE && c->bond_output;
 	const char *clamp = "tcp flags & (syn | rst) == syn "
@@ -197,13 +209,17 @@ static void nft_text(const struct conf *c, struct out *o)
 			}
 		}
 	} else {
-		for (i = 0; i < c->nprefixes; i++) {
-			snprintf(match, sizeof(match), "ip daddr %s",
-				 prefix_str(&c->prefix[i], pfx, sizeof(pfx)));
-			put(o, "\t\t%s %s %u-65535 %s set %u\n", match, clamp,
-			    GW_MSS4 + 1, "tcp option maxseg size", GW_MSS4);
-			put(o, "\t\t%s queue num %u bypass\n", match,
-			    c->ingress_queue);
+		for (k = 0; k < c->ncpes; k++) {
+			for (i = 0; i < c->cpe[k].nprefixes; i++) {
+				snprintf(match, sizeof(match), "ip daddr %s",
+					 prefix_str(&c->cpe[k].prefix[i], pfx,
+						    sizeof(pfx)));
+				put(o, "\t\t%s %s %u-65535 %s set %u\n", match,
+				    clamp, GW_MSS4 + 1,
+				    "tcp option maxseg size", GW_MSS4);
+				put(o, "\t\t%s queue num %u bypass\n", match,
+				    c->ingress_queue);
+			}
 		}
 	}
 	put(o, "\t}\n");
@@ -383,6 +399,48 @@ int gw_rules_install(struct gw *gw)
 		gw->conf.bond_output ? ", L3B_OUT" : "");
 out:
 	free(text);
+	return ret;
+}
+
+int gw_rules_update(struct gw *gw, const struct conf *c)
+{
+	const char *argv[] = {"iptables-restore", "-w", "--noflush", NULL};
+	struct out now = {.len = GW_RULES_MAX}, next = {.len = GW_RULES_MAX};
+	struct out txn = {.len = GW_RULES_MAX};
+	int ret = -ENOMEM;
+
+	now.buf = calloc(1, GW_RULES_MAX);
+	next.buf = calloc(1, GW_RULES_MAX);
+	txn.buf = calloc(1, GW_RULES_MAX);
+	if (!now.buf || !next.buf || !txn.buf) {
+		goto out;
+	}
+	ing_rules(&gw->conf, &now);
+	ing_rules(c, &next);
+	/* one transaction of the mangle table: the chain is never seen
+	 * empty while bonded traffic flows */
+	put(&txn, "*mangle\n:L3B_ING - [0:0]\n-F L3B_ING\n%sCOMMIT\n",
+	    next.buf);
+	ret = -ENOSPC;
+	if (now.overflow || next.overflow || txn.overflow) {
+		gw_err(gw, "rules: too many to generate");
+		goto out;
+	}
+	ret = 0;
+	if (!gw->rules.installed || !strcmp(now.buf, next.buf)) {
+		goto out;
+	}
+	ret = run(argv, txn.buf, false);
+	if (ret) {
+		gw_err(gw, "rules: updating L3B_ING failed (%d)", ret);
+		ret = ret < 0 ? ret : -EIO;
+		goto out;
+	}
+	gw_info(gw, "rules: L3B_ING updated for the new prefixes");
+out:
+	free(now.buf);
+	free(next.buf);
+	free(txn.buf);
 	return ret;
 }
 

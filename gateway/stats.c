@@ -99,15 +99,16 @@ static void walk_daemon(struct gw *gw, struct walker *w)
 	      (gw_now_us() - gw->start_us) / 1000);
 }
 
-static void walk_session(struct gw *gw, struct walker *w)
+static void walk_session(struct gw_sess *se, struct walker *w)
 {
-	const struct ing_sched *s = &gw->ing.sched;
-	const struct egr_reseq_params *rp = &gw->egr.egr.reseq.p;
-	const struct gw_sess *ss = &gw->sess;
+	const struct gw *gw = se->gw;
+	const struct ing_sched *s = &se->sched;
+	const struct egr_reseq_params *rp = &se->egr.reseq.p;
+	const struct gw_sec *ss = &se->sec;
 
 	w->st.scope = GW_SCOPE_SESSION;
 	gauge(w, "session", "session id carried in every tunnel packet",
-	      gw->conf.session_id);
+	      se->id);
 	text(w, "session_state",
 	     "up: session keys agreed with the peer; none: not yet",
 	     ss->have_keys ? "up" : "none");
@@ -163,14 +164,41 @@ static void walk_session(struct gw *gw, struct walker *w)
 	      rp->t_lto_us);
 }
 
-static void walk_ingress(struct gw *gw, struct walker *w)
+/* The ingress queue's own values, for all sessions. */
+static void walk_ingress_queue(struct gw *gw, struct walker *w)
 {
 	const struct gw_ing_stats *is = &gw->ing.st;
-	const struct ing_sched_stats *ss = &gw->ing.sched.st;
 
 	w->st.scope = GW_SCOPE_INGRESS;
+	w->st.global = true;
 	counter(w, "pkts", "packets taken from the ingress queue, packets",
 		is->pkts);
+	counter(w, "no_cpe",
+		"packets accepted natively: no CPE routes the destination, "
+		"packets",
+		is->no_cpe);
+	counter(w, "unfit",
+		"packets accepted natively: truncated, tiny or too large, "
+		"packets",
+		is->unfit);
+	counter(w, "verdict_errors", "ingress verdicts the kernel refused",
+		is->verdict_errors);
+	counter(w, "kernel_dropped",
+		"packets the kernel dropped: ingress queue full, packets",
+		gw->ing.kst.queue_dropped);
+	counter(w, "kernel_user_dropped",
+		"packets the kernel could not hand to the daemon (netlink "
+		"buffer full), packets",
+		gw->ing.kst.user_dropped);
+	w->st.global = false;
+}
+
+static void walk_ingress(struct gw_sess *se, struct walker *w)
+{
+	const struct gw_sing_stats *is = &se->ist;
+	const struct ing_sched_stats *ss = &se->sched.st;
+
+	w->st.scope = GW_SCOPE_INGRESS;
 	counter(w, "bonded", "packets sent through the tunnel, packets",
 		is->bonded);
 	counter(w, "no_path", "packets accepted natively: no path up, packets",
@@ -179,12 +207,6 @@ static void walk_ingress(struct gw *gw, struct walker *w)
 		"packets accepted natively: no session with the peer yet, "
 		"packets",
 		is->no_session);
-	counter(w, "unfit",
-		"packets accepted natively: truncated, tiny or too large, "
-		"packets",
-		is->unfit);
-	counter(w, "verdict_errors", "ingress verdicts the kernel refused",
-		is->verdict_errors);
 	counter(w, "reports", "REPORTs from the peer applied", ss->reports);
 	counter(w, "stale_reports",
 		"REPORTs ignored: not newer than the last one (each is sent "
@@ -197,25 +219,56 @@ static void walk_ingress(struct gw *gw, struct walker *w)
 	counter(w, "dwd", "decrements of the mobile weight", ss->dwd);
 	counter(w, "dwd_held", "DWD steps withheld because a fixed path queues",
 		ss->dwd_held);
-	counter(w, "kernel_dropped",
-		"packets the kernel dropped: ingress queue full, packets",
-		gw->ing.kst.queue_dropped);
-	counter(w, "kernel_user_dropped",
-		"packets the kernel could not hand to the daemon (netlink "
-		"buffer full), packets",
-		gw->ing.kst.user_dropped);
 }
 
-static void walk_egress(struct gw *gw, struct walker *w)
+/* The egress queue's own values: what is dropped before a session is
+ * known. */
+static void walk_egress_queue(struct gw *gw, struct walker *w)
 {
-	const struct egr_reseq *r = &gw->egr.egr.reseq;
-	const struct egr_reseq_stats *rs = &r->st;
 	const struct gw_egr_stats *es = &gw->egr.st;
 	unsigned i;
 
 	w->st.scope = GW_SCOPE_EGRESS;
+	w->st.global = true;
 	counter(w, "pkts", "packets taken from the egress queue, packets",
 		es->pkts);
+	counter(w, "outer_bad",
+		"packets dropped: outer header not IPv4/UDP, truncated or a "
+		"fragment",
+		es->outer_bad);
+	counter(w, "session", "packets dropped: no session with this id",
+		es->session);
+	counter(w, "path", "packets dropped: path id beyond the paths",
+		es->path);
+	counter(w, "verdict_errors", "egress verdicts the kernel refused",
+		es->verdict_errors);
+	counter(w, "no_kernel_time",
+		"DATA without the kernel's receive time stamp",
+		es->no_kernel_time);
+	for (i = 1; i < WIRE_DROP_MAX; i++) {
+		labelled(w, "wire",
+			 "tunnel packets dropped as malformed, by reason",
+			 "reason", wire_drop_name((enum wire_drop)i),
+			 es->wire[i]);
+	}
+	counter(w, "kernel_dropped",
+		"packets the kernel dropped: egress queue full, packets",
+		gw->egr.kst.queue_dropped);
+	counter(w, "kernel_user_dropped",
+		"packets the kernel could not hand to the daemon (netlink "
+		"buffer full), packets",
+		gw->egr.kst.user_dropped);
+	w->st.global = false;
+}
+
+static void walk_egress(struct gw_sess *se, struct walker *w)
+{
+	const struct egr_reseq *r = &se->egr.reseq;
+	const struct egr_reseq_stats *rs = &r->st;
+	const struct gw_segr_stats *es = &se->est;
+	unsigned i;
+
+	w->st.scope = GW_SCOPE_EGRESS;
 	counter(w, "released", "inner packets released to the LAN, packets",
 		es->released);
 	counter(w, "in_order", "DATA released on arrival, packets",
@@ -245,34 +298,18 @@ static void walk_egress(struct gw *gw, struct walker *w)
 	counter(w, "overflow",
 		"DATA that pushed the reorder window forward, packets",
 		rs->overflow);
-	counter(w, "outer_bad",
-		"packets dropped: outer header not IPv4/UDP, truncated or a "
-		"fragment",
-		es->outer_bad);
-	counter(w, "session", "packets dropped: another session id",
-		es->session);
-	counter(w, "path", "packets dropped: path id beyond the paths",
-		es->path);
 	counter(w, "oversize", "DATA dropped: inner packet too large",
 		es->oversize);
 	counter(w, "inner_family", "DATA dropped: inner packet not IPv4",
 		es->inner_family);
+	counter(w, "spoofed",
+		"DATA dropped: inner source outside the CPE's prefixes",
+		es->spoofed);
 	counter(w, "no_slot", "DATA dropped: no free slot", es->no_slot);
-	counter(w, "verdict_errors", "egress verdicts the kernel refused",
-		es->verdict_errors);
 	counter(w, "peer_restarts",
 		"times the peer restarted (new session) and the sequence state "
 		"was reset",
 		es->peer_restarts);
-	counter(w, "no_kernel_time",
-		"DATA without the kernel's receive time stamp",
-		es->no_kernel_time);
-	for (i = 1; i < WIRE_DROP_MAX; i++) {
-		labelled(w, "wire",
-			 "tunnel packets dropped as malformed, by reason",
-			 "reason", wire_drop_name((enum wire_drop)i),
-			 es->wire[i]);
-	}
 	for (i = 1; i < GW_AUTH_MAX; i++) {
 		labelled(w, "auth",
 			 "well-formed tunnel packets dropped before any state: "
@@ -281,24 +318,25 @@ static void walk_egress(struct gw *gw, struct walker *w)
 			 "reason", gw_auth_drop_name((enum gw_auth_drop)i),
 			 es->auth[i]);
 	}
+	for (i = 1; i < WIRE_DROP_MAX; i++) {
+		labelled(w, "body",
+			 "authentic tunnel packets dropped: body malformed, by "
+			 "reason",
+			 "reason", wire_drop_name((enum wire_drop)i),
+			 es->wire[i]);
+	}
 	for (i = WIRE_REPORT; i <= WIRE_TYPE_MAX; i++) {
 		labelled(w, "ctrl", "control packets received, by type", "type",
 			 wire_type_name((uint8_t)i), es->ctrl[i]);
 	}
-	counter(w, "kernel_dropped",
-		"packets the kernel dropped: egress queue full, packets",
-		gw->egr.kst.queue_dropped);
-	counter(w, "kernel_user_dropped",
-		"packets the kernel could not hand to the daemon (netlink "
-		"buffer full), packets",
-		gw->egr.kst.user_dropped);
 }
 
-static void walk_path(struct gw *gw, struct walker *w, unsigned i)
+static void walk_path(struct gw_sess *se, struct walker *w, unsigned i)
 {
-	const struct gw_path *p = &gw->path[i];
-	const struct egr_loss_path *lp = &gw->egr.egr.loss.p[i];
-	const struct ing_sched *s = &gw->ing.sched;
+	const struct gw *gw = se->gw;
+	const struct gw_link *p = &se->link[i];
+	const struct egr_loss_path *lp = &se->egr.loss.p[i];
+	const struct ing_sched *s = &se->sched;
 	char addr[INET_ADDRSTRLEN], peer[INET_ADDRSTRLEN + 8];
 
 	if (!p->have_peer ||
@@ -364,16 +402,22 @@ static void walk_path(struct gw *gw, struct walker *w, unsigned i)
 void gw_stats_walk(struct gw *gw, gw_stat_fn *fn, void *arg)
 {
 	struct walker w = {.fn = fn, .arg = arg};
-	unsigned i;
+	unsigned i, k;
 
 	walk_daemon(gw, &w);
-	/* one session per daemon for now: the one of the configuration */
-	w.st.session = gw->conf.session_id;
-	walk_session(gw, &w);
-	walk_ingress(gw, &w);
-	walk_egress(gw, &w);
-	for (i = 0; i < gw->npaths; i++) {
-		walk_path(gw, &w, i);
+	walk_ingress_queue(gw, &w);
+	walk_egress_queue(gw, &w);
+	for (k = 0; k < gw->nsess; k++) {
+		struct gw_sess *se = gw->sess[k];
+
+		w.st.session = se->id;
+		w.st.cpe = se->name;
+		walk_session(se, &w);
+		walk_ingress(se, &w);
+		walk_egress(se, &w);
+		for (i = 0; i < gw->npaths; i++) {
+			walk_path(se, &w, i);
+		}
 	}
 }
 
@@ -390,9 +434,12 @@ const char *gw_stat_key(const struct gw_stat *st, char *buf, size_t len)
 			: "";
 	bool has_path = st->scope == GW_SCOPE_PATH && st->path;
 	bool has_label = st->label && st->label_value;
+	bool has_cpe = st->scope != GW_SCOPE_DAEMON && !st->global && st->cpe &&
+		       st->cpe[0];
 
-	snprintf(buf, len, "%s%s%s%s%s%s", pre, has_path ? st->path : "",
-		 has_path ? "." : "", st->name, has_label ? "." : "",
-		 has_label ? st->label_value : "");
+	snprintf(buf, len, "%s%s%s%s%s%s%s%s%s", has_cpe ? "cpe." : "",
+		 has_cpe ? st->cpe : "", has_cpe ? "." : "", pre,
+		 has_path ? st->path : "", has_path ? "." : "", st->name,
+		 has_label ? "." : "", has_label ? st->label_value : "");
 	return buf;
 }

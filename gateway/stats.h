@@ -1,18 +1,22 @@
 /* The daemon's counters and state as one flat list of named values.
  *
  * gw_stats_walk() calls fn once per value, in a fixed order: the daemon
- * scope, then per session its session, ingress and egress scopes, then its
- * paths in configuration order, each path's values together.  Every
- * consumer renders the same walk: the status file (key=value), l3bondctl
- * status (table and JSON) and the Prometheus exposition.  A counter added
- * here appears in all of them.
+ * scope, the two queues' own values (ingress and egress scope, global: what
+ * happens before a session is known), then per session its session,
+ * ingress and egress scopes, then its paths in configuration order, each
+ * path's values together.  Every consumer renders the same walk: the
+ * status file (key=value), l3bondctl status (table and JSON) and the
+ * Prometheus exposition.  A counter added here appears in all of them.
  *
  * Names:
- *	status file  [ing.|egr.|path.<path>.]<name>[.<label value>]
+ *	status file  [cpe.<cpe>.][ing.|egr.|path.<path>.]<name>[.<label value>]
  *	Prometheus   l3bond_[ingress_|egress_|path_]<name>[_total]
- *	             {session="<id>"[,path="<path>"][,<label>="<value>"]}
- * where _total is added to counters.  Daemon and session scope values have
- * no prefix: "role", "w_mobile" -> l3bond_w_mobile.
+ *	             {session="<id>"[,cpe="<cpe>"][,path="<path>"]
+ *	              [,<label>="<value>"]}
+ * where _total is added to counters; "cpe." and the cpe label only for a
+ * session of a named CPE (a concentrator's cpes list), the session label
+ * not for global values.  Daemon and session scope values have no prefix:
+ * "role", "w_mobile" -> l3bond_w_mobile.
  */
 #ifndef L3BOND_STATS_H
 #define L3BOND_STATS_H
@@ -25,7 +29,7 @@ struct gw;
 
 enum gw_stat_scope {
 	GW_SCOPE_DAEMON = 0,  /* one per daemon: role, uptime */
-	GW_SCOPE_SESSION = 1, /* one per session: epoch, tunables, w_mobile */
+	GW_SCOPE_SESSION = 1, /* one per session: state, tunables, w_mobile */
 	GW_SCOPE_INGRESS = 2, /* this box's scheduler (to the peer) */
 	GW_SCOPE_EGRESS = 3,  /* this box's resequencer (from the peer) */
 	GW_SCOPE_PATH = 4,    /* one per path of a session */
@@ -42,7 +46,9 @@ struct gw_stat {
 	enum gw_stat_type type;
 	const char *name;  /* [a-z0-9_]+, unique within its scope+label */
 	const char *help;  /* one line: what it counts, and its unit */
-	uint32_t session;  /* all but GW_SCOPE_DAEMON */
+	uint32_t session;  /* all but GW_SCOPE_DAEMON and global */
+	const char *cpe;   /* the session's CPE name, "" for the plain one */
+	bool global;	   /* INGRESS/EGRESS: the queue's own, no session */
 	const char *path;  /* GW_SCOPE_PATH: the path's name */
 	const char *label; /* an extra label's name ("reason"), or NULL */
 	const char *label_value;

@@ -47,8 +47,8 @@ static void assert_text(const struct conf *c, bool nft, const char *want)
 }
 
 #define CLAMP                                                                  \
-	"-p tcp --tcp-flags SYN,RST SYN -m tcpmss --mss 1397:65535 "           \
-	"-j TCPMSS --set-mss 1396\n"
+	"-p tcp --tcp-flags SYN,RST SYN -m tcpmss --mss 1389:65535 "           \
+	"-j TCPMSS --set-mss 1388\n"
 #define DEFRAG                                                                 \
 	":L3B_DEFRAG - [0:0]\n"                                                \
 	"-A L3B_DEFRAG -m conntrack --ctstate INVALID -j RETURN\nCOMMIT\n"
@@ -110,11 +110,13 @@ static void test_rules_concentrator(void **state)
 
 	(void)state;
 	base(&c, ROLE_CONCENTRATOR);
-	c.nprefixes = 2;
-	c.prefix[0].addr = htonl(0xcb007100);
-	c.prefix[0].len = 24;
-	c.prefix[1].addr = 0;
-	c.prefix[1].len = 0;
+	/* the rules bond every CPE's prefixes */
+	c.ncpes = 1;
+	c.cpe[0].nprefixes = 2;
+	c.cpe[0].prefix[0].addr = htonl(0xcb007100);
+	c.cpe[0].prefix[0].len = 24;
+	c.cpe[0].prefix[1].addr = 0;
+	c.cpe[0].prefix[1].len = 0;
 	assert_text(&c, false,
 		    "*mangle\n:L3B_ING - [0:0]\n"
 		    "-A L3B_ING -d 203.0.113.0/24 " CLAMP
@@ -132,9 +134,10 @@ static void test_rules_nft(void **state)
 
 	(void)state;
 	base(&c, ROLE_CONCENTRATOR);
-	c.nprefixes = 1;
-	c.prefix[0].addr = htonl(0x0a000100);
-	c.prefix[0].len = 24;
+	c.ncpes = 1;
+	c.cpe[0].nprefixes = 1;
+	c.cpe[0].prefix[0].addr = htonl(0x0a000100);
+	c.cpe[0].prefix[0].len = 24;
 	assert_text(&c, true,
 		    "table inet l3bond\ndelete table inet l3bond\n"
 		    "table inet l3bond {\n"
@@ -142,8 +145,8 @@ static void test_rules_nft(void **state)
 		    "\t\ttype filter hook forward priority mangle; policy "
 		    "accept;\n"
 		    "\t\tip daddr 10.0.1.0/24 tcp flags & (syn | rst) == syn "
-		    "tcp option maxseg size 1397-65535 tcp option maxseg size "
-		    "set 1396\n"
+		    "tcp option maxseg size 1389-65535 tcp option maxseg size "
+		    "set 1388\n"
 		    "\t\tip daddr 10.0.1.0/24 queue num 0 bypass\n"
 		    "\t}\n"
 		    "\tchain egress {\n"

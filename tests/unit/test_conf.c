@@ -700,6 +700,9 @@ static void test_auth_keys(void **state)
 	conf_wipe(&c);
 	assert_false(conf_has_key(&c));
 	memset(&ref.psk, 0, sizeof(ref.psk));
+	assert_int_equal(ref.ncpes, 1); /* the top-level CPE, with the key */
+	assert_int_equal(ref.cpe[0].psk.b[31], 0x01);
+	memset(&ref.cpe[0].psk, 0, sizeof(ref.cpe[0].psk));
 	assert_memory_equal(&c, &ref, sizeof(c));
 }
 

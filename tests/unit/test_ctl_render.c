@@ -79,12 +79,14 @@ int gw_reload(struct gw *gw, char *err, size_t len)
 /* ---- a daemon's state, without the daemon ------------------------------- */
 
 static struct gw g;
+static struct gw_sess fs, *sess_list[1] = {&fs};
 
 static void fake_gw(void)
 {
 	enum path_class cls[2] = {PATH_FIXED, PATH_MOBILE};
 
 	memset(&g, 0, sizeof(g));
+	memset(&fs, 0, sizeof(fs));
 	conf_defaults(&g.conf);
 	g.conf.role = ROLE_CPE;
 	g.conf.session_id = 4242;
@@ -97,33 +99,36 @@ static void fake_gw(void)
 	g.log_level = CONF_LOG_ERROR; /* quiet */
 	g.npaths = 2;
 	g.start_us = gw_now_us();
-	g.sess.have_keys = true;
-	g.sess.st.handshakes = 2;
-	g.sess.tx_pn = 77;
-	assert_int_equal(ing_sched_init(&g.ing.sched, &g.conf.sched, 2, cls),
-			 0);
-	g.egr.egr.reseq.p = g.conf.reseq;
-	g.egr.egr.reseq.p.t_lto_us = 12000; /* adapted below t_lto_ms */
-	g.ing.st.bonded = 1343;
+	g.nsess = 1;
+	g.sess = sess_list;
+	fs.gw = &g;
+	fs.id = 4242;
+	fs.sec.have_keys = true;
+	fs.sec.st.handshakes = 2;
+	fs.sec.tx_pn = 77;
+	assert_int_equal(ing_sched_init(&fs.sched, &g.conf.sched, 2, cls), 0);
+	fs.egr.reseq.p = g.conf.reseq;
+	fs.egr.reseq.p.t_lto_us = 12000; /* adapted below t_lto_ms */
+	fs.ist.bonded = 1343;
 	g.egr.st.wire[WIRE_E_SHORT] = 3;
-	g.egr.st.auth[GW_AUTH_BAD_TAG] = 5;
-	g.egr.st.ctrl[WIRE_REPORT] = 224;
+	fs.est.auth[GW_AUTH_BAD_TAG] = 5;
+	fs.est.ctrl[WIRE_REPORT] = 224;
 	g.egr.kst.queue_dropped = 7;
-	g.path[0].alive = true;
-	g.path[0].have_peer = true;
-	g.path[0].peer.sin_family = AF_INET;
-	g.path[0].peer.sin_addr.s_addr = htonl(0x0a0c0001);
-	g.path[0].peer.sin_port = htons(7040);
-	g.path[0].st.tx_pkts = 1343;
-	g.path[0].st.tx_bytes = 1924528;
-	g.path[0].rtt_us = 26552;
-	g.path[0].srtt_us = 26000;
-	g.path[0].rttvar_us = 800;
-	g.path[0].rtt_samples = 9;
-	g.path[1].srtt_us = 5; /* no sample: must read 0 */
-	g.egr.egr.loss.p[1].lost = 12;
-	g.egr.egr.loss.p[1].rx = 1000;
-	g.ing.sched.path[0].rep_lost = 4;
+	fs.link[0].alive = true;
+	fs.link[0].have_peer = true;
+	fs.link[0].peer.sin_family = AF_INET;
+	fs.link[0].peer.sin_addr.s_addr = htonl(0x0a0c0001);
+	fs.link[0].peer.sin_port = htons(7040);
+	fs.link[0].st.tx_pkts = 1343;
+	fs.link[0].st.tx_bytes = 1924528;
+	fs.link[0].rtt_us = 26552;
+	fs.link[0].srtt_us = 26000;
+	fs.link[0].rttvar_us = 800;
+	fs.link[0].rtt_samples = 9;
+	fs.link[1].srtt_us = 5; /* no sample: must read 0 */
+	fs.egr.loss.p[1].lost = 12;
+	fs.egr.loss.p[1].rx = 1000;
+	fs.sched.path[0].rep_lost = 4;
 }
 
 static char *status_text(void)
@@ -296,7 +301,7 @@ static void test_status_keeps_every_key(void **state)
 /* Every key once, every name a Prometheus name, every value with help. */
 static void check_unique(void *arg, const struct gw_stat *st)
 {
-	static char seen[256][96];
+	static char seen[768][96];
 	static size_t n;
 	char key[96];
 	const char *c;
@@ -312,7 +317,7 @@ static void check_unique(void *arg, const struct gw_stat *st)
 			fail_msg("key %s twice", key);
 		}
 	}
-	assert_true(n < 256);
+	assert_true(n < 768);
 	strcpy(seen[n++], key);
 	for (c = st->name; *c; c++) {
 		assert_true((*c >= 'a' && *c <= 'z') ||
@@ -321,20 +326,47 @@ static void check_unique(void *arg, const struct gw_stat *st)
 	assert_non_null(st->help);
 	assert_true(strlen(st->help) > 5);
 	assert_true(st->type != GW_STAT_TEXT || st->text);
-	assert_true(st->scope == GW_SCOPE_DAEMON || st->session == 4242);
+	/* the queues' own values have no session; every other one is of
+	 * one of the two, and a named CPE's keys carry its name */
+	assert_true(!st->global || st->scope == GW_SCOPE_INGRESS ||
+		    st->scope == GW_SCOPE_EGRESS);
+	assert_true(st->scope == GW_SCOPE_DAEMON || st->global ||
+		    st->session == 4242 || st->session == 77);
+	assert_true(st->scope == GW_SCOPE_DAEMON || st->global ||
+		    (st->session == 77) == !strncmp(key, "cpe.bob.", 8));
 	assert_true((st->scope == GW_SCOPE_PATH) == (st->path != NULL));
 	(*(int *)arg)++;
 }
 
 static void test_walk_keys_unique(void **state)
 {
-	int n = 0;
+	enum path_class cls[2] = {PATH_FIXED, PATH_MOBILE};
+	static struct gw_sess bob, *two[2];
+	int n = 0, one;
 
 	(void)state;
 	fake_gw();
 	check_unique(NULL, NULL);
 	gw_stats_walk(&g, check_unique, &n);
 	assert_true(n > 100);
+	one = n;
+
+	/* a concentrator's second CPE, named: its keys are its own */
+	memset(&bob, 0, sizeof(bob));
+	bob.gw = &g;
+	bob.id = 77;
+	strcpy(bob.name, "bob");
+	assert_int_equal(ing_sched_init(&bob.sched, &g.conf.sched, 2, cls), 0);
+	two[0] = &fs;
+	two[1] = &bob;
+	g.sess = two;
+	g.nsess = 2;
+	n = 0;
+	check_unique(NULL, NULL);
+	gw_stats_walk(&g, check_unique, &n);
+	assert_true(n > one + 80);
+	g.sess = sess_list;
+	g.nsess = 1;
 }
 
 static void test_stat_key(void **state)
