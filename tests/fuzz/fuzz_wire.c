@@ -1,18 +1,64 @@
-/* fuzz_wire: wire_parse() on arbitrary bytes.
+/* fuzz_wire: the wire format v2 on arbitrary bytes, in both directions.
  *
- * Any input must give WIRE_OK or one of the named reasons, reading nothing
- * past the buffer (ASan: the input is an exact-size heap copy).  A packet
- * that parses must satisfy what wire.h says a valid packet is, and must
- * survive the round trip: re-encoded with wire_put_*() and wire_build() it
- * gives the same bytes (the tag zeroed and the report's reserved bytes,
- * which the parser ignores, cleared) and parses to the same message.  The
- * encoders must also refuse a buffer one byte short without writing to it.
+ * Parse: the input is a packet.  wire_parse_hdr() gives WIRE_OK or one of
+ * the header's reasons, reading nothing of the body (in the ASan build the
+ * body is poisoned while it runs; in every build it must give the same
+ * outcome with every body byte changed) and writing nothing to m->u; then
+ * wire_parse_body() gives WIRE_OK or one of the body's reasons, and the two
+ * steps together are wire_parse().  A packet that parses must satisfy what
+ * wire.h says a valid packet is, and must survive the round trip: re-encoded
+ * with wire_put_*() and wire_build() it gives the same bytes (the tag zeroed
+ * and the report's reserved bytes, which the parser ignores, cleared) and
+ * parses to the same message.  The encoders must also refuse a buffer one
+ * byte short.
+ *
+ * Build: the same bytes, read as the fields of a message of some type
+ * (any header values, pn 0..2^64-1, a valid body made from them), are
+ * encoded with wire_put_*() and wire_build() into a buffer of exactly the
+ * size, and must parse back, in the two steps, to exactly those fields.
+ * Every input is read both ways, reading nothing past the buffer (ASan: the
+ * input is an exact-size heap copy).
  */
 #include <errno.h>
 #include <string.h>
 
 #include "common/wire.h"
 #include "tests/fuzz/fuzz.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define FUZZ_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FUZZ_ASAN 1
+#endif
+#endif
+#ifdef FUZZ_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
+
+enum { MINLEN = WIRE_HDR_LEN + WIRE_TAG_LEN };
+
+/* The reasons of the header step; the others are the body step's. */
+static bool hdr_reason(enum wire_drop d)
+{
+	return d == WIRE_E_SHORT || d == WIRE_E_VERSION || d == WIRE_E_TYPE ||
+	       d == WIRE_E_PATH || d == WIRE_E_CONTROL_SEQ;
+}
+
+static bool named(enum wire_drop d)
+{
+	return (unsigned)d < WIRE_DROP_MAX &&
+	       strcmp(wire_drop_name(d), "unknown") != 0;
+}
+
+static bool same_hdr(const struct wire_hdr *x, const struct wire_hdr *y)
+{
+	return x->version == y->version && x->type == y->type &&
+	       x->path == y->path && x->pgap == y->pgap &&
+	       x->session == y->session && x->pn == y->pn &&
+	       x->gseq == y->gseq && x->lseq == y->lseq &&
+	       x->tstamp == y->tstamp;
+}
 
 /* Is the body of a parsed packet what wire.h says it is? */
 static void check_body(const struct wire_msg *m)
@@ -62,10 +108,17 @@ static void check_body(const struct wire_msg *m)
 		break;
 	case WIRE_PROBE:
 	case WIRE_PROBE_ACK:
+		FUZZ_CHECK(m->body_len == WIRE_PROBE_LEN, "type %u body %zu",
+			   h->type, m->body_len);
+		break;
 	case WIRE_HELLO:
+		FUZZ_CHECK(m->body_len == WIRE_HELLO_LEN && m->u.hello.r_conc == 0,
+			   "hello body %zu, r_conc %llu", m->body_len,
+			   (unsigned long long)m->u.hello.r_conc);
+		break;
 	case WIRE_HELLO_ACK:
-		FUZZ_CHECK(m->body_len == 8, "type %u body %zu", h->type,
-			   m->body_len);
+		FUZZ_CHECK(m->body_len == WIRE_HELLO_ACK_LEN,
+			   "hello_ack body %zu", m->body_len);
 		break;
 	default:
 		FUZZ_CHECK(0, "type %u accepted", h->type);
@@ -96,9 +149,13 @@ static uint8_t *encode_body(const struct wire_msg *m, size_t *len)
 		ret = wire_put_probe(buf, n, &m->u.probe);
 		refused = wire_put_probe(shorter, n - 1, &m->u.probe);
 		break;
-	default:
+	case WIRE_HELLO:
 		ret = wire_put_hello(buf, n, &m->u.hello);
 		refused = wire_put_hello(shorter, n - 1, &m->u.hello);
+		break;
+	default:
+		ret = wire_put_hello_ack(buf, n, &m->u.hello);
+		refused = wire_put_hello_ack(shorter, n - 1, &m->u.hello);
 		break;
 	}
 	free(shorter);
@@ -109,19 +166,15 @@ static uint8_t *encode_body(const struct wire_msg *m, size_t *len)
 	return buf;
 }
 
-static bool same_msg(const struct wire_msg *a, const struct wire_msg *b)
+/* The decoded bodies of two messages of the same header are equal. */
+static bool same_body(const struct wire_msg *a, const struct wire_msg *b)
 {
-	const struct wire_hdr *x = &a->hdr, *y = &b->hdr;
 	unsigned i;
 
-	if (x->version != y->version || x->type != y->type ||
-	    x->path != y->path || x->pgap != y->pgap ||
-	    x->session != y->session || x->gseq != y->gseq ||
-	    x->lseq != y->lseq || x->tstamp != y->tstamp ||
-	    a->body_len != b->body_len) {
+	if (a->body_len != b->body_len) {
 		return false;
 	}
-	switch (x->type) {
+	switch (a->hdr.type) {
 	case WIRE_DATA:
 		return !memcmp(a->body, b->body, a->body_len);
 	case WIRE_REPORT:
@@ -145,11 +198,16 @@ static bool same_msg(const struct wire_msg *a, const struct wire_msg *b)
 		       a->u.probe.value == b->u.probe.value;
 	case WIRE_HELLO:
 	case WIRE_HELLO_ACK:
-		return a->u.hello.epoch == b->u.hello.epoch &&
-		       a->u.hello.value == b->u.hello.value;
+		return a->u.hello.r_cpe == b->u.hello.r_cpe &&
+		       a->u.hello.r_conc == b->u.hello.r_conc;
 	default:
 		return false;
 	}
+}
+
+static bool same_msg(const struct wire_msg *a, const struct wire_msg *b)
+{
+	return same_hdr(&a->hdr, &b->hdr) && same_body(a, b);
 }
 
 /* The report's bytes that must be zero and that the parser ignores: the
@@ -166,10 +224,35 @@ static bool reserved(const struct wire_msg *m, size_t i)
 	       (i - 4) % WIRE_REPORT_ENTRY <= 3;
 }
 
+/* Parses out (len bytes, a heap block of exactly that size) in the two
+ * steps and checks they accept it as *m. */
+static void parse_back(const uint8_t *out, size_t len, const struct wire_msg *m)
+{
+	struct wire_msg again, whole;
+	enum wire_drop d;
+
+	memset(&again, 0xa5, sizeof(again));
+	d = wire_parse_hdr(out, len, &again);
+	FUZZ_CHECK(d == WIRE_OK, "encoded packet: header step %s",
+		   wire_drop_name(d));
+	d = wire_parse_body(&again);
+	FUZZ_CHECK(d == WIRE_OK, "encoded packet: body step %s",
+		   wire_drop_name(d));
+	FUZZ_CHECK(again.body == out + WIRE_HDR_LEN &&
+			   again.tag == out + len - WIRE_TAG_LEN,
+		   "body/tag pointers");
+	FUZZ_CHECK(same_msg(m, &again), "encode + parse changed the message");
+	memset(&whole, 0x5a, sizeof(whole));
+	d = wire_parse(out, len, &whole);
+	FUZZ_CHECK(d == WIRE_OK && same_msg(&again, &whole),
+		   "wire_parse differs from the two steps: %s",
+		   wire_drop_name(d));
+}
+
+/* parse -> build -> parse. */
 static void round_trip(const uint8_t *pkt, size_t len, const struct wire_msg *m)
 {
 	uint8_t *body, *out, *shorter, zero[WIRE_TAG_LEN] = {0};
-	struct wire_msg again;
 	size_t blen, i;
 	int n;
 
@@ -199,49 +282,253 @@ static void round_trip(const uint8_t *pkt, size_t len, const struct wire_msg *m)
 				out[WIRE_HDR_LEN + i], pkt[WIRE_HDR_LEN + i]);
 		}
 	}
-
-	memset(&again, 0xa5, sizeof(again));
-	FUZZ_CHECK(wire_parse(out, len, &again) == WIRE_OK,
-		   "re-encoded packet rejected: %s",
-		   wire_drop_name(wire_parse(out, len, &again)));
-	FUZZ_CHECK(again.body == out + WIRE_HDR_LEN, "body pointer");
-	FUZZ_CHECK(same_msg(m, &again), "round trip changed the message");
+	parse_back(out, len, m);
 	free(shorter);
+	free(out);
+	free(body);
+}
+
+/* The header step must not read the body: run it on a copy whose body is
+ * poisoned (ASan build; the tag placed on a granule boundary so that all
+ * of the body is), then with every body byte changed; same outcome, same
+ * header, and m->u untouched. */
+static enum wire_drop hdr_blind(const uint8_t *data, size_t size,
+				struct wire_msg *m)
+{
+	size_t bl = size >= MINLEN ? size - MINLEN : 0, off, i;
+	struct wire_msg again;
+	enum wire_drop d, d2;
+	uint8_t *blk, *pkt, u[sizeof(m->u)];
+	void *mem = NULL;
+
+	off = (8 - (WIRE_HDR_LEN + bl) % 8) % 8;
+	FUZZ_CHECK(posix_memalign(&mem, 16, off + (size ? size : 1)) == 0,
+		   "out of memory");
+	blk = mem;
+	pkt = blk + off;
+	if (size) {
+		memcpy(pkt, data, size);
+	}
+#ifdef FUZZ_ASAN
+	if (bl) {
+		ASAN_POISON_MEMORY_REGION(pkt + WIRE_HDR_LEN, bl);
+	}
+#endif
+	memset(m, 0xa5, sizeof(*m));
+	memset(u, 0xa5, sizeof(u));
+	d = wire_parse_hdr(pkt, size, m);
+#ifdef FUZZ_ASAN
+	if (bl) {
+		ASAN_UNPOISON_MEMORY_REGION(pkt + WIRE_HDR_LEN, bl);
+	}
+#endif
+	FUZZ_CHECK(!memcmp(&m->u, u, sizeof(u)), "header step wrote m->u");
+	for (i = 0; i < bl; i++) {
+		pkt[WIRE_HDR_LEN + i] = (uint8_t)~pkt[WIRE_HDR_LEN + i];
+	}
+	memset(&again, 0xa5, sizeof(again));
+	d2 = wire_parse_hdr(pkt, size, &again);
+	FUZZ_CHECK(d2 == d, "header step %s, with the body changed %s",
+		   wire_drop_name(d), wire_drop_name(d2));
+	if (d == WIRE_OK) {
+		FUZZ_CHECK(same_hdr(&m->hdr, &again.hdr) &&
+				   m->body_len == again.body_len,
+			   "header differs with the body changed");
+	}
+	free(blk);
+	return d;
+}
+
+/* ---- build -> parse ---- */
+
+/* Reads the input as a stream of big-endian fields; zeros when it ends. */
+struct reader {
+	const uint8_t *p;
+	size_t left;
+};
+
+static uint64_t take(struct reader *r, unsigned bytes)
+{
+	uint64_t v = 0;
+
+	while (bytes--) {
+		v = v << 8 | (r->left ? (r->left--, *r->p++) : 0);
+	}
+	return v;
+}
+
+/* A valid message of a type the input picks, every field from the input;
+ * body_len and body (DATA) or m->u (the others) set.  body has room for
+ * WIRE_MAX_INNER bytes. */
+static void make_msg(struct reader *r, struct wire_msg *m, uint8_t *body)
+{
+	struct wire_hdr *h = &m->hdr;
+	unsigned i;
+
+	memset(m, 0, sizeof(*m));
+	h->version = WIRE_VERSION;
+	h->type = (uint8_t)(1 + take(r, 1) % WIRE_TYPE_MAX);
+	h->path = (uint8_t)(take(r, 1) % WIRE_MAX_PATHS);
+	h->session = (uint32_t)take(r, 4);
+	h->pn = take(r, 8);
+	h->gseq = (uint32_t)take(r, 4);
+	h->tstamp = (uint32_t)take(r, 4);
+	switch (h->type) {
+	case WIRE_DATA: {
+		unsigned sel = (unsigned)take(r, 1);
+		size_t min = sel & 1 ? 40 : 20, len, n;
+
+		h->pgap = (uint16_t)take(r, 2);
+		h->lseq = (uint32_t)take(r, 4);
+		/* one in 16 of any size up to the largest, else small:
+		 * big bodies cost time that finds nothing new */
+		if ((sel & 0x1e) == 0) {
+			len = min + take(r, 2) % (WIRE_MAX_INNER - min + 1);
+		} else {
+			len = min + take(r, 1);
+		}
+		n = len < r->left ? len : r->left;
+		memcpy(body, r->p, n);
+		memset(body + n, 0, len - n);
+		r->p += n;
+		r->left -= n;
+		if (sel & 1) {
+			body[0] = (uint8_t)(0x60 | (body[0] & 0x0f));
+			body[4] = (uint8_t)((len - 40) >> 8);
+			body[5] = (uint8_t)(len - 40);
+		} else {
+			/* any header length that fits */
+			unsigned ihl = 5 + (unsigned)(take(r, 1) % 11);
+
+			if (ihl * 4 > len) {
+				ihl = 5;
+			}
+			body[0] = (uint8_t)(0x40 | ihl);
+			body[2] = (uint8_t)(len >> 8);
+			body[3] = (uint8_t)len;
+		}
+		m->body = body;
+		m->body_len = len;
+		break;
+	}
+	case WIRE_REPORT: {
+		uint8_t perm[WIRE_MAX_PATHS];
+
+		for (i = 0; i < WIRE_MAX_PATHS; i++) {
+			perm[i] = (uint8_t)i;
+		}
+		m->u.report.n = (uint8_t)(take(r, 1) % (WIRE_MAX_PATHS + 1));
+		for (i = 0; i < m->u.report.n; i++) {
+			/* distinct paths in an order from the input */
+			unsigned j = i + (unsigned)(take(r, 1) %
+						    (WIRE_MAX_PATHS - i));
+			uint8_t t = perm[i];
+
+			perm[i] = perm[j];
+			perm[j] = t;
+			m->u.report.p[i].path = perm[i];
+			m->u.report.p[i].rx_pkts = (uint32_t)take(r, 4);
+			m->u.report.p[i].lost_pkts = (uint32_t)take(r, 4);
+			m->u.report.p[i].delay_us = (uint32_t)take(r, 4);
+		}
+		m->body_len = 4 + (size_t)m->u.report.n * WIRE_REPORT_ENTRY;
+		break;
+	}
+	case WIRE_PROBE:
+	case WIRE_PROBE_ACK:
+		m->u.probe.id = (uint32_t)take(r, 4);
+		m->u.probe.value = (uint32_t)take(r, 4);
+		m->body_len = WIRE_PROBE_LEN;
+		break;
+	case WIRE_HELLO:
+		m->u.hello.r_cpe = take(r, 8);
+		m->body_len = WIRE_HELLO_LEN;
+		break;
+	default:
+		m->u.hello.r_cpe = take(r, 8);
+		m->u.hello.r_conc = take(r, 8);
+		m->body_len = WIRE_HELLO_ACK_LEN;
+		break;
+	}
+}
+
+static void build_parse(const uint8_t *data, size_t size)
+{
+	static uint8_t inner[WIRE_MAX_INNER];
+	struct reader r = { data, size };
+	struct wire_msg m;
+	uint8_t *body, *out;
+	size_t blen, len;
+	int n;
+
+	make_msg(&r, &m, inner);
+	body = encode_body(&m, &blen);
+	len = WIRE_HDR_LEN + blen + WIRE_TAG_LEN;
+	out = malloc(len);
+	FUZZ_CHECK(out, "out of memory");
+	n = wire_build(out, len, &m.hdr, body, blen);
+	FUZZ_CHECK(n >= 0 && (size_t)n == len, "wire_build gave %d, want %zu",
+		   n, len);
+	FUZZ_CHECK(out[0] == (WIRE_VERSION << 4 | m.hdr.type),
+		   "version/type byte %02x", out[0]);
+	/* a DATA body is compared by content: m.body is inner */
+	parse_back(out, len, &m);
 	free(out);
 	free(body);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct wire_msg m;
-	enum wire_drop d;
+	struct wire_msg m, whole;
+	enum wire_drop dh, db, d;
 
+	build_parse(data, size);
+
+	dh = hdr_blind(data, size, &m);
 	memset(&m, 0xa5, sizeof(m));
-	d = wire_parse(data, size, &m);
-	FUZZ_CHECK((unsigned)d < WIRE_DROP_MAX &&
-			   strcmp(wire_drop_name(d), "unknown"),
-		   "reason %d", (int)d);
-	if (d != WIRE_OK) {
-		FUZZ_CHECK(size >= WIRE_HDR_LEN + WIRE_TAG_LEN ||
-				   d == WIRE_E_SHORT,
-			   "%zu bytes rejected as %s", size, wire_drop_name(d));
+	FUZZ_CHECK(wire_parse_hdr(data, size, &m) == dh, "header step unstable");
+	FUZZ_CHECK(named(dh), "reason %d", (int)dh);
+	memset(&whole, 0x5a, sizeof(whole));
+	d = wire_parse(data, size, &whole);
+	FUZZ_CHECK(named(d), "reason %d", (int)d);
+	if (dh != WIRE_OK) {
+		FUZZ_CHECK(hdr_reason(dh), "header step gave %s",
+			   wire_drop_name(dh));
+		FUZZ_CHECK(size >= MINLEN || dh == WIRE_E_SHORT,
+			   "%zu bytes rejected as %s", size, wire_drop_name(dh));
+		FUZZ_CHECK(d == dh, "wire_parse %s, header step %s",
+			   wire_drop_name(d), wire_drop_name(dh));
 		return 0;
 	}
 
 	/* where the parts are: all within the packet, nothing left over */
-	FUZZ_CHECK(size >= WIRE_HDR_LEN + WIRE_TAG_LEN, "accepted %zu bytes",
-		   size);
+	FUZZ_CHECK(size >= MINLEN, "accepted %zu bytes", size);
 	FUZZ_CHECK(m.hdr.version == WIRE_VERSION, "version %u", m.hdr.version);
 	FUZZ_CHECK(m.hdr.type >= 1 && m.hdr.type <= WIRE_TYPE_MAX &&
 			   strcmp(wire_type_name(m.hdr.type), "unknown"),
 		   "type %u", m.hdr.type);
 	FUZZ_CHECK(m.hdr.path < WIRE_MAX_PATHS, "path %u", m.hdr.path);
+	FUZZ_CHECK(m.hdr.type == WIRE_DATA ||
+			   (m.hdr.lseq == 0 && m.hdr.pgap == 0),
+		   "control with lseq %u pgap %u", m.hdr.lseq, m.hdr.pgap);
 	FUZZ_CHECK(m.body == data + WIRE_HDR_LEN, "body at offset %td",
 		   m.body - data);
-	FUZZ_CHECK(m.body_len == size - WIRE_HDR_LEN - WIRE_TAG_LEN,
-		   "body_len %zu in %zu bytes", m.body_len, size);
+	FUZZ_CHECK(m.body_len == size - MINLEN, "body_len %zu in %zu bytes",
+		   m.body_len, size);
 	FUZZ_CHECK(m.tag == data + size - WIRE_TAG_LEN, "tag at offset %td",
 		   m.tag - data);
+
+	db = wire_parse_body(&m);
+	FUZZ_CHECK(named(db) && !hdr_reason(db), "body step gave %s",
+		   wire_drop_name(db));
+	FUZZ_CHECK(d == db, "wire_parse %s, the two steps %s",
+		   wire_drop_name(d), wire_drop_name(db));
+	if (db != WIRE_OK) {
+		return 0;
+	}
+	FUZZ_CHECK(same_msg(&m, &whole) && whole.body == m.body &&
+			   whole.tag == m.tag,
+		   "wire_parse and the two steps disagree");
 	check_body(&m);
 	round_trip(data, size, &m);
 	return 0;

@@ -23,8 +23,10 @@ def put(target, name, data):
         f.write(data)
 
 
-def hdr(typ, path=0, pgap=0, session=42, gseq=1, lseq=0, ts=1000, ver=1):
-    return struct.pack(">BBHIIII", ver << 4 | typ, path, pgap, session,
+def hdr(typ, path=0, pgap=0, session=42, pn=1, gseq=1, lseq=0, ts=1000,
+        ver=2):
+    """The wire v2 header: 28 bytes, pn (u64) after the session id."""
+    return struct.pack(">BBHIQIII", ver << 4 | typ, path, pgap, session, pn,
                        gseq, lseq, ts)
 
 
@@ -52,25 +54,32 @@ def report(entries):
 
 def wire():
     t = "fuzz_wire"
-    put(t, "data_ipv4", hdr(1, path=1, pgap=3, gseq=7, lseq=5) + ipv4(8) + TAG)
-    put(t, "data_ipv4_options", hdr(1, path=15) +
+    hs = 1 << 63  # HELLO/HELLO_ACK: a random pn with the top bit set
+    put(t, "data_ipv4", hdr(1, path=1, pgap=3, pn=7, gseq=7, lseq=5) +
+        ipv4(8) + TAG)
+    put(t, "data_ipv4_options", hdr(1, path=15, pn=0) +
         bytes([0x46]) + ipv4(4)[1:2] + struct.pack(">H", 24) + ipv4(4)[4:] + TAG)
-    put(t, "data_ipv6", hdr(1, path=2, gseq=0xffffffff, lseq=9) + ipv6(12) + TAG)
-    put(t, "report_0", hdr(2, gseq=3) + report([]) + TAG)
-    put(t, "report_3", hdr(2, gseq=4) +
+    put(t, "data_ipv6", hdr(1, path=2, pn=2**64 - 1, gseq=0xffffffff, lseq=9) +
+        ipv6(12) + TAG)
+    put(t, "report_0", hdr(2, pn=3, gseq=3) + report([]) + TAG)
+    put(t, "report_3", hdr(2, pn=4, gseq=4) +
         report([(0, 100, 1, 500), (1, 90, 0, 40000), (15, 1, 2, 3)]) + TAG)
-    put(t, "report_16", hdr(2, gseq=5) +
+    put(t, "report_16", hdr(2, pn=5, gseq=5) +
         report([(i, i, i, i) for i in range(16)]) + TAG)
-    put(t, "probe", hdr(3, path=1) + struct.pack(">II", 9, 77) + TAG)
-    put(t, "probe_ack", hdr(4, path=1) + struct.pack(">II", 9, 1000) + TAG)
-    put(t, "hello", hdr(5) + struct.pack(">II", 123456, 1) + TAG)
-    put(t, "hello_ack", hdr(6) + struct.pack(">II", 123457, 123456) + TAG)
+    put(t, "probe", hdr(3, path=1, pn=6) + struct.pack(">II", 9, 77) + TAG)
+    put(t, "probe_ack", hdr(4, path=1, pn=8) + struct.pack(">II", 9, 1000) + TAG)
+    put(t, "hello", hdr(5, pn=hs | 0x1234) +
+        struct.pack(">Q", 0x0123456789abcdef) + TAG)
+    put(t, "hello_ack", hdr(6, path=3, pn=hs | 0x5678) +
+        struct.pack(">QQ", 0x0123456789abcdef, 0xfedcba9876543210) + TAG)
     # near misses: one reason each
     put(t, "bad_short", hdr(5) + TAG[:15])
-    put(t, "bad_version", hdr(5, ver=2) + struct.pack(">II", 1, 1) + TAG)
+    put(t, "bad_version", hdr(5, ver=1) + struct.pack(">Q", 1) + TAG)
     put(t, "bad_report_dup", hdr(2) + report([(1, 1, 1, 1), (1, 2, 2, 2)]) + TAG)
     put(t, "bad_control_seq", hdr(3, lseq=1) + struct.pack(">II", 1, 1) + TAG)
     put(t, "bad_inner_len", hdr(1) + ipv4(8)[:-1] + TAG)
+    put(t, "bad_hello_len", hdr(5, pn=hs) + struct.pack(">QQ", 1, 2) + TAG)
+    put(t, "bad_hello_ack_len", hdr(6, pn=hs) + struct.pack(">Q", 1) + TAG)
 
 
 def conf():

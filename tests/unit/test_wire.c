@@ -1,17 +1,25 @@
-/* Unit tests for the wire format (common/wire.c).
+/* Unit tests for the wire format, version 2 (common/wire.c).
  *
  * Written from common/wire.h and the semantics notes, not from the
  * implementation, so that they are an independent check:
- * - round trips of every type with extreme header values;
- * - one header and one whole packet compared byte for byte with arrays
- *   written by hand (big-endian, version in the high nibble);
+ * - round trips of every type with extreme header values (pn 0 and
+ *   2^64 - 1 included);
+ * - headers and whole packets compared byte for byte with arrays written by
+ *   hand (big-endian, version in the high nibble, pn at offset 8), both
+ *   ways: built and compared, and parsed from the hand-written bytes;
  * - a numbered table of malformed packets, each with the reason it must be
- *   rejected for (every reason appears, and the order of the checks);
+ *   rejected for (every reason appears, and the order of the checks), and
+ *   the step that must reject it (wire_parse_hdr or wire_parse_body);
  * - truncation sweeps: each valid packet cut at every shorter length, parsed
  *   from a heap buffer of exactly that length so that the sanitizer build
  *   catches any read past the end;
- * - a randomized differential test against a naive reference parser written
- *   here, re-encoding every accepted packet and comparing the bytes.
+ * - wire_parse_hdr() reads nothing of the body: a body on a PROT_NONE page,
+ *   a body poisoned for ASan in the sanitizer build, and (every build) the
+ *   same outcome with every body byte changed;
+ * - a randomized differential test against a naive two-step reference
+ *   parser written here, re-encoding every accepted packet and comparing
+ *   the bytes, and checking that wire_parse() is wire_parse_hdr() then
+ *   wire_parse_body().
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -22,13 +30,45 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "common/wire.h"
 
+/* In the sanitizer build the body of a packet is poisoned while
+ * wire_parse_hdr() runs, so that reading any of it is a report. */
+#if defined(__SANITIZE_ADDRESS__)
+#define TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TEST_ASAN 1
+#endif
+#endif
+#ifdef TEST_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+/* Header offsets, written here from the layout in wire.h. */
+enum {
+	O_PGAP = 2,
+	O_SESSION = 4,
+	O_PN = 8,
+	O_GSEQ = 16,
+	O_LSEQ = 20,
+	O_TSTAMP = 24,
+	HDR = 28,
+	TAG = 16,
+	MINLEN = HDR + TAG,
+};
+
 static const uint32_t extremes[] = { 0, 1, 0x7fffffff, 0x80000000, 0xffffffff };
+static const uint64_t pn_extremes[] = {
+	0, 1, 0x7fffffffffffffffull, 0x8000000000000000ull,
+	0xffffffffffffffffull, 0x0102030405060708ull,
+};
 
 static void put16(uint8_t *p, uint16_t v)
 {
@@ -44,6 +84,15 @@ static void put32(uint8_t *p, uint32_t v)
 	p[3] = (uint8_t)v;
 }
 
+static void put64(uint8_t *p, uint64_t v)
+{
+	unsigned i;
+
+	for (i = 0; i < 8; i++) {
+		p[i] = (uint8_t)(v >> (56 - 8 * i));
+	}
+}
+
 static uint16_t get16(const uint8_t *p)
 {
 	return (uint16_t)((unsigned)p[0] << 8 | p[1]);
@@ -55,18 +104,30 @@ static uint32_t get32(const uint8_t *p)
 	       (uint32_t)p[2] << 8 | p[3];
 }
 
+static uint64_t get64(const uint8_t *p)
+{
+	uint64_t v = 0;
+	unsigned i;
+
+	for (i = 0; i < 8; i++) {
+		v = v << 8 | p[i];
+	}
+	return v;
+}
+
 /* The test's own header encoder, so that malformed headers can be made. */
 static void enc_hdr(uint8_t *b, uint8_t ver, uint8_t type, uint8_t path,
-		    uint16_t pgap, uint32_t session, uint32_t gseq,
+		    uint16_t pgap, uint32_t session, uint64_t pn, uint32_t gseq,
 		    uint32_t lseq, uint32_t tstamp)
 {
 	b[0] = (uint8_t)(ver << 4 | (type & 15));
 	b[1] = path;
-	put16(b + 2, pgap);
-	put32(b + 4, session);
-	put32(b + 8, gseq);
-	put32(b + 12, lseq);
-	put32(b + 16, tstamp);
+	put16(b + O_PGAP, pgap);
+	put32(b + O_SESSION, session);
+	put64(b + O_PN, pn);
+	put32(b + O_GSEQ, gseq);
+	put32(b + O_LSEQ, lseq);
+	put32(b + O_TSTAMP, tstamp);
 }
 
 static void fill(uint8_t *b, size_t len, uint8_t seed)
@@ -124,6 +185,117 @@ static enum wire_drop parse_exact(const uint8_t *src, size_t len,
 	return d;
 }
 
+/* The reasons wire_parse_hdr() gives: everything decided by the header
+ * and the length alone.  The others belong to wire_parse_body(). */
+static bool hdr_reason(enum wire_drop d)
+{
+	return d == WIRE_E_SHORT || d == WIRE_E_VERSION || d == WIRE_E_TYPE ||
+	       d == WIRE_E_PATH || d == WIRE_E_CONTROL_SEQ;
+}
+
+static bool same_hdr(const struct wire_hdr *a, const struct wire_hdr *b)
+{
+	return a->version == b->version && a->type == b->type &&
+	       a->path == b->path && a->pgap == b->pgap &&
+	       a->session == b->session && a->pn == b->pn &&
+	       a->gseq == b->gseq && a->lseq == b->lseq &&
+	       a->tstamp == b->tstamp;
+}
+
+/* Two parses of the same buffer gave the same message: header, where the
+ * parts are, and the decoded body of its type. */
+static bool same_msg(const struct wire_msg *a, const struct wire_msg *b)
+{
+	unsigned i;
+
+	if (!same_hdr(&a->hdr, &b->hdr) || a->body != b->body ||
+	    a->body_len != b->body_len || a->tag != b->tag) {
+		return false;
+	}
+	switch (a->hdr.type) {
+	case WIRE_REPORT:
+		if (a->u.report.n != b->u.report.n) {
+			return false;
+		}
+		for (i = 0; i < a->u.report.n; i++) {
+			const struct wire_report_path *p = &a->u.report.p[i];
+			const struct wire_report_path *q = &b->u.report.p[i];
+
+			if (p->path != q->path || p->rx_pkts != q->rx_pkts ||
+			    p->lost_pkts != q->lost_pkts ||
+			    p->delay_us != q->delay_us) {
+				return false;
+			}
+		}
+		return true;
+	case WIRE_PROBE:
+	case WIRE_PROBE_ACK:
+		return a->u.probe.id == b->u.probe.id &&
+		       a->u.probe.value == b->u.probe.value;
+	case WIRE_HELLO:
+	case WIRE_HELLO_ACK:
+		return a->u.hello.r_cpe == b->u.hello.r_cpe &&
+		       a->u.hello.r_conc == b->u.hello.r_conc;
+	default:
+		return true;
+	}
+}
+
+/* wire_parse_hdr() must not look at the body.  The packet is copied into a
+ * heap block of exactly its size, placed so that the tag starts on an
+ * 8-byte boundary (ASan's granule), and in the sanitizer build the body is
+ * poisoned while wire_parse_hdr() runs: a read of any body byte is a
+ * report.  In every build the header is parsed a second time with every
+ * body byte changed and must give the same outcome.  Returns the reason;
+ * *m holds the header (its pointers are into the freed copy: only
+ * compared, never read). */
+static enum wire_drop parse_hdr_blind(const uint8_t *src, size_t len,
+				      struct wire_msg *m)
+{
+	size_t bl = len >= MINLEN ? len - MINLEN : 0, off, i;
+	struct wire_msg again;
+	enum wire_drop d, d2;
+	uint8_t *blk, *pkt;
+	void *mem = NULL;
+
+	off = (8 - (HDR + bl) % 8) % 8;
+	assert_int_equal(posix_memalign(&mem, 16, off + (len ? len : 1)), 0);
+	blk = mem;
+	pkt = blk + off;
+	if (len) {
+		memcpy(pkt, src, len);
+	}
+#ifdef TEST_ASAN
+	if (bl) {
+		ASAN_POISON_MEMORY_REGION(pkt + HDR, bl);
+	}
+#endif
+	memset(m, 0xa5, sizeof(*m));
+	d = wire_parse_hdr(pkt, len, m);
+#ifdef TEST_ASAN
+	if (bl) {
+		ASAN_UNPOISON_MEMORY_REGION(pkt + HDR, bl);
+	}
+#endif
+	for (i = 0; i < bl; i++) {
+		pkt[HDR + i] = (uint8_t)~pkt[HDR + i];
+	}
+	memset(&again, 0xa5, sizeof(again));
+	d2 = wire_parse_hdr(pkt, len, &again);
+	if (d2 != d) {
+		fail_msg("len %zu: header step gave %s, with the body changed %s",
+			 len, wire_drop_name(d), wire_drop_name(d2));
+	}
+	if (d == WIRE_OK) {
+		assert_true(same_hdr(&m->hdr, &again.hdr));
+		assert_ptr_equal(m->body, pkt + HDR);
+		assert_int_equal(m->body_len, bl);
+		assert_ptr_equal(m->tag, pkt + len - TAG);
+	}
+	free(blk);
+	return d;
+}
+
 static void check_hdr(const struct wire_hdr *got, const struct wire_hdr *want)
 {
 	assert_int_equal(got->version, WIRE_VERSION);
@@ -131,18 +303,21 @@ static void check_hdr(const struct wire_hdr *got, const struct wire_hdr *want)
 	assert_int_equal(got->path, want->path);
 	assert_int_equal(got->pgap, want->pgap);
 	assert_int_equal(got->session, want->session);
+	assert_true(got->pn == want->pn);
 	assert_int_equal(got->gseq, want->gseq);
 	assert_int_equal(got->lseq, want->lseq);
 	assert_int_equal(got->tstamp, want->tstamp);
 }
 
 /* Builds with wire_build into a buffer of exactly the needed capacity,
- * parses from an exact heap copy, checks header, body and tag pointers. */
+ * parses from an exact heap copy, once with wire_parse() and once in the
+ * two steps; checks header, body and tag pointers.  m gets the message. */
 static void round_trip(const struct wire_hdr *h, const uint8_t *body,
 		       size_t body_len, struct wire_msg *m)
 {
-	size_t len = WIRE_HDR_LEN + body_len + WIRE_TAG_LEN;
+	size_t len = HDR + body_len + TAG;
 	uint8_t *out = malloc(len);
+	struct wire_msg split;
 	uint8_t *in;
 	size_t i;
 	int n;
@@ -150,18 +325,30 @@ static void round_trip(const struct wire_hdr *h, const uint8_t *body,
 	assert_non_null(out);
 	n = wire_build(out, len, h, body, body_len);
 	assert_int_equal(n, (int)len);
-	for (i = len - WIRE_TAG_LEN; i < len; i++) {
+	for (i = len - TAG; i < len; i++) {
 		assert_int_equal(out[i], 0);
+	}
+	/* the header bytes, against the test's own encoder */
+	{
+		uint8_t want[HDR];
+
+		enc_hdr(want, WIRE_VERSION, h->type, h->path, h->pgap,
+			h->session, h->pn, h->gseq, h->lseq, h->tstamp);
+		assert_memory_equal(out, want, HDR);
 	}
 	in = exact_copy(out, len);
 	assert_int_equal(wire_parse(in, len, m), WIRE_OK);
 	check_hdr(&m->hdr, h);
-	assert_ptr_equal(m->body, in + WIRE_HDR_LEN);
+	assert_ptr_equal(m->body, in + HDR);
 	assert_int_equal(m->body_len, body_len);
-	assert_ptr_equal(m->tag, in + len - WIRE_TAG_LEN);
+	assert_ptr_equal(m->tag, in + len - TAG);
 	if (body_len) {
 		assert_memory_equal(m->body, body, body_len);
 	}
+	memset(&split, 0x5a, sizeof(split));
+	assert_int_equal(wire_parse_hdr(in, len, &split), WIRE_OK);
+	assert_int_equal(wire_parse_body(&split), WIRE_OK);
+	assert_true(same_msg(m, &split));
 	free(in);
 	free(out);
 	m->body = NULL;
@@ -171,94 +358,274 @@ static void round_trip(const struct wire_hdr *h, const uint8_t *body,
 static void test_overhead(void **state)
 {
 	(void)state;
-	/* 28 outer IPv4+UDP + 20 header + 16 tag; README.md ("Wire format
-	 * and overhead") and DESIGN.md quote 64 bytes, so it must not change
-	 * silently. */
-	assert_int_equal(WIRE_OVERHEAD, 64);
-	assert_int_equal(WIRE_HDR_LEN, 20);
-	assert_int_equal(WIRE_TAG_LEN, 16);
+	/* 28 outer IPv4+UDP + 28 header + 16 tag; README.md ("Wire format
+	 * and overhead"), DESIGN.md and the TCP MSS clamp (1500 - 72 - 40 =
+	 * 1388) quote 72 bytes, so it must not change silently. */
+	assert_int_equal(WIRE_VERSION, 2);
+	assert_int_equal(WIRE_OVERHEAD, 72);
+	assert_int_equal(WIRE_HDR_LEN, HDR);
+	assert_int_equal(WIRE_TAG_LEN, TAG);
+	assert_int_equal(1500 - WIRE_OVERHEAD - 40, 1388);
 	assert_int_equal(WIRE_REPORT_MAX, 4 + 16 * 16);
+	assert_int_equal(WIRE_PROBE_LEN, 8);
+	assert_int_equal(WIRE_HELLO_LEN, 8);
+	assert_int_equal(WIRE_HELLO_ACK_LEN, 16);
 }
 
-static void test_hdr_bytes(void **state)
+/* ---- hand-written vectors ---- */
+
+static const uint8_t vec_hdr[28] = {
+	0x21, 0x03, 0x12, 0x34,       /* v2 DATA, path 3, pgap */
+	0xde, 0xad, 0xbe, 0xef,       /* session */
+	0x01, 0x23, 0x45, 0x67,       /* pn, high half */
+	0x89, 0xab, 0xcd, 0xef,       /* pn, low half */
+	0x01, 0x02, 0x03, 0x04,       /* gseq */
+	0x05, 0x06, 0x07, 0x08,       /* lseq */
+	0x09, 0x0a, 0x0b, 0x0c,       /* tstamp */
+};
+
+static const uint8_t vec_probe[52] = {
+	0x23, 0x0f, 0x00, 0x00,       /* v2 PROBE, path 15, pgap 0 */
+	0x80, 0x00, 0x00, 0x01,       /* session */
+	0xff, 0xff, 0xff, 0xff,       /* pn 2^64 - 1 */
+	0xff, 0xff, 0xff, 0xff,
+	0xff, 0xff, 0xff, 0xfe,       /* gseq */
+	0x00, 0x00, 0x00, 0x00,       /* lseq */
+	0xa0, 0xb0, 0xc0, 0xd0,       /* tstamp */
+	0x11, 0x22, 0x33, 0x44,       /* probe id */
+	0x88, 0x99, 0xaa, 0xbb,       /* value */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* tag */
+};
+
+static const uint8_t vec_report[4 + 32] = {
+	0x02, 0x00, 0x00, 0x00,       /* n = 2, reserved */
+	0x05, 0x00, 0x00, 0x00,       /* path 5, reserved */
+	0x01, 0x02, 0x03, 0x04,       /* rx */
+	0xff, 0xff, 0xff, 0xfe,       /* lost */
+	0x00, 0x00, 0x01, 0x00,       /* delay_us */
+	0x0f, 0x00, 0x00, 0x00,       /* path 15 */
+	0x80, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00,
+	0xff, 0xff, 0xff, 0xff,
+};
+
+static const uint8_t vec_hello_body[8] = {
+	0xca, 0xfe, 0xba, 0xbe, 0xde, 0xad, 0xbe, 0xef, /* r_cpe */
+};
+
+static const uint8_t vec_hello_ack_body[16] = {
+	0xca, 0xfe, 0xba, 0xbe, 0xde, 0xad, 0xbe, 0xef, /* r_cpe echoed */
+	0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, /* r_conc */
+};
+
+static const uint8_t vec_hello[52] = {
+	0x25, 0x00, 0x00, 0x00,       /* v2 HELLO, path 0 */
+	0x00, 0x00, 0x00, 0x2a,       /* session 42 */
+	0x80, 0x00, 0x00, 0x00,       /* pn: random, top bit set */
+	0x12, 0x34, 0x56, 0x01,
+	0x00, 0x00, 0x00, 0x07,       /* gseq: control counter */
+	0x00, 0x00, 0x00, 0x00,       /* lseq */
+	0x00, 0x0f, 0x42, 0x40,       /* tstamp 1000000 */
+	0xca, 0xfe, 0xba, 0xbe,       /* r_cpe */
+	0xde, 0xad, 0xbe, 0xef,
+	0xa0, 0xa1, 0xa2, 0xa3, 0xa4, 0xa5, 0xa6, 0xa7, /* tag */
+	0xa8, 0xa9, 0xaa, 0xab, 0xac, 0xad, 0xae, 0xaf,
+};
+
+static const uint8_t vec_hello_ack[60] = {
+	0x26, 0x0e, 0x00, 0x00,       /* v2 HELLO_ACK, path 14 */
+	0x00, 0x00, 0x00, 0x2a,       /* session 42 */
+	0xfe, 0xdc, 0xba, 0x98,       /* pn */
+	0x76, 0x54, 0x32, 0x10,
+	0x00, 0x00, 0x00, 0x01,       /* gseq */
+	0x00, 0x00, 0x00, 0x00,       /* lseq */
+	0xff, 0xff, 0xff, 0xff,       /* tstamp */
+	0xca, 0xfe, 0xba, 0xbe,       /* r_cpe echoed */
+	0xde, 0xad, 0xbe, 0xef,
+	0x00, 0x11, 0x22, 0x33,       /* r_conc */
+	0x44, 0x55, 0x66, 0x77,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* tag */
+};
+
+static const uint8_t vec_data[28 + 20 + 16] = {
+	0x21, 0x03, 0x12, 0x34,       /* v2 DATA, path 3, pgap */
+	0xde, 0xad, 0xbe, 0xef,       /* session */
+	0x00, 0x00, 0x00, 0x00,       /* pn 0 */
+	0x00, 0x00, 0x00, 0x00,
+	0x01, 0x02, 0x03, 0x04,       /* gseq */
+	0x05, 0x06, 0x07, 0x08,       /* lseq */
+	0x09, 0x0a, 0x0b, 0x0c,       /* tstamp */
+	0x45, 0x00, 0x00, 0x14,       /* inner IPv4, 20 bytes */
+	0x00, 0x00, 0x40, 0x00,
+	0x40, 0x11, 0x00, 0x00,
+	0x0a, 0x00, 0x00, 0x01,
+	0x0a, 0x00, 0x00, 0x02,
+	0xf0, 0xf1, 0xf2, 0xf3, 0xf4, 0xf5, 0xf6, 0xf7, /* tag */
+	0xf8, 0xf9, 0xfa, 0xfb, 0xfc, 0xfd, 0xfe, 0xff,
+};
+
+/* Parses a hand-written packet from an exact heap copy in both ways;
+ * returns the copy (the caller frees it) and the message. */
+static uint8_t *parse_vector(const uint8_t *vec, size_t len, struct wire_msg *m)
 {
-	static const uint8_t want_hdr[20] = {
-		0x11, 0x03, 0x12, 0x34,       /* v1 DATA, path 3, pgap */
-		0xde, 0xad, 0xbe, 0xef,       /* session */
-		0x01, 0x02, 0x03, 0x04,       /* gseq */
-		0x05, 0x06, 0x07, 0x08,       /* lseq */
-		0x09, 0x0a, 0x0b, 0x0c,       /* tstamp */
-	};
-	static const uint8_t want_probe[44] = {
-		0x13, 0x0f, 0x00, 0x00,       /* v1 PROBE, path 15, pgap 0 */
-		0x80, 0x00, 0x00, 0x01,       /* session */
-		0xff, 0xff, 0xff, 0xfe,       /* gseq */
-		0x00, 0x00, 0x00, 0x00,       /* lseq */
-		0xa0, 0xb0, 0xc0, 0xd0,       /* tstamp */
-		0x11, 0x22, 0x33, 0x44,       /* probe id */
-		0x88, 0x99, 0xaa, 0xbb,       /* value */
-		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* tag */
-	};
-	static const uint8_t want_report[4 + 32] = {
-		0x02, 0x00, 0x00, 0x00,       /* n = 2, reserved */
-		0x05, 0x00, 0x00, 0x00,       /* path 5, reserved */
-		0x01, 0x02, 0x03, 0x04,       /* rx */
-		0xff, 0xff, 0xff, 0xfe,       /* lost */
-		0x00, 0x00, 0x01, 0x00,       /* delay_us */
-		0x0f, 0x00, 0x00, 0x00,       /* path 15 */
-		0x80, 0x00, 0x00, 0x00,
-		0x00, 0x00, 0x00, 0x00,
-		0xff, 0xff, 0xff, 0xff,
-	};
-	static const uint8_t want_hello[8] = {
-		0xca, 0xfe, 0xba, 0xbe, 0x00, 0x00, 0x00, 0x07,
-	};
+	uint8_t *in = exact_copy(vec, len);
+	struct wire_msg split;
+
+	assert_int_equal(wire_parse(in, len, m), WIRE_OK);
+	assert_int_equal(wire_parse_hdr(in, len, &split), WIRE_OK);
+	assert_int_equal(wire_parse_body(&split), WIRE_OK);
+	assert_true(same_msg(m, &split));
+	assert_int_equal(m->hdr.version, 2);
+	assert_ptr_equal(m->body, in + HDR);
+	assert_int_equal(m->body_len, len - MINLEN);
+	assert_ptr_equal(m->tag, in + len - TAG);
+	assert_memory_equal(m->tag, vec + len - TAG, TAG);
+	return in;
+}
+
+static void test_vectors_build(void **state)
+{
 	struct wire_hdr h = {
 		.version = 9, /* ignored: always WIRE_VERSION */
 		.type = WIRE_DATA, .path = 3, .pgap = 0x1234,
-		.session = 0xdeadbeef, .gseq = 0x01020304,
-		.lseq = 0x05060708, .tstamp = 0x090a0b0c,
+		.session = 0xdeadbeef, .pn = 0x0123456789abcdefull,
+		.gseq = 0x01020304, .lseq = 0x05060708, .tstamp = 0x090a0b0c,
 	};
 	struct wire_probe pr = { .id = 0x11223344, .value = 0x8899aabb };
-	struct wire_hello he = { .epoch = 0xcafebabe, .value = 7 };
+	struct wire_hello he = { .r_cpe = 0xcafebabedeadbeefull,
+				 .r_conc = 0x0011223344556677ull };
 	struct wire_report r = { .n = 2 };
-	uint8_t buf[64], body[8];
+	uint8_t buf[80], body[24];
 	uint8_t rep[64];
 
 	(void)state;
 	memset(buf, 0xaa, sizeof(buf));
 	wire_put_hdr(buf, &h);
-	assert_memory_equal(buf, want_hdr, sizeof(want_hdr));
-	assert_int_equal(buf[20], 0xaa); /* nothing written past 20 bytes */
+	assert_memory_equal(buf, vec_hdr, sizeof(vec_hdr));
+	assert_int_equal(buf[28], 0xaa); /* nothing written past 28 bytes */
 
 	h = (struct wire_hdr){ .version = 0, .type = WIRE_PROBE, .path = 15,
-			       .session = 0x80000001, .gseq = 0xfffffffe,
-			       .tstamp = 0xa0b0c0d0 };
+			       .session = 0x80000001, .pn = UINT64_MAX,
+			       .gseq = 0xfffffffe, .tstamp = 0xa0b0c0d0 };
 	assert_int_equal(wire_put_probe(body, sizeof(body), &pr), 8);
 	memset(buf, 0xaa, sizeof(buf));
-	assert_int_equal(wire_build(buf, sizeof(buf), &h, body, 8), 44);
-	assert_memory_equal(buf, want_probe, sizeof(want_probe));
-	assert_int_equal(buf[44], 0xaa);
+	assert_int_equal(wire_build(buf, sizeof(buf), &h, body, 8), 52);
+	assert_memory_equal(buf, vec_probe, sizeof(vec_probe));
+	assert_int_equal(buf[52], 0xaa);
 
 	r.p[0] = (struct wire_report_path){ 5, 0x01020304, 0xfffffffe, 0x100 };
 	r.p[1] = (struct wire_report_path){ 15, 0x80000000, 0, 0xffffffff };
 	memset(rep, 0xaa, sizeof(rep));
 	assert_int_equal(wire_put_report(rep, sizeof(rep), &r), 36);
-	assert_memory_equal(rep, want_report, sizeof(want_report));
+	assert_memory_equal(rep, vec_report, sizeof(vec_report));
 	assert_int_equal(rep[36], 0xaa);
 
+	/* HELLO: r_cpe only, whatever r_conc holds */
 	memset(body, 0xaa, sizeof(body));
 	assert_int_equal(wire_put_hello(body, sizeof(body), &he), 8);
-	assert_memory_equal(body, want_hello, sizeof(want_hello));
+	assert_memory_equal(body, vec_hello_body, sizeof(vec_hello_body));
+	assert_int_equal(body[8], 0xaa);
+	memset(body, 0xaa, sizeof(body));
+	assert_int_equal(wire_put_hello_ack(body, sizeof(body), &he), 16);
+	assert_memory_equal(body, vec_hello_ack_body,
+			    sizeof(vec_hello_ack_body));
+	assert_int_equal(body[16], 0xaa);
+
+	/* whole HELLO and HELLO_ACK packets (tags zero from wire_build) */
+	h = (struct wire_hdr){ .type = WIRE_HELLO, .session = 42,
+			       .pn = 0x8000000012345601ull, .gseq = 7,
+			       .tstamp = 1000000 };
+	memset(buf, 0xaa, sizeof(buf));
+	assert_int_equal(wire_build(buf, sizeof(buf), &h, vec_hello_body, 8),
+			 52);
+	assert_memory_equal(buf, vec_hello, 52 - TAG);
+	assert_int_equal(buf[52], 0xaa);
+	h = (struct wire_hdr){ .type = WIRE_HELLO_ACK, .path = 14,
+			       .session = 42, .pn = 0xfedcba9876543210ull,
+			       .gseq = 1, .tstamp = 0xffffffff };
+	memset(buf, 0xaa, sizeof(buf));
+	assert_int_equal(wire_build(buf, sizeof(buf), &h, vec_hello_ack_body,
+				    16),
+			 60);
+	assert_memory_equal(buf, vec_hello_ack, sizeof(vec_hello_ack));
+	assert_int_equal(buf[60], 0xaa);
 }
 
-/* Every combination of the extreme gseq, lseq and tstamp values and pgap 0
- * and 65535 survives encode/decode, on every path. */
+/* The hand-written packets, parsed: every field where the layout says. */
+static void test_vectors_parse(void **state)
+{
+	struct wire_msg m;
+	uint8_t *in;
+
+	(void)state;
+	in = parse_vector(vec_data, sizeof(vec_data), &m);
+	assert_int_equal(m.hdr.type, WIRE_DATA);
+	assert_int_equal(m.hdr.path, 3);
+	assert_int_equal(m.hdr.pgap, 0x1234);
+	assert_int_equal(m.hdr.session, 0xdeadbeef);
+	assert_true(m.hdr.pn == 0);
+	assert_int_equal(m.hdr.gseq, 0x01020304);
+	assert_int_equal(m.hdr.lseq, 0x05060708);
+	assert_int_equal(m.hdr.tstamp, 0x090a0b0c);
+	assert_int_equal(m.body_len, 20);
+	assert_memory_equal(m.body, vec_data + 28, 20);
+	free(in);
+
+	in = parse_vector(vec_probe, sizeof(vec_probe), &m);
+	assert_int_equal(m.hdr.type, WIRE_PROBE);
+	assert_int_equal(m.hdr.path, 15);
+	assert_int_equal(m.hdr.session, 0x80000001);
+	assert_true(m.hdr.pn == UINT64_MAX);
+	assert_int_equal(m.hdr.gseq, 0xfffffffe);
+	assert_int_equal(m.hdr.lseq, 0);
+	assert_int_equal(m.hdr.tstamp, 0xa0b0c0d0);
+	assert_int_equal(m.u.probe.id, 0x11223344);
+	assert_int_equal(m.u.probe.value, 0x8899aabb);
+	free(in);
+
+	in = parse_vector(vec_hello, sizeof(vec_hello), &m);
+	assert_int_equal(m.hdr.type, WIRE_HELLO);
+	assert_int_equal(m.hdr.path, 0);
+	assert_int_equal(m.hdr.session, 42);
+	assert_true(m.hdr.pn == 0x8000000012345601ull);
+	assert_int_equal(m.hdr.gseq, 7);
+	assert_int_equal(m.hdr.tstamp, 1000000);
+	assert_int_equal(m.body_len, 8);
+	assert_true(m.u.hello.r_cpe == 0xcafebabedeadbeefull);
+	assert_true(m.u.hello.r_conc == 0);
+	free(in);
+
+	in = parse_vector(vec_hello_ack, sizeof(vec_hello_ack), &m);
+	assert_int_equal(m.hdr.type, WIRE_HELLO_ACK);
+	assert_int_equal(m.hdr.path, 14);
+	assert_true(m.hdr.pn == 0xfedcba9876543210ull);
+	assert_int_equal(m.hdr.gseq, 1);
+	assert_int_equal(m.hdr.tstamp, 0xffffffff);
+	assert_int_equal(m.body_len, 16);
+	assert_true(m.u.hello.r_cpe == 0xcafebabedeadbeefull);
+	assert_true(m.u.hello.r_conc == 0x0011223344556677ull);
+	free(in);
+
+	/* a v1 packet (20-byte header) of the same size is refused for its
+	 * version, not read in the old layout */
+	{
+		uint8_t v1[52];
+
+		memcpy(v1, vec_probe, sizeof(v1));
+		v1[0] = 0x13;
+		assert_int_equal(parse_exact(v1, sizeof(v1), &m),
+				 WIRE_E_VERSION);
+	}
+}
+
+/* Every combination of the extreme gseq, lseq and tstamp values, pgap 0
+ * and 65535 and the extreme packet numbers survives encode/decode, on
+ * every path. */
 static void test_round_trip_hdr_extremes(void **state)
 {
 	uint8_t inner[20];
 	struct wire_msg m;
-	unsigned a, b, c, g;
+	unsigned a, b, c, g, p, n = 0;
 
 	(void)state;
 	mk_ipv4(inner, sizeof(inner), 1);
@@ -266,26 +633,31 @@ static void test_round_trip_hdr_extremes(void **state)
 		for (b = 0; b < ARRAY_SIZE(extremes); b++) {
 			for (c = 0; c < ARRAY_SIZE(extremes); c++) {
 				for (g = 0; g < 2; g++) {
-					struct wire_hdr h = {
-						.type = WIRE_DATA,
-						.path = (uint8_t)((a * 5 + b + c) % 16),
-						.pgap = g ? 65535 : 0,
-						.session = extremes[(a + b + c) % 5],
-						.gseq = extremes[a],
-						.lseq = extremes[b],
-						.tstamp = extremes[c],
-					};
-					round_trip(&h, inner, sizeof(inner), &m);
+					for (p = 0; p < ARRAY_SIZE(pn_extremes); p++) {
+						struct wire_hdr h = {
+							.type = WIRE_DATA,
+							.path = (uint8_t)((a * 5 + b + c + p) % 16),
+							.pgap = g ? 65535 : 0,
+							.session = extremes[(a + b + c) % 5],
+							.pn = pn_extremes[p],
+							.gseq = extremes[a],
+							.lseq = extremes[b],
+							.tstamp = extremes[c],
+						};
+						round_trip(&h, inner, sizeof(inner), &m);
+						n++;
+					}
 				}
 			}
 		}
 	}
+	assert_int_equal(n, 5 * 5 * 5 * 2 * ARRAY_SIZE(pn_extremes));
 }
 
 static void test_round_trip_data(void **state)
 {
-	static const size_t v4[] = { 20, 21, 64, 576, 1500, 65535 };
-	static const size_t v6[] = { 40, 41, 1280, 1500, 65535 };
+	static const size_t v4[] = { 20, 21, 64, 576, 1428, 1500, 65535 };
+	static const size_t v6[] = { 40, 41, 1280, 1428, 1500, 65535 };
 	uint8_t *inner = malloc(65535);
 	struct wire_msg m;
 	unsigned i, j;
@@ -301,13 +673,14 @@ static void test_round_trip_data(void **state)
 		} else {
 			mk_ipv4(inner, len, (uint8_t)i);
 		}
-		for (j = 0; j < ARRAY_SIZE(extremes); j++) {
+		for (j = 0; j < ARRAY_SIZE(pn_extremes); j++) {
 			struct wire_hdr h = {
 				.type = WIRE_DATA,
 				.path = (uint8_t)(j == 4 ? 15 : j * 3),
 				.pgap = (j & 1) ? 65535 : (uint16_t)j,
 				.session = extremes[(j + 3) % 5],
-				.gseq = extremes[j],
+				.pn = pn_extremes[(i + j) % ARRAY_SIZE(pn_extremes)],
+				.gseq = extremes[j % 5],
 				.lseq = extremes[(j + 1) % 5],
 				.tstamp = extremes[(j + 2) % 5],
 			};
@@ -331,6 +704,7 @@ static void test_round_trip_report(void **state)
 				.type = WIRE_REPORT,
 				.path = (uint8_t)(j * 3),
 				.session = extremes[(j + 1) % 5],
+				.pn = pn_extremes[(i + j) % ARRAY_SIZE(pn_extremes)],
 				.gseq = extremes[j],
 				.tstamp = extremes[(j + 2) % 5],
 			};
@@ -363,11 +737,9 @@ static void test_round_trip_report(void **state)
 	}
 }
 
-static void test_round_trip_probe_hello(void **state)
+static void test_round_trip_probe(void **state)
 {
-	static const uint8_t types[] = {
-		WIRE_PROBE, WIRE_PROBE_ACK, WIRE_HELLO, WIRE_HELLO_ACK,
-	};
+	static const uint8_t types[] = { WIRE_PROBE, WIRE_PROBE_ACK };
 	uint8_t body[8];
 	struct wire_msg m;
 	unsigned t, j;
@@ -379,35 +751,65 @@ static void test_round_trip_probe_hello(void **state)
 				.type = types[t],
 				.path = (uint8_t)(j == 4 ? 15 : j),
 				.session = extremes[(j + 4) % 5],
+				.pn = pn_extremes[(t + j) % ARRAY_SIZE(pn_extremes)],
 				.gseq = extremes[j],
 				.tstamp = extremes[(j + 1) % 5],
 			};
-			uint32_t a = extremes[(j + 2) % 5];
-			uint32_t b = extremes[(j + 3) % 5] ^ 0x5a5a;
-			bool probe = types[t] <= WIRE_PROBE_ACK;
-			int n;
+			struct wire_probe p = {
+				.id = extremes[(j + 2) % 5],
+				.value = extremes[(j + 3) % 5] ^ 0x5a5a,
+			};
 
-			if (probe) {
-				struct wire_probe p = { .id = a, .value = b };
-
-				n = wire_put_probe(body, sizeof(body), &p);
-			} else {
-				struct wire_hello p = { .epoch = a, .value = b };
-
-				n = wire_put_hello(body, sizeof(body), &p);
-			}
-			assert_int_equal(n, 8);
-			/* body layout: be32 a, be32 b */
-			assert_int_equal(get32(body), a);
-			assert_int_equal(get32(body + 4), b);
+			assert_int_equal(wire_put_probe(body, sizeof(body), &p), 8);
+			/* body layout: be32 id, be32 value */
+			assert_int_equal(get32(body), p.id);
+			assert_int_equal(get32(body + 4), p.value);
 			round_trip(&h, body, 8, &m);
-			if (probe) {
-				assert_int_equal(m.u.probe.id, a);
-				assert_int_equal(m.u.probe.value, b);
-			} else {
-				assert_int_equal(m.u.hello.epoch, a);
-				assert_int_equal(m.u.hello.value, b);
-			}
+			assert_int_equal(m.u.probe.id, p.id);
+			assert_int_equal(m.u.probe.value, p.value);
+		}
+	}
+}
+
+/* HELLO carries r_cpe (r_conc parses as 0 whatever the sender's struct
+ * held); HELLO_ACK both, in that order. */
+static void test_round_trip_hello(void **state)
+{
+	uint8_t body[16];
+	struct wire_msg m;
+	unsigned j, k;
+
+	(void)state;
+	for (j = 0; j < ARRAY_SIZE(pn_extremes); j++) {
+		for (k = 0; k < ARRAY_SIZE(pn_extremes); k++) {
+			struct wire_hello he = {
+				.r_cpe = pn_extremes[j],
+				.r_conc = pn_extremes[k] ^ 0x5a5a,
+			};
+			struct wire_hdr h = {
+				.type = WIRE_HELLO,
+				.path = (uint8_t)((j * 6 + k) % 16),
+				.session = extremes[(j + k) % 5],
+				/* handshake packets: random pn, top bit set */
+				.pn = pn_extremes[k] | 1ull << 63,
+				.gseq = extremes[k % 5],
+				.tstamp = extremes[j % 5],
+			};
+
+			assert_int_equal(wire_put_hello(body, sizeof(body), &he), 8);
+			assert_true(get64(body) == he.r_cpe);
+			round_trip(&h, body, 8, &m);
+			assert_true(m.u.hello.r_cpe == he.r_cpe);
+			assert_true(m.u.hello.r_conc == 0);
+
+			h.type = WIRE_HELLO_ACK;
+			assert_int_equal(wire_put_hello_ack(body, sizeof(body), &he),
+					 16);
+			assert_true(get64(body) == he.r_cpe);
+			assert_true(get64(body + 8) == he.r_conc);
+			round_trip(&h, body, 16, &m);
+			assert_true(m.u.hello.r_cpe == he.r_cpe);
+			assert_true(m.u.hello.r_conc == he.r_conc);
 		}
 	}
 }
@@ -426,12 +828,15 @@ enum base {
 
 struct patch {
 	bool set;
-	uint16_t off; /* from the start of the packet; body starts at 20 */
+	uint16_t off; /* from the start of the packet; body starts at 28 */
 	uint8_t val;
 };
 
 #define P(o, v) { true, (o), (v) }
-#define BODY 20
+#define BODY HDR
+/* the eight bytes of the packet number set to v */
+#define PN_ALL(v) P(O_PN, v), P(O_PN + 1, v), P(O_PN + 2, v), P(O_PN + 3, v), \
+		  P(O_PN + 4, v), P(O_PN + 5, v), P(O_PN + 6, v), P(O_PN + 7, v)
 
 struct bad_row {
 	unsigned id;
@@ -440,26 +845,26 @@ struct bad_row {
 	unsigned param;
 	int body_len;  /* -1: the natural length */
 	int cut;       /* >= 0: the whole packet is cut to this length */
-	struct patch p[4];
+	struct patch p[12];
 	enum wire_drop want;
 };
 
 static const struct bad_row bad_rows[] = {
-	{ 1, "probe one byte short of header+tag", B_PROBE, 0, 0, 35, {}, WIRE_E_SHORT },
-	{ 2, "data one byte short of header+tag", B_DATA4, 20, -1, 35, {}, WIRE_E_SHORT },
+	{ 1, "probe one byte short of header+tag", B_PROBE, 0, 0, 43, {}, WIRE_E_SHORT },
+	{ 2, "data one byte short of header+tag", B_DATA4, 20, -1, 43, {}, WIRE_E_SHORT },
 	{ 3, "version 0", B_DATA4, 60, -1, -1, { P(0, 0x01) }, WIRE_E_VERSION },
-	{ 4, "version 2", B_DATA4, 60, -1, -1, { P(0, 0x21) }, WIRE_E_VERSION },
+	{ 4, "version 1 (the 20-byte header of v1)", B_DATA4, 60, -1, -1, { P(0, 0x11) }, WIRE_E_VERSION },
 	{ 5, "version 15", B_PROBE, 0, -1, -1, { P(0, 0xf3) }, WIRE_E_VERSION },
 	{ 6, "version 0 and type 0: version first", B_PROBE, 0, -1, -1, { P(0, 0x00) }, WIRE_E_VERSION },
-	{ 7, "version 2, path 200: version first", B_PROBE, 0, -1, -1, { P(0, 0x23), P(1, 200) }, WIRE_E_VERSION },
-	{ 8, "type 0", B_DATA4, 60, -1, -1, { P(0, 0x10) }, WIRE_E_TYPE },
-	{ 9, "type 7", B_DATA4, 60, -1, -1, { P(0, 0x17) }, WIRE_E_TYPE },
-	{ 10, "type 15", B_PROBE, 0, -1, -1, { P(0, 0x1f) }, WIRE_E_TYPE },
-	{ 11, "type 7, path 200: type first", B_PROBE, 0, -1, -1, { P(0, 0x17), P(1, 200) }, WIRE_E_TYPE },
+	{ 7, "version 1, path 200: version first", B_PROBE, 0, -1, -1, { P(0, 0x13), P(1, 200) }, WIRE_E_VERSION },
+	{ 8, "type 0", B_DATA4, 60, -1, -1, { P(0, 0x20) }, WIRE_E_TYPE },
+	{ 9, "type 7", B_DATA4, 60, -1, -1, { P(0, 0x27) }, WIRE_E_TYPE },
+	{ 10, "type 15", B_PROBE, 0, -1, -1, { P(0, 0x2f) }, WIRE_E_TYPE },
+	{ 11, "type 7, path 200: type first", B_PROBE, 0, -1, -1, { P(0, 0x27), P(1, 200) }, WIRE_E_TYPE },
 	{ 12, "path 16", B_DATA4, 60, -1, -1, { P(1, 16) }, WIRE_E_PATH },
 	{ 13, "path 255", B_PROBE, 0, -1, -1, { P(1, 255) }, WIRE_E_PATH },
 	{ 14, "path 16 and inner version 5: path first", B_DATA4, 60, -1, -1, { P(1, 16), P(BODY, 0x55) }, WIRE_E_PATH },
-	{ 15, "path 16 on a control packet with lseq: path first", B_REPORT, 1, -1, -1, { P(1, 16), P(15, 1) }, WIRE_E_PATH },
+	{ 15, "path 16 on a control packet with lseq: path first", B_REPORT, 1, -1, -1, { P(1, 16), P(O_LSEQ + 3, 1) }, WIRE_E_PATH },
 	{ 16, "path 15 is valid", B_DATA4, 60, -1, -1, { P(1, 15) }, WIRE_OK },
 	{ 17, "data, empty body", B_DATA4, 20, 0, -1, {}, WIRE_E_INNER_SHORT },
 	{ 18, "data, 19-byte inner", B_DATA4, 20, 19, -1, {}, WIRE_E_INNER_SHORT },
@@ -488,17 +893,17 @@ static const struct bad_row bad_rows[] = {
 	{ 41, "IPv6 60 with one trailing byte", B_DATA6, 60, 61, -1, {}, WIRE_E_INNER_LEN },
 	{ 42, "IPv6 header only (payload 0) is valid", B_DATA6, 40, -1, -1, {}, WIRE_OK },
 	{ 43, "IPv6 nonzero traffic class/flow nibble is valid", B_DATA6, 60, -1, -1, { P(BODY, 0x6f), P(BODY + 1, 0xff) }, WIRE_OK },
-	{ 44, "DATA with lseq and pgap set is valid", B_DATA4, 20, -1, -1, { P(2, 0xff), P(12, 0xff) }, WIRE_OK },
-	{ 45, "probe with lseq 1", B_PROBE, 0, -1, -1, { P(15, 1) }, WIRE_E_CONTROL_SEQ },
-	{ 46, "probe with lseq 0x80000000", B_PROBE, 0, -1, -1, { P(12, 0x80) }, WIRE_E_CONTROL_SEQ },
-	{ 47, "probe with pgap 1", B_PROBE, 0, -1, -1, { P(3, 1) }, WIRE_E_CONTROL_SEQ },
-	{ 48, "probe with pgap 0x8000", B_PROBE, 0, -1, -1, { P(2, 0x80) }, WIRE_E_CONTROL_SEQ },
-	{ 49, "report with lseq", B_REPORT, 2, -1, -1, { P(13, 1) }, WIRE_E_CONTROL_SEQ },
-	{ 50, "probe-ack with pgap", B_PROBE_ACK, 0, -1, -1, { P(3, 9) }, WIRE_E_CONTROL_SEQ },
-	{ 51, "hello with lseq", B_HELLO, 0, -1, -1, { P(14, 1) }, WIRE_E_CONTROL_SEQ },
-	{ 52, "hello-ack with pgap and lseq", B_HELLO_ACK, 0, -1, -1, { P(2, 1), P(12, 1) }, WIRE_E_CONTROL_SEQ },
-	{ 53, "probe lseq set and 9-byte body: seq first", B_PROBE, 0, 9, -1, { P(15, 1) }, WIRE_E_CONTROL_SEQ },
-	{ 54, "report pgap set and n=17: seq first", B_REPORT, 2, -1, -1, { P(3, 1), P(BODY, 17) }, WIRE_E_CONTROL_SEQ },
+	{ 44, "DATA with lseq and pgap set is valid", B_DATA4, 20, -1, -1, { P(O_PGAP, 0xff), P(O_LSEQ, 0xff) }, WIRE_OK },
+	{ 45, "probe with lseq 1", B_PROBE, 0, -1, -1, { P(O_LSEQ + 3, 1) }, WIRE_E_CONTROL_SEQ },
+	{ 46, "probe with lseq 0x80000000", B_PROBE, 0, -1, -1, { P(O_LSEQ, 0x80) }, WIRE_E_CONTROL_SEQ },
+	{ 47, "probe with pgap 1", B_PROBE, 0, -1, -1, { P(O_PGAP + 1, 1) }, WIRE_E_CONTROL_SEQ },
+	{ 48, "probe with pgap 0x8000", B_PROBE, 0, -1, -1, { P(O_PGAP, 0x80) }, WIRE_E_CONTROL_SEQ },
+	{ 49, "report with lseq", B_REPORT, 2, -1, -1, { P(O_LSEQ + 1, 1) }, WIRE_E_CONTROL_SEQ },
+	{ 50, "probe-ack with pgap", B_PROBE_ACK, 0, -1, -1, { P(O_PGAP + 1, 9) }, WIRE_E_CONTROL_SEQ },
+	{ 51, "hello with lseq", B_HELLO, 0, -1, -1, { P(O_LSEQ + 2, 1) }, WIRE_E_CONTROL_SEQ },
+	{ 52, "hello-ack with pgap and lseq", B_HELLO_ACK, 0, -1, -1, { P(O_PGAP, 1), P(O_LSEQ, 1) }, WIRE_E_CONTROL_SEQ },
+	{ 53, "probe lseq set and 9-byte body: seq first", B_PROBE, 0, 9, -1, { P(O_LSEQ + 3, 1) }, WIRE_E_CONTROL_SEQ },
+	{ 54, "report pgap set and n=17: seq first", B_REPORT, 2, -1, -1, { P(O_PGAP + 1, 1), P(BODY, 17) }, WIRE_E_CONTROL_SEQ },
 	{ 55, "report n=17 with a 2-entry body", B_REPORT, 2, -1, -1, { P(BODY, 17) }, WIRE_E_REPORT_COUNT },
 	{ 56, "report n=17 with a 17-entry body", B_REPORT, 16, 4 + 16 * 17, -1, { P(BODY, 17) }, WIRE_E_REPORT_COUNT },
 	{ 57, "report n=255", B_REPORT, 0, -1, -1, { P(BODY, 255) }, WIRE_E_REPORT_COUNT },
@@ -528,11 +933,11 @@ static const struct bad_row bad_rows[] = {
 	{ 81, "hello 9-byte body", B_HELLO, 0, 9, -1, {}, WIRE_E_BODY_LEN },
 	{ 82, "hello-ack 7-byte body", B_HELLO_ACK, 0, 7, -1, {}, WIRE_E_BODY_LEN },
 	{ 83, "hello-ack 9-byte body", B_HELLO_ACK, 0, 9, -1, {}, WIRE_E_BODY_LEN },
-	{ 84, "hello 16-byte body", B_HELLO, 0, 16, -1, {}, WIRE_E_BODY_LEN },
+	{ 84, "hello 16-byte body (a HELLO_ACK's)", B_HELLO, 0, 16, -1, {}, WIRE_E_BODY_LEN },
 	{ 85, "probe is valid", B_PROBE, 0, -1, -1, {}, WIRE_OK },
 	{ 86, "probe-ack is valid", B_PROBE_ACK, 0, -1, -1, {}, WIRE_OK },
-	{ 87, "hello is valid", B_HELLO, 0, -1, -1, {}, WIRE_OK },
-	{ 88, "hello-ack is valid", B_HELLO_ACK, 0, -1, -1, {}, WIRE_OK },
+	{ 87, "hello (8-byte body) is valid", B_HELLO, 0, -1, -1, {}, WIRE_OK },
+	{ 88, "hello-ack (16-byte body) is valid", B_HELLO_ACK, 0, -1, -1, {}, WIRE_OK },
 	{ 89, "largest DATA (65535-byte IPv4) is valid", B_DATA4, 65535, -1, -1, {}, WIRE_OK },
 	{ 90, "largest DATA (65535-byte IPv6) is valid", B_DATA6, 65535, -1, -1, {}, WIRE_OK },
 	/* CHANGES after review: one entry per path in a REPORT */
@@ -545,15 +950,32 @@ static const struct bad_row bad_rows[] = {
 	{ 97, "report paths 3 at entry 0, 0 at entry 3 (a permutation) is valid", B_REPORT, 16, -1, -1, { P(BODY + 4, 3), P(BODY + 4 + 3 * 16, 0) }, WIRE_OK },
 	{ 98, "report repeat where the reserved bytes differ", B_REPORT, 2, -1, -1, { P(BODY + 4 + 16, 0), P(BODY + 4 + 16 + 1, 1) }, WIRE_E_REPORT_COUNT },
 	/* CHANGES after review: DATA body larger than WIRE_MAX_INNER (the
-	 * packets are > 65571 bytes; build_row makes them on the heap) */
+	 * packets are > 65579 bytes; build_row makes them on the heap) */
 	{ 99, "IPv6 of 65536 bytes, payload length 65496 consistent", B_DATA6, 65536, -1, -1, {}, WIRE_E_INNER_LEN },
 	{ 100, "IPv6 payload length 65535 (65575-byte body) consistent", B_DATA6, 65575, -1, -1, {}, WIRE_E_INNER_LEN },
 	{ 101, "65536-byte body, inner version 5: size before version", B_DATA4, 65536, -1, -1, { P(BODY, 0x55) }, WIRE_E_INNER_LEN },
 	{ 102, "65536-byte body, inner version 0: size before version", B_DATA6, 65536, -1, -1, { P(BODY, 0x00) }, WIRE_E_INNER_LEN },
 	{ 103, "IPv4 65536-byte body, total length 0xffff", B_DATA4, 65536, -1, -1, { P(BODY + 2, 0xff), P(BODY + 3, 0xff) }, WIRE_E_INNER_LEN },
 	{ 104, "IPv6 of 65535 bytes plus one trailing byte", B_DATA6, 65535, 65536, -1, {}, WIRE_E_INNER_LEN },
-	{ 105, "version 2 on a 65536-byte body: version first", B_DATA6, 65536, -1, -1, { P(0, 0x21) }, WIRE_E_VERSION },
+	{ 105, "version 1 on a 65536-byte body: version first", B_DATA6, 65536, -1, -1, { P(0, 0x21 - 0x10) }, WIRE_E_VERSION },
 	{ 106, "path 16 on a 65536-byte body: path first", B_DATA6, 65536, -1, -1, { P(1, 16) }, WIRE_E_PATH },
+	/* v2: the 28-byte header with the packet number, the handshake
+	 * bodies of 8 and 16 bytes */
+	{ 107, "27-byte header + tag, no body (43 bytes)", B_HELLO, 0, 0, 43, {}, WIRE_E_SHORT },
+	{ 108, "28-byte header + tag, no body (44 bytes): hello", B_HELLO, 0, 0, -1, {}, WIRE_E_BODY_LEN },
+	{ 109, "a v1 hello's 44 bytes (20 + 8 + 16), version 1", B_HELLO, 0, 0, -1, { P(0, 0x15) }, WIRE_E_VERSION },
+	{ 110, "hello 15-byte body", B_HELLO, 0, 15, -1, {}, WIRE_E_BODY_LEN },
+	{ 111, "hello-ack empty body", B_HELLO_ACK, 0, 0, -1, {}, WIRE_E_BODY_LEN },
+	{ 112, "hello-ack 8-byte body (a HELLO's)", B_HELLO_ACK, 0, 8, -1, {}, WIRE_E_BODY_LEN },
+	{ 113, "hello-ack 15-byte body", B_HELLO_ACK, 0, 15, -1, {}, WIRE_E_BODY_LEN },
+	{ 114, "hello-ack 17-byte body", B_HELLO_ACK, 0, 17, -1, {}, WIRE_E_BODY_LEN },
+	{ 115, "hello-ack 17-byte body with lseq: seq first", B_HELLO_ACK, 0, 17, -1, { P(O_LSEQ + 3, 1) }, WIRE_E_CONTROL_SEQ },
+	{ 116, "pn 0 is valid", B_DATA4, 20, -1, -1, { PN_ALL(0) }, WIRE_OK },
+	{ 117, "pn 2^64-1 is valid", B_DATA6, 40, -1, -1, { PN_ALL(0xff) }, WIRE_OK },
+	{ 118, "probe with pn 2^64-1: bytes 8-15 (v1's gseq, lseq) are not lseq", B_PROBE, 0, -1, -1, { PN_ALL(0xff) }, WIRE_OK },
+	{ 119, "hello with pn 2^64-1 and lseq set", B_HELLO, 0, -1, -1, { PN_ALL(0xff), P(O_LSEQ + 3, 1) }, WIRE_E_CONTROL_SEQ },
+	{ 120, "hello-ack with pn 0 (no top bit) is valid: the parser does not judge pn", B_HELLO_ACK, 0, -1, -1, { PN_ALL(0) }, WIRE_OK },
+	{ 121, "report with pn 2^64-1, gseq and tstamp all ones is valid", B_REPORT, 3, -1, -1, { PN_ALL(0xff), P(O_GSEQ, 0xff), P(O_GSEQ + 3, 0xff), P(O_TSTAMP, 0xff) }, WIRE_OK },
 };
 
 static const uint8_t base_type[] = {
@@ -570,6 +992,7 @@ static uint8_t *build_row(const struct bad_row *row, size_t *len)
 	size_t natural, body_len, total, i;
 	uint8_t *body, *pkt;
 	bool data = row->kind == B_DATA4 || row->kind == B_DATA6;
+	bool hello = row->kind == B_HELLO || row->kind == B_HELLO_ACK;
 
 	body = calloc(1, 70000);
 	assert_non_null(body);
@@ -594,6 +1017,16 @@ static uint8_t *build_row(const struct bad_row *row, size_t *len)
 			put32(e + 12, 0xffffffff - (uint32_t)i);
 		}
 		break;
+	case B_HELLO:
+		natural = 8;
+		put64(body, 0x0102030405060708ull);
+		put64(body + 8, 0xa1a2a3a4a5a6a7a8ull); /* beyond: for 9..16 */
+		break;
+	case B_HELLO_ACK:
+		natural = 16;
+		put64(body, 0x0102030405060708ull);
+		put64(body + 8, 0xf0e0d0c0b0a09080ull);
+		break;
 	default:
 		natural = 8;
 		put32(body, 0x01020304);
@@ -601,13 +1034,14 @@ static uint8_t *build_row(const struct bad_row *row, size_t *len)
 		break;
 	}
 	body_len = row->body_len >= 0 ? (size_t)row->body_len : natural;
-	total = WIRE_HDR_LEN + body_len + WIRE_TAG_LEN;
+	total = HDR + body_len + TAG;
 	pkt = malloc(total);
 	assert_non_null(pkt);
-	enc_hdr(pkt, 1, base_type[row->kind], 2, data ? 7 : 0, 0x01020304,
+	enc_hdr(pkt, 2, base_type[row->kind], 2, data ? 7 : 0, 0x01020304,
+		hello ? 0x80000000deadbeefull : 0x1122334455667788ull,
 		0x11223344, data ? 0x55667788 : 0, 0x99aabbcc);
-	memcpy(pkt + WIRE_HDR_LEN, body, body_len);
-	memset(pkt + WIRE_HDR_LEN + body_len, 0xee, WIRE_TAG_LEN);
+	memcpy(pkt + HDR, body, body_len);
+	memset(pkt + HDR + body_len, 0xee, TAG);
 	free(body);
 	for (i = 0; i < ARRAY_SIZE(row->p); i++) {
 		if (row->p[i].set) {
@@ -623,6 +1057,10 @@ static uint8_t *build_row(const struct bad_row *row, size_t *len)
 	return pkt;
 }
 
+/* Each row: wire_parse() gives its reason; the step that owns the reason
+ * gives it (wire_parse_hdr() for the header's, else wire_parse_hdr() passes
+ * and wire_parse_body() gives it), the header step reading no body; a
+ * valid row parses to the fields at their v2 offsets. */
 static void test_malformed_table(void **state)
 {
 	bool seen[WIRE_DROP_MAX] = { false };
@@ -631,27 +1069,65 @@ static void test_malformed_table(void **state)
 	(void)state;
 	for (i = 0; i < ARRAY_SIZE(bad_rows); i++) {
 		const struct bad_row *row = &bad_rows[i];
-		struct wire_msg m;
+		struct wire_msg m, s, b;
 		size_t len;
 		uint8_t *pkt = build_row(row, &len);
 		uint8_t *in = exact_copy(pkt, len);
-		enum wire_drop got = wire_parse(in, len, &m);
+		enum wire_drop got = wire_parse(in, len, &m), dh, db;
 
+		if (row->id != i + 1) {
+			fail_msg("row %u is numbered %u", i + 1, row->id);
+		}
 		if (got != row->want) {
 			fail_msg("row %u (%s): got %d (%s), want %d (%s)",
 				 row->id, row->what, got, wire_drop_name(got),
 				 row->want, wire_drop_name(row->want));
 		}
+		memset(&s, 0x5a, sizeof(s));
+		dh = wire_parse_hdr(in, len, &s);
+		db = dh == WIRE_OK ? wire_parse_body(&s) : dh;
+		if (hdr_reason(row->want) ? dh != row->want
+					  : dh != WIRE_OK || db != row->want) {
+			fail_msg("row %u (%s): header step %s, body step %s",
+				 row->id, row->what, wire_drop_name(dh),
+				 wire_drop_name(db));
+		}
+		if (parse_hdr_blind(pkt, len, &b) != dh) {
+			fail_msg("row %u (%s): header step differs with the "
+				 "body hidden", row->id, row->what);
+		}
+		if (got == WIRE_OK) {
+			assert_true(same_msg(&m, &s));
+			assert_int_equal(m.hdr.type, in[0] & 15);
+			assert_int_equal(m.hdr.path, in[1]);
+			assert_int_equal(m.hdr.pgap, get16(in + O_PGAP));
+			assert_int_equal(m.hdr.session, get32(in + O_SESSION));
+			assert_true(m.hdr.pn == get64(in + O_PN));
+			assert_int_equal(m.hdr.gseq, get32(in + O_GSEQ));
+			assert_int_equal(m.hdr.lseq, get32(in + O_LSEQ));
+			assert_int_equal(m.hdr.tstamp, get32(in + O_TSTAMP));
+			if (m.hdr.type == WIRE_HELLO ||
+			    m.hdr.type == WIRE_HELLO_ACK) {
+				assert_true(m.u.hello.r_cpe == get64(in + HDR));
+				assert_true(m.u.hello.r_conc ==
+					    (m.hdr.type == WIRE_HELLO
+						     ? 0
+						     : get64(in + HDR + 8)));
+			}
+		}
 		seen[row->want] = true;
 		free(in);
 		free(pkt);
 	}
+	/* the packet number extremes are in the table */
+	assert_true(seen[WIRE_OK]);
 	/* the table covers every reason */
 	for (i = 0; i < WIRE_DROP_MAX; i++) {
 		if (!seen[i]) {
 			fail_msg("reason %u not covered by the table", i);
 		}
 	}
+	print_message("malformed table: %zu rows\n", ARRAY_SIZE(bad_rows));
 }
 
 /* Every length below header+tag is WIRE_E_SHORT, whatever the bytes. */
@@ -663,26 +1139,198 @@ static void test_short_lengths(void **state)
 	unsigned v;
 
 	(void)state;
-	for (v = 0; v < 3; v++) {
-		/* a valid DATA prefix, a valid PROBE prefix, garbage */
+	for (v = 0; v < 4; v++) {
+		/* a valid DATA prefix, a valid PROBE prefix, garbage, a
+		 * complete v1 PROBE (20 + 8 + 16 = 44 bytes) cut short */
 		if (v == 0) {
-			enc_hdr(pkt, 1, WIRE_DATA, 0, 0, 0, 0, 0, 0);
-			mk_ipv4(pkt + 20, 20, 0);
+			enc_hdr(pkt, 2, WIRE_DATA, 0, 0, 0, 0, 0, 0, 0);
+			mk_ipv4(pkt + HDR, 20, 0);
 		} else if (v == 1) {
 			memset(pkt, 0, sizeof(pkt));
-			enc_hdr(pkt, 1, WIRE_PROBE, 0, 0, 0, 0, 0, 0);
-		} else {
+			enc_hdr(pkt, 2, WIRE_PROBE, 0, 0, 0, UINT64_MAX, 0, 0, 0);
+		} else if (v == 2) {
 			memset(pkt, 0xff, sizeof(pkt));
+		} else {
+			memset(pkt, 0, sizeof(pkt));
+			pkt[0] = 0x13;
 		}
-		for (len = 0; len < WIRE_HDR_LEN + WIRE_TAG_LEN; len++) {
+		for (len = 0; len < MINLEN; len++) {
 			enum wire_drop d = parse_exact(pkt, len, &m);
 
 			if (d != WIRE_E_SHORT) {
 				fail_msg("variant %u len %zu: got %d, want SHORT",
 					 v, len, d);
 			}
+			if (parse_hdr_blind(pkt, len, &m) != WIRE_E_SHORT) {
+				fail_msg("variant %u len %zu: header step not SHORT",
+					 v, len);
+			}
 		}
 	}
+}
+
+/* ---- the two steps ---- */
+
+/* wire_parse_hdr() with the body on a page that cannot be read: any read
+ * of it faults.  Every type passes (the body is 4096 bytes, wrong for every
+ * control type), each header reason is found, m->u is not written; with
+ * the page readable again the body step judges what is there. */
+static void test_parse_hdr_no_body_read(void **state)
+{
+	size_t ps = (size_t)sysconf(_SC_PAGESIZE), len = HDR + ps + TAG;
+	uint8_t *map, *pkt, *body, *tag;
+	static const struct {
+		uint8_t b0, path, lseq;
+		enum wire_drop want;
+	} hdrs[] = {
+		{ 0x21, 0, 0, WIRE_OK }, { 0x22, 1, 0, WIRE_OK },
+		{ 0x23, 2, 0, WIRE_OK }, { 0x24, 3, 0, WIRE_OK },
+		{ 0x25, 4, 0, WIRE_OK }, { 0x26, 15, 0, WIRE_OK },
+		{ 0x11, 0, 0, WIRE_E_VERSION }, { 0x27, 0, 0, WIRE_E_TYPE },
+		{ 0x20, 0, 0, WIRE_E_TYPE }, { 0x21, 16, 0, WIRE_E_PATH },
+		{ 0x25, 0, 1, WIRE_E_CONTROL_SEQ },
+		{ 0x21, 0, 1, WIRE_OK }, /* DATA: lseq is its own */
+	};
+	unsigned i, j;
+
+	(void)state;
+	map = mmap(NULL, 3 * ps, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(map != MAP_FAILED);
+	pkt = map + ps - HDR;
+	body = map + ps;
+	tag = map + 2 * ps;
+	memset(tag, 0xee, TAG);
+	for (i = 0; i < ARRAY_SIZE(hdrs); i++) {
+		struct wire_msg m;
+		const uint8_t *u = (const uint8_t *)&m.u;
+
+		/* garbage body: every byte 0xff, an inner version 15 */
+		assert_int_equal(mprotect(body, ps, PROT_READ | PROT_WRITE), 0);
+		memset(body, 0xff, ps);
+		enc_hdr(pkt, hdrs[i].b0 >> 4, hdrs[i].b0 & 15, hdrs[i].path, 0,
+			7, 0x8000000000000001ull, 9, hdrs[i].lseq, 11);
+		assert_int_equal(mprotect(body, ps, PROT_NONE), 0);
+		memset(&m, 0xa5, sizeof(m));
+		if (wire_parse_hdr(pkt, len, &m) != hdrs[i].want) {
+			fail_msg("case %u: header step gave %s", i,
+				 wire_drop_name(wire_parse_hdr(pkt, len, &m)));
+		}
+		for (j = 0; j < sizeof(m.u); j++) {
+			if (u[j] != 0xa5) {
+				fail_msg("case %u: header step wrote m->u", i);
+			}
+		}
+		if (hdrs[i].want != WIRE_OK) {
+			continue;
+		}
+		assert_ptr_equal(m.body, body);
+		assert_int_equal(m.body_len, ps);
+		assert_ptr_equal(m.tag, tag);
+		assert_true(m.hdr.pn == 0x8000000000000001ull);
+		assert_int_equal(mprotect(body, ps, PROT_READ | PROT_WRITE), 0);
+		if (m.hdr.type == WIRE_DATA) {
+			assert_int_equal(wire_parse_body(&m), WIRE_E_INNER_VERSION);
+			/* the body replaced in place (as decryption does):
+			 * the body step reads what is there now */
+			mk_ipv4(body, ps, 3);
+			assert_int_equal(wire_parse_body(&m), WIRE_OK);
+		} else if (m.hdr.type == WIRE_REPORT) {
+			assert_int_equal(wire_parse_body(&m), WIRE_E_REPORT_COUNT);
+		} else {
+			assert_int_equal(wire_parse_body(&m), WIRE_E_BODY_LEN);
+		}
+	}
+	assert_int_equal(munmap(map, 3 * ps), 0);
+}
+
+/* A packet whose body is garbage (or ciphertext) passes the header step
+ * and fails the body step with the body's reason; replaced in place with
+ * the plaintext, the body step accepts it.  wire_parse_body() on a header
+ * that is no type refuses it. */
+static void test_hdr_then_body(void **state)
+{
+	static const struct {
+		uint8_t type;
+		size_t body_len;
+		uint8_t fill;
+		enum wire_drop want;
+	} cases[] = {
+		{ WIRE_DATA, 60, 0xff, WIRE_E_INNER_VERSION },
+		{ WIRE_DATA, 60, 0x45, WIRE_E_INNER_LEN },
+		{ WIRE_DATA, 10, 0x45, WIRE_E_INNER_SHORT },
+		{ WIRE_DATA, 39, 0x60, WIRE_E_INNER_SHORT },
+		{ WIRE_REPORT, 36, 0xc8, WIRE_E_REPORT_COUNT },
+		{ WIRE_REPORT, 36, 0x02, WIRE_E_REPORT_COUNT }, /* paths 2, 2 */
+		{ WIRE_REPORT, 35, 0x02, WIRE_E_BODY_LEN },
+		{ WIRE_PROBE, 9, 0x00, WIRE_E_BODY_LEN },
+		{ WIRE_PROBE_ACK, 8, 0x77, WIRE_OK },
+		{ WIRE_HELLO, 9, 0x00, WIRE_E_BODY_LEN },
+		{ WIRE_HELLO, 16, 0x00, WIRE_E_BODY_LEN },
+		{ WIRE_HELLO, 8, 0x99, WIRE_OK },
+		{ WIRE_HELLO_ACK, 8, 0x00, WIRE_E_BODY_LEN },
+		{ WIRE_HELLO_ACK, 16, 0x99, WIRE_OK },
+	};
+	uint8_t pkt[MINLEN + 64], body[64];
+	struct wire_msg m, whole;
+	unsigned i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		size_t len = MINLEN + cases[i].body_len;
+		struct wire_hdr h = { .type = cases[i].type, .path = 5,
+				      .session = 1, .pn = i };
+
+		memset(body, cases[i].fill, cases[i].body_len);
+		assert_int_equal(wire_build(pkt, sizeof(pkt), &h, body,
+					    cases[i].body_len),
+				 (int)len);
+		memset(&m, 0xa5, sizeof(m));
+		assert_int_equal(wire_parse_hdr(pkt, len, &m), WIRE_OK);
+		assert_int_equal(m.body_len, cases[i].body_len);
+		if (wire_parse_body(&m) != cases[i].want) {
+			fail_msg("case %u: body step gave %s", i,
+				 wire_drop_name(wire_parse_body(&m)));
+		}
+		assert_int_equal(wire_parse(pkt, len, &whole), cases[i].want);
+		if (cases[i].want == WIRE_OK) {
+			assert_true(same_msg(&m, &whole));
+		}
+	}
+
+	/* ciphertext, then the plaintext written over it in place */
+	{
+		struct wire_hdr h = { .type = WIRE_HELLO_ACK, .session = 3,
+				      .pn = 0x8000000000000005ull };
+		struct wire_hello he = { 0x1111111111111111ull,
+					 0x2222222222222222ull };
+		size_t len = MINLEN + 16;
+
+		memset(body, 0x3c, sizeof(body));
+		assert_int_equal(wire_build(pkt, sizeof(pkt), &h, body, 7),
+				 MINLEN + 7);
+		/* a 7-byte ciphertext: not a HELLO_ACK's body */
+		assert_int_equal(wire_parse_hdr(pkt, MINLEN + 7, &m), WIRE_OK);
+		assert_int_equal(wire_parse_body(&m), WIRE_E_BODY_LEN);
+		assert_int_equal(wire_build(pkt, sizeof(pkt), &h, body, 16),
+				 (int)len);
+		assert_int_equal(wire_parse_hdr(pkt, len, &m), WIRE_OK);
+		assert_int_equal(wire_put_hello_ack(pkt + HDR, 16, &he), 16);
+		assert_int_equal(wire_parse_body(&m), WIRE_OK);
+		assert_true(m.u.hello.r_cpe == he.r_cpe);
+		assert_true(m.u.hello.r_conc == he.r_conc);
+	}
+
+	/* the body step on a message whose type is none */
+	memset(&m, 0, sizeof(m));
+	m.body = pkt;
+	m.body_len = 8;
+	m.hdr.type = 0;
+	assert_int_equal(wire_parse_body(&m), WIRE_E_TYPE);
+	m.hdr.type = WIRE_TYPE_MAX + 1;
+	assert_int_equal(wire_parse_body(&m), WIRE_E_TYPE);
+	m.hdr.type = 15;
+	assert_int_equal(wire_parse_body(&m), WIRE_E_TYPE);
 }
 
 /* ---- truncation sweeps ---- */
@@ -699,11 +1347,12 @@ static void make_valid(struct valid_pkt *v, const char *what, uint8_t type,
 	struct wire_hdr h = {
 		.type = type, .path = 9,
 		.pgap = type == WIRE_DATA ? 3 : 0,
-		.session = 0x0a0b0c0d, .gseq = 0xfffffffe,
+		.session = 0x0a0b0c0d, .pn = 0xfffffffffffffffeull,
+		.gseq = 0xfffffffe,
 		.lseq = type == WIRE_DATA ? 0x12345678 : 0,
 		.tstamp = 77,
 	};
-	size_t cap = WIRE_HDR_LEN + body_len + WIRE_TAG_LEN;
+	size_t cap = HDR + body_len + TAG;
 	int n;
 
 	v->what = what;
@@ -720,17 +1369,17 @@ static enum wire_drop truncated_reason(const uint8_t *pkt, size_t len)
 {
 	size_t body_len;
 
-	if (len < WIRE_HDR_LEN + WIRE_TAG_LEN) {
+	if (len < MINLEN) {
 		return WIRE_E_SHORT;
 	}
-	body_len = len - WIRE_HDR_LEN - WIRE_TAG_LEN;
+	body_len = len - MINLEN;
 	if ((pkt[0] & 15) != WIRE_DATA) {
 		return WIRE_E_BODY_LEN;
 	}
 	if (body_len < 20) {
 		return WIRE_E_INNER_SHORT;
 	}
-	if (pkt[WIRE_HDR_LEN] >> 4 == 6 && body_len < 40) {
+	if (pkt[HDR] >> 4 == 6 && body_len < 40) {
 		return WIRE_E_INNER_SHORT;
 	}
 	return WIRE_E_INNER_LEN;
@@ -743,8 +1392,8 @@ static void test_truncation_sweep(void **state)
 	uint8_t body[WIRE_REPORT_MAX];
 	struct wire_report r;
 	struct wire_probe pr = { 1, 2 };
-	struct wire_hello he = { 3, 4 };
-	unsigned i, nv = 0;
+	struct wire_hello he = { 0x0300000000000003ull, 0x0400000000000004ull };
+	unsigned i, nv = 0, cuts = 0;
 	size_t len;
 
 	(void)state;
@@ -774,7 +1423,8 @@ static void test_truncation_sweep(void **state)
 	make_valid(&v[nv++], "PROBE_ACK", WIRE_PROBE_ACK, body, 8);
 	assert_int_equal(wire_put_hello(body, 8, &he), 8);
 	make_valid(&v[nv++], "HELLO", WIRE_HELLO, body, 8);
-	make_valid(&v[nv++], "HELLO_ACK", WIRE_HELLO_ACK, body, 8);
+	assert_int_equal(wire_put_hello_ack(body, 16, &he), 16);
+	make_valid(&v[nv++], "HELLO_ACK", WIRE_HELLO_ACK, body, 16);
 	assert_int_equal(nv, ARRAY_SIZE(v));
 
 	for (i = 0; i < nv; i++) {
@@ -784,8 +1434,10 @@ static void test_truncation_sweep(void **state)
 			fail_msg("%s: full packet rejected", v[i].what);
 		}
 		for (len = 0; len < v[i].len; len++) {
-			enum wire_drop d = parse_exact(v[i].buf, len, &m);
 			enum wire_drop want = truncated_reason(v[i].buf, len);
+			enum wire_drop d = parse_exact(v[i].buf, len, &m);
+			enum wire_drop dh, db;
+			uint8_t *in;
 
 			if (d == WIRE_OK) {
 				fail_msg("%s cut to %zu: accepted", v[i].what, len);
@@ -795,9 +1447,24 @@ static void test_truncation_sweep(void **state)
 					 v[i].what, len, d, wire_drop_name(d),
 					 want, wire_drop_name(want));
 			}
+			/* the header is whole from 44 bytes on: the body
+			 * step alone refuses the cut */
+			in = exact_copy(v[i].buf, len);
+			dh = wire_parse_hdr(in, len, &m);
+			db = dh == WIRE_OK ? wire_parse_body(&m) : dh;
+			free(in);
+			if (dh != (len < MINLEN ? WIRE_E_SHORT : WIRE_OK) ||
+			    db != want) {
+				fail_msg("%s cut to %zu: header step %s, body "
+					 "step %s", v[i].what, len,
+					 wire_drop_name(dh), wire_drop_name(db));
+			}
+			assert_int_equal(parse_hdr_blind(v[i].buf, len, &m), dh);
+			cuts++;
 		}
 		free(v[i].buf);
 	}
+	print_message("truncation: %u cuts of %u packets\n", cuts, nv);
 }
 
 /* ---- randomized differential test ---- */
@@ -823,28 +1490,27 @@ struct ref_msg {
 	struct wire_hdr h;
 	struct wire_report rep;
 	uint32_t a, b;
+	uint64_t r_cpe, r_conc;
 	bool repeat; /* rejected for a repeated report path */
 };
 
-/* A naive parser written straight from the semantics notes. */
-static enum wire_drop ref_parse(const uint8_t *p, size_t len, struct ref_msg *r)
+/* A naive parser written straight from the semantics notes, in the same
+ * two steps.  The header: */
+static enum wire_drop ref_hdr(const uint8_t *p, size_t len, struct ref_msg *r)
 {
-	const uint8_t *body = p + 20;
-	size_t bl, i;
-
-	if (len < 36) {
+	if (len < 44) {
 		return WIRE_E_SHORT;
 	}
-	bl = len - 36;
 	r->h.version = p[0] >> 4;
 	r->h.type = p[0] & 15;
 	r->h.path = p[1];
 	r->h.pgap = get16(p + 2);
 	r->h.session = get32(p + 4);
-	r->h.gseq = get32(p + 8);
-	r->h.lseq = get32(p + 12);
-	r->h.tstamp = get32(p + 16);
-	if (r->h.version != 1) {
+	r->h.pn = get64(p + 8);
+	r->h.gseq = get32(p + 16);
+	r->h.lseq = get32(p + 20);
+	r->h.tstamp = get32(p + 24);
+	if (r->h.version != 2) {
 		return WIRE_E_VERSION;
 	}
 	if (r->h.type == 0 || r->h.type > 6) {
@@ -853,7 +1519,20 @@ static enum wire_drop ref_parse(const uint8_t *p, size_t len, struct ref_msg *r)
 	if (r->h.path >= 16) {
 		return WIRE_E_PATH;
 	}
-	if (r->h.type == WIRE_DATA) {
+	if (r->h.type != WIRE_DATA && (r->h.lseq != 0 || r->h.pgap != 0)) {
+		return WIRE_E_CONTROL_SEQ;
+	}
+	return WIRE_OK;
+}
+
+/* and the body, once the header passed */
+static enum wire_drop ref_body(const uint8_t *p, size_t len, struct ref_msg *r)
+{
+	const uint8_t *body = p + 28;
+	size_t bl = len - 44, i;
+
+	switch (r->h.type) {
+	case WIRE_DATA:
 		if (bl < 20) {
 			return WIRE_E_INNER_SHORT;
 		}
@@ -878,11 +1557,7 @@ static enum wire_drop ref_parse(const uint8_t *p, size_t len, struct ref_msg *r)
 			return WIRE_OK;
 		}
 		return WIRE_E_INNER_VERSION;
-	}
-	if (r->h.lseq != 0 || r->h.pgap != 0) {
-		return WIRE_E_CONTROL_SEQ;
-	}
-	if (r->h.type == WIRE_REPORT) {
+	case WIRE_REPORT:
 		if (bl < 4) {
 			return WIRE_E_BODY_LEN;
 		}
@@ -913,13 +1588,29 @@ static enum wire_drop ref_parse(const uint8_t *p, size_t len, struct ref_msg *r)
 			r->rep.p[i].delay_us = get32(e + 12);
 		}
 		return WIRE_OK;
+	case WIRE_PROBE:
+	case WIRE_PROBE_ACK:
+		if (bl != 8) {
+			return WIRE_E_BODY_LEN;
+		}
+		r->a = get32(body);
+		r->b = get32(body + 4);
+		return WIRE_OK;
+	case WIRE_HELLO:
+		if (bl != 8) {
+			return WIRE_E_BODY_LEN;
+		}
+		r->r_cpe = get64(body);
+		r->r_conc = 0;
+		return WIRE_OK;
+	default: /* HELLO_ACK */
+		if (bl != 16) {
+			return WIRE_E_BODY_LEN;
+		}
+		r->r_cpe = get64(body);
+		r->r_conc = get64(body + 8);
+		return WIRE_OK;
 	}
-	if (bl != 8) {
-		return WIRE_E_BODY_LEN;
-	}
-	r->a = get32(body);
-	r->b = get32(body + 4);
-	return WIRE_OK;
 }
 
 /* Random bytes, shaped most of the time towards a valid packet of a random
@@ -930,7 +1621,7 @@ static size_t gen_packet(uint8_t *p)
 	size_t len, bl, i;
 
 	if (below(4) == 0) {
-		len = below(201);
+		len = below(209);
 	} else {
 		switch (type) {
 		case WIRE_DATA:
@@ -939,11 +1630,17 @@ static size_t gen_packet(uint8_t *p)
 		case WIRE_REPORT:
 			bl = 4 + 16 * below(10);
 			break;
+		case WIRE_HELLO:
+			bl = below(16) ? 8 : 16; /* sometimes an ACK's */
+			break;
+		case WIRE_HELLO_ACK:
+			bl = below(16) ? 16 : 8; /* sometimes a HELLO's */
+			break;
 		default:
 			bl = 8;
 			break;
 		}
-		len = 36 + bl;
+		len = 44 + bl;
 		if (below(8) == 0) {
 			len = len + below(3) - 1; /* one short, exact or one long */
 		}
@@ -951,22 +1648,31 @@ static size_t gen_packet(uint8_t *p)
 	for (i = 0; i < len; i++) {
 		p[i] = (uint8_t)rnd();
 	}
-	if (len < 36) {
+	if (len < 44) {
 		return len;
 	}
-	bl = len - 36;
+	bl = len - 44;
 	if (below(16)) {
-		p[0] = (uint8_t)(0x10 | (below(16) ? type : below(16)));
+		/* mostly v2, sometimes v1 (the old format), else any */
+		unsigned ver = below(16) ? 2 : below(2) ? 1 : below(16);
+
+		p[0] = (uint8_t)(ver << 4 | (below(16) ? type : below(16)));
 	}
 	if (below(16)) {
 		p[1] &= 15;
 	}
+	if (below(8) == 0) {
+		/* the packet number's extremes, and the handshake's top bit */
+		static const uint64_t pns[] = { 0, UINT64_MAX, 1ull << 63 };
+
+		put64(p + 8, pns[below(3)]);
+	}
 	if ((p[0] & 15) != WIRE_DATA && below(16)) {
 		memset(p + 2, 0, 2);
-		memset(p + 12, 0, 4);
+		memset(p + 20, 0, 4);
 	}
 	if ((p[0] & 15) == WIRE_DATA && bl >= 20 && below(16)) {
-		uint8_t *b = p + 20;
+		uint8_t *b = p + 28;
 
 		if (bl >= 40 && below(2)) {
 			b[0] = (uint8_t)(0x60 | (b[0] & 15));
@@ -981,7 +1687,7 @@ static size_t gen_packet(uint8_t *p)
 		}
 	}
 	if ((p[0] & 15) == WIRE_REPORT && bl >= 4 && below(16)) {
-		uint8_t *b = p + 20;
+		uint8_t *b = p + 28;
 		unsigned start = below(16), step = 1 + 2 * below(8);
 		bool distinct = below(2);
 
@@ -1033,17 +1739,23 @@ static void check_reencode(const uint8_t *in, size_t len,
 		assert_int_equal(wire_put_probe(body, sizeof(body), &m->u.probe), 8);
 		b = body;
 		break;
-	default:
+	case WIRE_HELLO:
 		assert_int_equal(wire_put_hello(body, sizeof(body), &m->u.hello), 8);
+		b = body;
+		break;
+	default:
+		assert_int_equal(wire_put_hello_ack(body, sizeof(body),
+						    &m->u.hello),
+				 16);
 		b = body;
 		break;
 	}
 	n = wire_build(out, sizeof(out), &m->hdr, b, bl);
 	assert_int_equal(n, (int)len);
-	for (i = 0; i < len - WIRE_TAG_LEN; i++) {
+	for (i = 0; i < len - TAG; i++) {
 		/* body offsets 1..3 and 1..3 of each entry (entries at 4) */
-		size_t bo = i - WIRE_HDR_LEN;
-		bool reserved = m->hdr.type == WIRE_REPORT && i >= WIRE_HDR_LEN &&
+		size_t bo = i - HDR;
+		bool reserved = m->hdr.type == WIRE_REPORT && i >= HDR &&
 				((bo >= 1 && bo <= 3) ||
 				 (bo >= 4 && (bo - 4) % 16 >= 1 &&
 				  (bo - 4) % 16 <= 3));
@@ -1062,19 +1774,21 @@ static void test_random(void **state)
 {
 	unsigned long ok[WIRE_TYPE_MAX + 1] = { 0 };
 	unsigned long reasons[WIRE_DROP_MAX] = { 0 };
-	unsigned long repeats = 0;
+	unsigned long repeats = 0, pn_min = 0, pn_max = 0, v1 = 0;
 	uint8_t tmp[256];
 	unsigned iter, t;
 
 	(void)state;
-	rng = 20240611;
+	rng = 20261122;
 	for (iter = 0; iter < 200000; iter++) {
 		size_t len = gen_packet(tmp);
 		uint8_t *in = exact_copy(tmp, len);
-		struct wire_msg m;
+		struct wire_msg m, s, blind;
 		struct ref_msg r = { .repeat = false };
-		enum wire_drop want = ref_parse(in, len, &r);
-		enum wire_drop got = wire_parse(in, len, &m);
+		enum wire_drop want_hdr = ref_hdr(in, len, &r);
+		enum wire_drop want = want_hdr != WIRE_OK ? want_hdr
+							  : ref_body(in, len, &r);
+		enum wire_drop got = wire_parse(in, len, &m), dh, db;
 		unsigned i;
 
 		if (got != want) {
@@ -1083,14 +1797,36 @@ static void test_random(void **state)
 				 len ? in[0] : 0, got, wire_drop_name(got),
 				 want, wire_drop_name(want));
 		}
+		/* the two steps: each against the reference's, and
+		 * together the same as wire_parse() */
+		memset(&s, 0x5a, sizeof(s));
+		dh = wire_parse_hdr(in, len, &s);
+		if (dh != want_hdr) {
+			fail_msg("iteration %u: header step %s, reference %s",
+				 iter, wire_drop_name(dh),
+				 wire_drop_name(want_hdr));
+		}
+		db = dh == WIRE_OK ? wire_parse_body(&s) : dh;
+		if (db != got) {
+			fail_msg("iteration %u: the steps gave %s, wire_parse %s",
+				 iter, wire_drop_name(db), wire_drop_name(got));
+		}
+		if (parse_hdr_blind(in, len, &blind) != dh) {
+			fail_msg("iteration %u: header step differs with the "
+				 "body hidden", iter);
+		}
 		reasons[got]++;
 		repeats += r.repeat;
+		v1 += len >= 44 && in[0] >> 4 == 1;
 		if (got == WIRE_OK) {
 			ok[m.hdr.type]++;
+			pn_min += m.hdr.pn == 0;
+			pn_max += m.hdr.pn == UINT64_MAX;
+			assert_true(same_msg(&m, &s));
 			check_hdr(&m.hdr, &r.h);
-			assert_ptr_equal(m.body, in + WIRE_HDR_LEN);
-			assert_int_equal(m.body_len, len - 36);
-			assert_ptr_equal(m.tag, in + len - WIRE_TAG_LEN);
+			assert_ptr_equal(m.body, in + HDR);
+			assert_int_equal(m.body_len, len - MINLEN);
+			assert_ptr_equal(m.tag, in + len - TAG);
 			switch (m.hdr.type) {
 			case WIRE_REPORT:
 				assert_int_equal(m.u.report.n, r.rep.n);
@@ -1108,8 +1844,8 @@ static void test_random(void **state)
 				break;
 			case WIRE_HELLO:
 			case WIRE_HELLO_ACK:
-				assert_int_equal(m.u.hello.epoch, r.a);
-				assert_int_equal(m.u.hello.value, r.b);
+				assert_true(m.u.hello.r_cpe == r.r_cpe);
+				assert_true(m.u.hello.r_conc == r.r_conc);
 				break;
 			}
 			check_reencode(in, len, &m);
@@ -1124,10 +1860,14 @@ static void test_random(void **state)
 		print_message(" %s %lu", wire_drop_name((enum wire_drop)t),
 			      reasons[t]);
 	}
-	print_message("\nrandom: reports rejected for a repeated path %lu\n",
-		      repeats);
+	print_message("\nrandom: reports rejected for a repeated path %lu; "
+		      "accepted with pn 0 %lu, pn 2^64-1 %lu; v1 headers %lu\n",
+		      repeats, pn_min, pn_max, v1);
 	if (repeats < 1000) {
 		fail_msg("repeated report paths reached only %lu times", repeats);
+	}
+	if (pn_min < 100 || pn_max < 100 || v1 < 100) {
+		fail_msg("pn extremes or v1 headers reached too rarely");
 	}
 	/* the generator reached every outcome, and accepted plenty of each
 	 * type: otherwise this test would be checking little */
@@ -1172,26 +1912,36 @@ static void test_build_errors(void **state)
 	assert_int_equal(wire_build(out, 65536 + 64, &h, big, 65536), -EINVAL);
 	/* largest body: fits exactly, one byte less does not */
 	mk_ipv4(big, 65535, 0);
-	assert_int_equal(wire_build(out, 65535 + 36, &h, big, 65535), 65535 + 36);
-	assert_int_equal(wire_build(out, 65535 + 35, &h, big, 65535), -ENOSPC);
+	assert_int_equal(wire_build(out, 65535 + 44, &h, big, 65535), 65535 + 44);
+	assert_int_equal(wire_build(out, 65535 + 43, &h, big, 65535), -ENOSPC);
 	/* small: exactly enough, one short, none */
-	assert_int_equal(wire_build(out, 56, &h, inner, 20), 56);
-	assert_int_equal(wire_build(out, 55, &h, inner, 20), -ENOSPC);
+	assert_int_equal(wire_build(out, 64, &h, inner, 20), 64);
+	assert_int_equal(wire_build(out, 63, &h, inner, 20), -ENOSPC);
 	assert_int_equal(wire_build(out, 0, &h, inner, 20), -ENOSPC);
 	/* the body is not validated by the builder: an empty probe body */
 	h.type = WIRE_PROBE;
-	assert_int_equal(wire_build(out, 36, &h, inner, 0), 36);
-	assert_int_equal(wire_build(out, 35, &h, inner, 0), -ENOSPC);
+	assert_int_equal(wire_build(out, 44, &h, inner, 0), 44);
+	assert_int_equal(wire_build(out, 43, &h, inner, 0), -ENOSPC);
 
-	/* version ignored, tag zeroed, nothing written past the packet */
-	h = (struct wire_hdr){ .version = 0, .type = WIRE_DATA, .path = 4 };
+	/* version ignored, tag zeroed, nothing written past the packet, and
+	 * nothing at all when refused */
+	h = (struct wire_hdr){ .version = 0, .type = WIRE_DATA, .path = 4,
+			       .pn = UINT64_MAX };
 	memset(out, 0xaa, 128);
-	assert_int_equal(wire_build(out, 128, &h, inner, 20), 56);
-	assert_int_equal(out[0], 0x11);
-	for (i = 40; i < 56; i++) {
+	assert_int_equal(wire_build(out, 128, &h, inner, 20), 64);
+	assert_int_equal(out[0], 0x21);
+	for (i = 8; i < 16; i++) {
+		assert_int_equal(out[i], 0xff);
+	}
+	for (i = 48; i < 64; i++) {
 		assert_int_equal(out[i], 0);
 	}
-	for (i = 56; i < 128; i++) {
+	for (i = 64; i < 128; i++) {
+		assert_int_equal(out[i], 0xaa);
+	}
+	memset(out, 0xaa, 128);
+	assert_int_equal(wire_build(out, 63, &h, inner, 20), -ENOSPC);
+	for (i = 0; i < 128; i++) {
 		assert_int_equal(out[i], 0xaa);
 	}
 	free(big);
@@ -1240,6 +1990,20 @@ static void test_put_errors(void **state)
 	assert_int_equal(wire_put_hello(buf, 8, &he), 8);
 	assert_int_equal(wire_put_hello(buf, 7, &he), -ENOSPC);
 	assert_int_equal(wire_put_hello(buf, 0, &he), -ENOSPC);
+	assert_int_equal(wire_put_hello_ack(buf, 16, &he), 16);
+	assert_int_equal(wire_put_hello_ack(buf, 15, &he), -ENOSPC);
+	assert_int_equal(wire_put_hello_ack(buf, 8, &he), -ENOSPC);
+	assert_int_equal(wire_put_hello_ack(buf, 0, &he), -ENOSPC);
+	/* a refused encoder writes nothing */
+	memset(buf, 0xaa, sizeof(buf));
+	assert_int_equal(wire_put_hello_ack(buf, 15, &he), -ENOSPC);
+	assert_int_equal(wire_put_hello(buf, 7, &he), -ENOSPC);
+	assert_int_equal(wire_put_probe(buf, 7, &pr), -ENOSPC);
+	r.n = 16;
+	assert_int_equal(wire_put_report(buf, 259, &r), -ENOSPC);
+	for (i = 0; i < sizeof(buf); i++) {
+		assert_int_equal(buf[i], 0xaa);
+	}
 }
 
 static void test_names(void **state)
@@ -1290,13 +2054,17 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_overhead),
-		cmocka_unit_test(test_hdr_bytes),
+		cmocka_unit_test(test_vectors_build),
+		cmocka_unit_test(test_vectors_parse),
 		cmocka_unit_test(test_round_trip_hdr_extremes),
 		cmocka_unit_test(test_round_trip_data),
 		cmocka_unit_test(test_round_trip_report),
-		cmocka_unit_test(test_round_trip_probe_hello),
+		cmocka_unit_test(test_round_trip_probe),
+		cmocka_unit_test(test_round_trip_hello),
 		cmocka_unit_test(test_malformed_table),
 		cmocka_unit_test(test_short_lengths),
+		cmocka_unit_test(test_parse_hdr_no_body_read),
+		cmocka_unit_test(test_hdr_then_body),
 		cmocka_unit_test(test_truncation_sweep),
 		cmocka_unit_test(test_random),
 		cmocka_unit_test(test_build_errors),
