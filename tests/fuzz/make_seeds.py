@@ -82,6 +82,9 @@ def wire():
     put(t, "bad_hello_ack_len", hdr(6, pn=hs) + struct.pack(">Q", 1) + TAG)
 
 
+KEY = "AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA="
+
+
 def conf():
     t = "fuzz_conf"
     for src, name in (("conf/cpe.conf", "cpe.conf"),
@@ -91,9 +94,10 @@ def conf():
             put(t, name, f.read())
     paths = ('paths = ( { name = "dsl"; class = "fixed"; interface = "eth0"; },\n'
              '  { name = "lte-1"; class = "mobile"; interface = "wwan0";\n'
-             '    fwmark = 0xffffffff; peer_port = 65535; } );\n')
+             '    fwmark = 0xffffffff; peer_port = 65535; mtu = 576; } );\n')
     put(t, "concentrator_prefixes.conf",
-        'role = "concentrator";\nsession_id = 0xffffffff;\n' + paths +
+        'role = "concentrator";\nsession_id = 0xffffffff;\n'
+        'key = "' + KEY + '"; encrypt = true;\n' + paths +
         'prefixes = [ "10.0.0.0/8", "192.168.1.0/24", "0.0.0.0/0" ];\n'
         'ingress_queue = 7; egress_queue = 8; log_level = "debug";\n'
         'metrics_port = 9100; metrics_address = "::1";\n'
@@ -101,15 +105,25 @@ def conf():
     put(t, "cpe_lists.conf",
         '// every comment style\n/* block\n comment */ # hash\n'
         'role = "cpe"; session_id = 1L; k = 1e-1; t_report_ms = 10;\n'
+        'key = "/////////////////////////////////////////wE="; encrypt = false;\n'
         't_dwd_ms = 60000; reorder_capacity = 1048576; t_lto_ms = 10000;\n'
         'paths = ( { name = "a"; class = "fixed"; interface = "a0";\n'
-        '  peer = "2001:db8::2"; },\n'
+        '  peer = "2001:db8::2"; mtu = 65535; },\n'
         ' { name = "b"; class = "mobile"; interface = "b0";\n'
-        '  peer = "198.51.100.1"; } );\n'
+        '  peer = "198.51.100.1"; mtu = 1500; } );\n'
         'lan_interfaces = ( "br-lan", "eth1" ); bond_output = true;\n'
         'release_mark = 0x100;\n')
     put(t, "wide_int.conf",
-        'role = "cpe";\nsession_id = 4294967297;\n' + paths)
+        'role = "cpe";\nsession_id = 4294967297;\nkey = "' + KEY + '";\n' +
+        paths)
+    put(t, "bad_key.conf",
+        'role = "cpe";\nsession_id = 1;\nkey = "' + KEY[:-1] + '";\n' + paths)
+    put(t, "bad_key_zero.conf",
+        'role = "cpe";\nsession_id = 1;\n'
+        'key = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";\n' + paths)
+    put(t, "bad_mtu.conf",
+        'role = "concentrator";\nsession_id = 1;\nkey = "' + KEY + '";\n' +
+        paths.replace('mtu = 576', 'mtu = 575'))
     put(t, "bad_string.conf",
         'role = "cpe\\n\\"x";\nsession_id = 1;\n' + paths)
     put(t, "bad_unknown.conf", 'role = "cpe"; sesion_id = 1;\n')
@@ -127,6 +141,8 @@ def conf_set():
         "dead_after_ms=1300\0probe_interval_ms=20\0keepalive_ms=500")
     put(t, "bool_level", "early_release=false\0log_level=debug\0"
         "log_level=loud\0early_release=1")
+    put(t, "not_runtime_auth", "key=" + KEY + "\0encrypt=true\0mtu=1400\0"
+        "paths[1].mtu=1400\0k=0.7")
     put(t, "not_runtime", "port=1\0paths=1\0nosuch=1\0k\0=")
     put(t, "bad_text", "k=1;x=2\0t_dwd_ms=-\0dead_after_ms=99999999999")
 
