@@ -480,7 +480,9 @@ static void render_session(struct ctl_buf *b, const struct snap *s,
 static void render_queues(struct ctl_buf *b, const struct snap *s)
 {
 	static const char *const ing[] = {
-		"pkts", "no_cpe", "unfit", "verdict_errors", NULL,
+		"pkts",	       "no_cpe",	 "unfit",
+		"too_big",     "too_big_mute",	 "fragmented",
+		"icmp_errors", "verdict_errors", NULL,
 	};
 	static const char *const egr[] = {
 		"pkts",		  "outer_bad",	    "session", "path",
@@ -488,6 +490,9 @@ static void render_queues(struct ctl_buf *b, const struct snap *s)
 	};
 	enum gw_stat_scope E = GW_SCOPE_EGRESS, I = GW_SCOPE_INGRESS;
 
+	bprintf(b, "mtu       inner packets up to %llu bytes, TCP MSS %llu\n",
+		(unsigned long long)val_u(s, I, 0, NULL, "inner_max"),
+		(unsigned long long)val_u(s, I, 0, NULL, "mss"));
 	pairs(b, s, I, 0, "ingress", ing, false, NULL);
 	pairs(b, s, E, 0, "egress", egr, false, NULL);
 	bprintf(b,

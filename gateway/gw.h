@@ -39,6 +39,7 @@
 #include "common/conf.h"
 #include "common/nfqueue.h"
 #include "common/replay.h"
+#include "common/rtnl.h"
 #include "common/wire.h"
 #include "egress/egress.h"
 #include "ingress/sched.h"
@@ -61,8 +62,8 @@ enum gw_limits {
 	GW_EGR_QUEUE_EXTRA = 1024, /* kernel queue room beyond the buffer */
 	GW_SLOT_CHUNK = 256,	   /* egress slots allocated together */
 	GW_RCVBUF = 8 << 20,	   /* netlink receive buffer of each queue */
-	/* IPv4 TCP MSS that fits a 1500-byte path MTU once encapsulated */
-	GW_MSS4 = 1500 - WIRE_OVERHEAD - 40,
+	GW_ICMP_PER_S = 100,	   /* frag-needed messages per second at most */
+	GW_FRAG_MAX = 8,	   /* fragments of one inner packet */
 };
 
 /* A token bucket for debug messages on the packet path. */
@@ -90,7 +91,9 @@ struct gw_sess;
  * this drain, for any session (each message has its own destination). */
 struct gw_path {
 	unsigned idx;
-	int fd;
+	int fd;		  /* -1: none (the interface is absent) */
+	uint32_t mtu;	  /* configured, else the interface's */
+	uint64_t reopens; /* socket opened again (interface changed) */
 	unsigned nmsg;
 	struct mmsghdr msg[GW_BUDGET];
 	struct iovec iov[GW_BUDGET][3];
@@ -123,6 +126,10 @@ struct gw_ing_stats {
 	uint64_t no_cpe; /* accepted natively: no CPE routes the address */
 	uint64_t unfit;	 /* accepted natively: cut short, tiny, huge */
 	uint64_t verdict_errors;
+	uint64_t too_big;      /* DF, too large: dropped, ICMP sent back */
+	uint64_t too_big_mute; /* dropped, no ICMP (not allowed, limit) */
+	uint64_t icmp_errors;  /* ICMP the socket refused */
+	uint64_t fragmented;   /* no DF, too large: sent in fragments */
 };
 
 /* A session's ingress counters. */
@@ -292,6 +299,7 @@ struct gw_rp {
 
 struct gw_rules {
 	bool installed;
+	unsigned mss; /* of the installed TCPMSS clamp */
 	unsigned nrp;
 	struct gw_rp rp[GW_RP_MAX];
 };
@@ -313,6 +321,16 @@ struct gw {
 	struct gw_ing ing;
 	struct gw_egr egr;
 	struct gw_rules rules;
+	/* MTU: the largest inner packet every path carries, the TCP MSS
+	 * that fits it (path.c) */
+	uint16_t inner_max;
+	uint16_t mss;
+	int icmp_fd; /* raw ICMP socket of frag-needed, -1: none */
+	struct gw_ratelimit icmp_rl;
+	/* path interfaces over rtnetlink (path.c) */
+	struct rtnl_watch rtnl;
+	bool rtnl_ok;
+	ev_io rtnl_io;
 	ev_timer report_timer;	  /* t_report_ms: REPORT, liveness */
 	ev_timer keepalive_timer; /* probe_interval_ms: PROBE, the CPE's
 				   * HELLO, liveness */
@@ -361,8 +379,13 @@ uint64_t gw_now_us(void);
 #define gw_sdbg(s, ...)	 gw_slog(s, CONF_LOG_DEBUG, __VA_ARGS__)
 
 /* path.c */
+/* the sockets (a path whose interface is absent waits for it), the
+ * rtnetlink watch of the interfaces, the MTUs */
 int gw_paths_open(struct gw *gw);
 void gw_paths_close(struct gw *gw);
+/* the paths' MTUs again (start, interface back, reload): inner_max, mss,
+ * the clamp rule */
+void gw_paths_update_mtu(struct gw *gw);
 /* the link's peer is known and the path has a socket */
 bool gw_link_can_send(const struct gw_sess *s, const struct gw_link *l);
 /* sets up s's links from the config (the CPE's peers; all down) */
@@ -451,10 +474,14 @@ int gw_outer_ipv4(const uint8_t *d, size_t len, struct sockaddr_in *from,
 		  const uint8_t **pl, size_t *plen);
 
 /* rules.c */
-int gw_rules_text(const struct conf *c, bool nft, char *buf, size_t len);
+/* the TCP MSS the rules clamp to for c's paths: their mtu, 1500 if not
+ * configured (the daemon uses the interfaces' own: gw->mss) */
+unsigned gw_conf_mss(const struct conf *c);
+int gw_rules_text(const struct conf *c, bool nft, unsigned mss, char *buf,
+		  size_t len);
 int gw_rules_install(struct gw *gw);
-/* reload: L3B_ING replaced in one transaction if c bonds other
- * prefixes; 0 or -errno */
+/* reload, MTU change: L3B_ING replaced in one transaction if c bonds
+ * other prefixes or gw->mss changed; 0 or -errno */
 int gw_rules_update(struct gw *gw, const struct conf *c);
 void gw_rules_remove(struct gw *gw);
 void gw_rp_filter_set(struct gw *gw);

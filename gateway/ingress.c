@@ -17,10 +17,17 @@
  * so this only happens with an MTU above GW_INNER_MAX.
  */
 #include <errno.h>
+#include <linux/filter.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "gateway/gw.h"
+#include "ingress/mtu.h"
+
+_Static_assert((int)MTU_FRAG_BUF == (int)GW_INNER_MAX,
+	       "a fragment fits an inner slot");
 
 static void send_batches(struct gw *gw)
 {
@@ -91,55 +98,40 @@ static void accept_native(struct gw_ing *ing, uint32_t id)
 	}
 }
 
-static void on_packet(void *ctx, const struct nfqueue_pkt *pk)
+/* Queues one inner packet (len bytes at data, the original under id) on
+ * the path the scheduler picks.  0, or -1 with the reason counted when it
+ * cannot be bonded now (the caller lets the original go natively). */
+static int bond(struct gw *gw, struct gw_sess *s, uint32_t id,
+		const uint8_t *data, size_t len)
 {
-	struct gw *gw = ctx;
 	struct gw_ing *ing = &gw->ing;
 	struct wire_hdr h = {0};
-	struct gw_sess *s;
 	struct gw_link *l;
 	struct gw_path *p;
 	unsigned slot, m;
-	uint32_t dst;
 	int path;
 
-	ing->st.pkts++;
-	if (pk->len > GW_INNER_MAX || pk->len != pk->orig_len ||
-	    pk->len < WIRE_MIN_INNER || pk->data[0] >> 4 != 4) {
-		ing->st.unfit++;
-		accept_native(ing, pk->id);
-		return;
-	}
 	if (ing->n == GW_BUDGET) {
-		flush(gw); /* not reached: the drain budget is GW_BUDGET */
-	}
-	memcpy(&dst, pk->data + 16, 4);
-	s = gw_sess_by_addr(gw, dst);
-	if (!s) {
-		ing->st.no_cpe++;
-		accept_native(ing, pk->id);
-		return;
+		flush(gw);
 	}
 	/* a packet number first: a path's sequence must not skip one for a
 	 * packet that was never sent */
 	if (gw_sec_next_pn(s, &h.pn) < 0) {
 		s->ist.no_session++;
-		accept_native(ing, pk->id);
-		return;
+		return -1;
 	}
 	path = ing_sched_pick(&s->sched, &h);
 	if (path < 0) {
 		s->ist.no_path++;
-		accept_native(ing, pk->id);
-		return;
+		return -1;
 	}
 	h.type = WIRE_DATA;
 	h.session = s->id;
 	h.tstamp = (uint32_t)ing->now_us;
 
 	slot = ing->n++;
-	ing->id[slot] = pk->id;
-	memcpy(ing->buf[slot], pk->data, pk->len);
+	ing->id[slot] = id;
+	memcpy(ing->buf[slot], data, len);
 
 	p = &gw->path[path];
 	l = &s->link[path];
@@ -149,10 +141,10 @@ static void on_packet(void *ctx, const struct nfqueue_pkt *pk)
 	p->iov[m][0].iov_base = p->hdr[m];
 	p->iov[m][0].iov_len = WIRE_HDR_LEN;
 	p->iov[m][1].iov_base = ing->buf[slot];
-	p->iov[m][1].iov_len = pk->len;
+	p->iov[m][1].iov_len = len;
 	/* sealed over the header and our copy of the packet (encrypted in
 	 * place with encrypt = true): no further copy */
-	gw_sec_seal(s, h.pn, p->hdr[m], ing->buf[slot], pk->len, p->tag[m]);
+	gw_sec_seal(s, h.pn, p->hdr[m], ing->buf[slot], len, p->tag[m]);
 	p->iov[m][2].iov_base = p->tag[m];
 	p->iov[m][2].iov_len = WIRE_TAG_LEN;
 	memset(&p->msg[m], 0, sizeof(p->msg[m]));
@@ -161,6 +153,124 @@ static void on_packet(void *ctx, const struct nfqueue_pkt *pk)
 	p->msg[m].msg_hdr.msg_iov = p->iov[m];
 	p->msg[m].msg_hdr.msg_iovlen = 3;
 	s->ist.bonded++;
+	return 0;
+}
+
+/* At most GW_ICMP_PER_S frag-needed messages a second, as the kernel
+ * limits its own: a flood of large DF packets is not answered in kind. */
+static bool icmp_ok(struct gw *gw)
+{
+	struct gw_ratelimit *rl = &gw->icmp_rl;
+
+	if (gw->ing.now_us - rl->window_us >= 1000000) {
+		rl->window_us = gw->ing.now_us;
+		rl->n = 0;
+	}
+	return ++rl->n <= GW_ICMP_PER_S;
+}
+
+/* Too large for the tunnel with DF set: dropped, and the sender told the
+ * size that passes (RFC 1191), so that its path MTU discovery works
+ * through the bond instead of black-holing. */
+static void frag_needed(struct gw *gw, const struct nfqueue_pkt *pk)
+{
+	struct gw_ing *ing = &gw->ing;
+	struct sockaddr_in to = {.sin_family = AF_INET};
+	uint8_t msg[MTU_ICMP4_MAX];
+	int n;
+
+	if (nfqueue_verdict(&ing->q, pk->id, NFQ_DROP, false, 0, NULL, 0) < 0) {
+		ing->st.verdict_errors++;
+	}
+	n = gw->icmp_fd < 0
+		    ? -EBADF
+		    : mtu_icmp4_frag_needed(pk->data, pk->len, gw->inner_max,
+					    msg, sizeof(msg));
+	if (n < 0 || !icmp_ok(gw)) {
+		/* an ICMP error itself, a broadcast source, ... */
+		ing->st.too_big_mute++;
+		return;
+	}
+	memcpy(&to.sin_addr, pk->data + 12, 4);
+	if (sendto(gw->icmp_fd, msg, (size_t)n, MSG_DONTWAIT,
+		   (const struct sockaddr *)&to, sizeof(to)) < 0) {
+		ing->st.icmp_errors++;
+		return;
+	}
+	ing->st.too_big++;
+}
+
+/* Too large for the tunnel without DF: fragmented here (RFC 791), each
+ * fragment bonded as a packet of its own; the receiver reassembles. */
+static void fragment(struct gw *gw, struct gw_sess *s,
+		     const struct nfqueue_pkt *pk)
+{
+	struct gw_ing *ing = &gw->ing;
+	uint8_t frag[GW_FRAG_MAX][MTU_FRAG_BUF];
+	size_t len[GW_FRAG_MAX];
+	int n, i;
+
+	n = mtu_frag4(pk->data, pk->len, gw->inner_max, frag, len, GW_FRAG_MAX);
+	if (n <= 0) {
+		ing->st.unfit++;
+		accept_native(ing, pk->id);
+		return;
+	}
+	if (ing->n + (unsigned)n > GW_BUDGET) {
+		flush(gw);
+	}
+	for (i = 0; i < n; i++) {
+		if (bond(gw, s, pk->id, frag[i], len[i]) < 0) {
+			if (!i) {
+				accept_native(ing, pk->id);
+				return;
+			}
+			/* cannot happen: the first one went a moment ago;
+			 * the rest is lost with the original */
+			break;
+		}
+	}
+	ing->st.fragmented++;
+}
+
+static void on_packet(void *ctx, const struct nfqueue_pkt *pk)
+{
+	struct gw *gw = ctx;
+	struct gw_ing *ing = &gw->ing;
+	struct gw_sess *s;
+	uint32_t dst;
+
+	ing->st.pkts++;
+	if (pk->len > GW_INNER_MAX || pk->len != pk->orig_len ||
+	    pk->len < WIRE_MIN_INNER || pk->data[0] >> 4 != 4) {
+		ing->st.unfit++;
+		accept_native(ing, pk->id);
+		return;
+	}
+	memcpy(&dst, pk->data + 16, 4);
+	s = gw_sess_by_addr(gw, dst);
+	if (!s) {
+		ing->st.no_cpe++;
+		accept_native(ing, pk->id);
+		return;
+	}
+	if (pk->len > gw->inner_max) {
+		switch (mtu_check(pk->data, pk->len, gw->inner_max)) {
+		case MTU_FRAG_NEEDED:
+			frag_needed(gw, pk);
+			return;
+		case MTU_FRAGMENT:
+			fragment(gw, s, pk);
+			return;
+		default:
+			ing->st.unfit++;
+			accept_native(ing, pk->id);
+			return;
+		}
+	}
+	if (bond(gw, s, pk->id, pk->data, pk->len) < 0) {
+		accept_native(ing, pk->id);
+	}
 }
 
 static void drain_once(struct gw *gw, int *got)
@@ -196,6 +306,32 @@ void gw_ing_drain_all(struct gw *gw)
 	} while (got > 0 && ++rounds < 1000);
 }
 
+/* The raw socket of frag-needed messages.  It would also receive a copy
+ * of every ICMP packet the box gets: a filter that takes none keeps its
+ * buffer empty.  -1 (warned) if it cannot be had: too-big DF packets are
+ * then dropped without an answer (counted). */
+static int icmp_open(struct gw *gw)
+{
+	struct sock_filter none[] = {BPF_STMT(BPF_RET | BPF_K, 0)};
+	struct sock_fprog prog = {.len = 1, .filter = none};
+	int fd;
+
+	fd = socket(AF_INET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		    IPPROTO_ICMP);
+	if (fd < 0) {
+		gw_warn(gw,
+			"ICMP socket: %s: packets too large for the "
+			"tunnel with DF set are dropped unanswered",
+			strerror(errno));
+		return -1;
+	}
+	if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog)) <
+	    0) {
+		gw_warn(gw, "ICMP socket filter: %s", strerror(errno));
+	}
+	return fd;
+}
+
 int gw_ing_open(struct gw *gw)
 {
 	struct gw_ing *ing = &gw->ing;
@@ -211,6 +347,7 @@ int gw_ing_open(struct gw *gw)
 	if (!ing->buf) {
 		return -ENOMEM;
 	}
+	gw->icmp_fd = icmp_open(gw);
 	gw_commit_mem(ing->buf, sizeof(*ing->buf) * GW_BUDGET);
 	err = nfqueue_open(&ing->q, gw->conf.ingress_queue, &o);
 	if (err) {
@@ -236,4 +373,8 @@ void gw_ing_close(struct gw *gw)
 	}
 	free(ing->buf);
 	ing->buf = NULL;
+	if (gw->icmp_fd >= 0) {
+		close(gw->icmp_fd);
+		gw->icmp_fd = -1;
+	}
 }

@@ -206,6 +206,8 @@ int gw_apply_conf(struct gw *gw, const struct conf *c, char *err, size_t len)
 	conf_wipe(keep);
 	free(keep);
 	gw->log_level = gw->verbose ? CONF_LOG_DEBUG : c->log_level;
+	/* an interface's MTU may have changed (PPPoE MTU, say) */
+	gw_paths_update_mtu(gw);
 	arm_periodic(gw);
 	/* t_lto may have changed the deadline; the reorder timeout starts
 	 * again from t_lto_ms and adapts from the next report on */
@@ -481,6 +483,7 @@ int main(int argc, char **argv)
 	signal(SIGUSR1, SIG_IGN);
 	setvbuf(stderr, NULL, _IOLBF, 0);
 	gw.log_level = CONF_LOG_INFO;
+	gw.icmp_fd = -1;
 	if (auth_init() < 0) {
 		fprintf(stderr, "l3bondd: libsodium cannot initialise (no "
 				"randomness source)\n");
@@ -561,8 +564,8 @@ int main(int argc, char **argv)
 	if (print_rules) {
 		static char text[GW_RULES_MAX];
 
-		ret = gw_rules_text(&gw.conf, !strcmp(print_rules, "nft"), text,
-				    sizeof(text));
+		ret = gw_rules_text(&gw.conf, !strcmp(print_rules, "nft"),
+				    gw_conf_mss(&gw.conf), text, sizeof(text));
 		if (ret < 0) {
 			fprintf(stderr, "l3bondd: too many rules\n");
 			return 1;

@@ -34,11 +34,13 @@
 #include <net/if.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "common/seq.h"
 #include "gateway/gw.h"
+#include "ingress/mtu.h"
 
 bool gw_link_can_send(const struct gw_sess *s, const struct gw_link *l)
 {
@@ -87,8 +89,10 @@ static int open_one(struct gw *gw, struct gw_path *p)
 	    setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, cp->ifname,
 		       (socklen_t)strlen(cp->ifname)) < 0) {
 		err = -errno;
-		gw_err(gw, "path %s: socket on device %s: %s", cp->name,
-		       cp->ifname, strerror(-err));
+		if (err != -ENODEV) {
+			gw_err(gw, "path %s: socket on device %s: %s", cp->name,
+			       cp->ifname, strerror(-err));
+		}
 		goto fail;
 	}
 	if (cp->fwmark && setsockopt(fd, SOL_SOCKET, SO_MARK, &cp->fwmark,
@@ -126,6 +130,174 @@ fail:
 	return err;
 }
 
+/* The interface's MTU, or 0 if it cannot be read (absent). */
+static uint32_t if_mtu(const char *ifname)
+{
+	struct ifreq ifr;
+	int fd, ret;
+
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		return 0;
+	}
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	ret = ioctl(fd, SIOCGIFMTU, &ifr);
+	close(fd);
+	return ret < 0 || ifr.ifr_mtu <= 0 ? 0 : (uint32_t)ifr.ifr_mtu;
+}
+
+/* Every path's MTU (configured, else its interface's, else 1500 while it
+ * is absent); the largest inner packet all of them carry once
+ * encapsulated, and the TCP MSS that fits it.  An MSS that changed goes
+ * into the rules. */
+void gw_paths_update_mtu(struct gw *gw)
+{
+	uint32_t min = 0;
+	unsigned i;
+
+	for (i = 0; i < gw->npaths; i++) {
+		struct gw_path *p = &gw->path[i];
+		const struct conf_path *cp = &gw->conf.path[i];
+		uint32_t m = cp->mtu ? cp->mtu : if_mtu(cp->ifname);
+
+		m = m ? m : 1500;
+		if (p->mtu && p->mtu != m) {
+			gw_info(gw, "path %s: MTU %u (was %u)", cp->name, m,
+				p->mtu);
+		}
+		p->mtu = m;
+		min = !min || m < min ? m : min;
+	}
+	gw->inner_max = mtu_inner_max(min, false);
+	if (gw->inner_max > GW_INNER_MAX) {
+		gw->inner_max = GW_INNER_MAX;
+	}
+	if (gw->mss != mtu_mss4(min)) {
+		gw->mss = mtu_mss4(min);
+		if (gw->rules.installed) {
+			gw_rules_update(gw, &gw->conf);
+		}
+	}
+}
+
+/* A path's socket again, after its interface appeared, came back with a
+ * new index (a PPPoE reconnect makes a new ppp0), or got a new address:
+ * SO_BINDTODEVICE holds the index it was given.  Then a PROBE of every
+ * session at once, so that the peer sees the path (and its new address,
+ * behind NAT) now rather than a probe interval later. */
+static void reopen(struct gw *gw, struct gw_path *p, const char *why)
+{
+	const struct conf_path *cp = &gw->conf.path[p->idx];
+	uint64_t now = gw_now_us();
+	unsigned k;
+	int err;
+
+	if (p->fd >= 0) {
+		close(p->fd);
+		p->fd = -1;
+	}
+	err = open_one(gw, p);
+	if (err) {
+		gw_warn(gw, "path %s: %s: no socket on %s: %s", cp->name, why,
+			cp->ifname, strerror(-err));
+		return;
+	}
+	p->reopens++;
+	gw_info(gw, "path %s: %s: socket on %s opened again", cp->name, why,
+		cp->ifname);
+	gw_paths_update_mtu(gw);
+	for (k = 0; k < gw->nsess; k++) {
+		gw_sec_send_hellos(gw->sess[k], now, true);
+		gw_send_probe(gw->sess[k], &gw->sess[k]->link[p->idx], now);
+	}
+}
+
+static void on_link_event(void *ctx, int idx, const struct rtnl_event *ev)
+{
+	struct gw *gw = ctx;
+	const char *name = gw->rtnl.link[idx].name;
+	unsigned i;
+
+	for (i = 0; i < gw->npaths; i++) {
+		struct gw_path *p = &gw->path[i];
+
+		if (strcmp(gw->conf.path[i].ifname, name)) {
+			continue;
+		}
+		switch (ev->type) {
+		case RTNL_LINK_NEW:
+			reopen(gw, p, "interface appeared");
+			break;
+		case RTNL_RESYNC:
+			reopen(gw, p, "interface events lost");
+			break;
+		case RTNL_ADDR_NEW:
+			if (ev->family == AF_INET) {
+				reopen(gw, p, "new address");
+			}
+			break;
+		case RTNL_LINK_DEL:
+			if (p->fd >= 0) {
+				close(p->fd);
+				p->fd = -1;
+			}
+			gw_warn(gw,
+				"path %s: interface %s gone; waiting for it",
+				gw->conf.path[i].name, name);
+			break;
+		case RTNL_LINK_UP:
+			gw_paths_update_mtu(gw);
+			break;
+		default:
+			/* down, address gone: the probes tell */
+			break;
+		}
+	}
+}
+
+static void on_rtnl(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct gw *gw = container_of(w, struct gw, rtnl_io);
+	int n;
+
+	(void)loop;
+	(void)revents;
+	n = rtnl_watch_read(&gw->rtnl, on_link_event, gw);
+	if (n < 0 && n != -EAGAIN) {
+		gw_err(gw, "rtnetlink: %s", strerror(-n));
+	}
+}
+
+/* The watch first, so that nothing that happens to an interface after its
+ * socket is opened goes unseen. */
+static int watch_open(struct gw *gw)
+{
+	unsigned i;
+	int err;
+
+	err = rtnl_watch_open(&gw->rtnl);
+	if (err) {
+		gw_err(gw, "rtnetlink: %s", strerror(-err));
+		return err;
+	}
+	gw->rtnl_ok = true;
+	for (i = 0; i < gw->npaths; i++) {
+		err = rtnl_watch_add(&gw->rtnl, gw->conf.path[i].ifname);
+		if (err < 0 && err != -EEXIST) {
+			gw_err(gw, "rtnetlink: watching %s: %s",
+			       gw->conf.path[i].ifname, strerror(-err));
+			return err;
+		}
+	}
+	if (gw->loop) {
+		ev_io_init(&gw->rtnl_io, on_rtnl, rtnl_watch_fd(&gw->rtnl),
+			   EV_READ);
+		ev_io_start(gw->loop, &gw->rtnl_io);
+	}
+	return 0;
+}
+
 int gw_paths_open(struct gw *gw)
 {
 	unsigned i;
@@ -133,16 +305,29 @@ int gw_paths_open(struct gw *gw)
 
 	for (i = 0; i < gw->npaths; i++) {
 		gw->path[i].fd = -1;
+		gw->path[i].idx = i;
+	}
+	err = watch_open(gw);
+	if (err) {
+		return err;
 	}
 	for (i = 0; i < gw->npaths; i++) {
 		struct gw_path *p = &gw->path[i];
 
-		p->idx = i;
 		err = open_one(gw, p);
+		if (err == -ENODEV) {
+			/* a PPPoE or LTE interface may come later */
+			gw_warn(gw,
+				"path %s: interface %s absent; waiting for "
+				"it",
+				gw->conf.path[i].name, gw->conf.path[i].ifname);
+			continue;
+		}
 		if (err) {
 			return err;
 		}
 	}
+	gw_paths_update_mtu(gw);
 	return 0;
 }
 
@@ -150,6 +335,13 @@ void gw_paths_close(struct gw *gw)
 {
 	unsigned i;
 
+	if (gw->rtnl_ok) {
+		if (gw->loop) {
+			ev_io_stop(gw->loop, &gw->rtnl_io);
+		}
+		rtnl_watch_close(&gw->rtnl);
+		gw->rtnl_ok = false;
+	}
 	for (i = 0; i < gw->npaths; i++) {
 		if (gw->path[i].fd >= 0) {
 			close(gw->path[i].fd);

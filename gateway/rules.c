@@ -26,8 +26,8 @@
  * is loaded, whether or not any packet ever reaches it.
  *
  * TCP SYNs that are bonded get their MSS clamped so that a full segment
- * still fits a 1500-byte path MTU once encapsulated (GW_MSS4): the outer
- * packets must not be fragmented, see the README.
+ * still fits the smallest path MTU once encapsulated (gw->mss, from the
+ * interfaces' MTUs or the configured ones): see the README on MTU.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -41,12 +41,14 @@
 #include <arpa/inet.h>
 
 #include "gateway/gw.h"
+#include "ingress/mtu.h"
 
 struct out {
 	char *buf;
 	size_t len;
 	size_t used;
 	bool overflow;
+	unsigned mss; /* of the TCPMSS clamp */
 };
 
 static void __attribute__((format(printf, 2, 3)))
@@ -112,7 +114,7 @@ static void ing_rules(const struct conf *c, struct out *o)
 				    "-A L3B_ING %s -p tcp --tcp-flags SYN,RST "
 				    "SYN -m tcpmss --mss %u:65535 -j TCPMSS "
 				    "--set-mss %u\n",
-				    match, GW_MSS4 + 1, GW_MSS4);
+				    match, o->mss + 1, o->mss);
 				put(o,
 				    "-A L3B_ING %s -j NFQUEUE --queue-num %u "
 				    "--queue-bypass\n",
@@ -129,7 +131,7 @@ static void ing_rules(const struct conf *c, struct out *o)
 			put(o,
 			    "-A L3B_ING %s -p tcp --tcp-flags SYN,RST SYN -m "
 			    "tcpmss --mss %u:65535 -j TCPMSS --set-mss %u\n",
-			    match, GW_MSS4 + 1, GW_MSS4);
+			    match, o->mss + 1, o->mss);
 			put(o,
 			    "-A L3B_ING %s -j NFQUEUE --queue-num %u "
 			    "--queue-bypass\n",
@@ -156,7 +158,7 @@ static void iptables_text(const struct conf *c, struct out *o)
 			put(o,
 			    "-A L3B_OUT -o %s -p tcp --tcp-flags SYN,RST SYN "
 			    "-m tcpmss --mss %u:65535 -j TCPMSS --set-mss %u\n",
-			    dev[j], GW_MSS4 + 1, GW_MSS4);
+			    dev[j], o->mss + 1, o->mss);
 			put(o,
 			    "-A L3B_OUT -o %s -j NFQUEUE --queue-num %u "
 			    "--queue-bypass\n",
@@ -202,8 +204,8 @@ static void nft_text(const struct conf *c, struct out *o)
 					 "iifname \"%s\" oifname \"%s\"",
 					 c->lan[i], dev[j]);
 				put(o, "\t\t%s %s %u-65535 %s set %u\n", match,
-				    clamp, GW_MSS4 + 1,
-				    "tcp option maxseg size", GW_MSS4);
+				    clamp, o->mss + 1, "tcp option maxseg size",
+				    o->mss);
 				put(o, "\t\t%s queue num %u bypass\n", match,
 				    c->ingress_queue);
 			}
@@ -215,8 +217,8 @@ static void nft_text(const struct conf *c, struct out *o)
 					 prefix_str(&c->cpe[k].prefix[i], pfx,
 						    sizeof(pfx)));
 				put(o, "\t\t%s %s %u-65535 %s set %u\n", match,
-				    clamp, GW_MSS4 + 1,
-				    "tcp option maxseg size", GW_MSS4);
+				    clamp, o->mss + 1, "tcp option maxseg size",
+				    o->mss);
 				put(o, "\t\t%s queue num %u bypass\n", match,
 				    c->ingress_queue);
 			}
@@ -229,8 +231,8 @@ static void nft_text(const struct conf *c, struct out *o)
 		put(o, "\t\tudp sport %u return\n", c->port);
 		for (j = 0; j < ndev; j++) {
 			put(o, "\t\toifname \"%s\" %s %u-65535 %s set %u\n",
-			    dev[j], clamp, GW_MSS4 + 1,
-			    "tcp option maxseg size", GW_MSS4);
+			    dev[j], clamp, o->mss + 1, "tcp option maxseg size",
+			    o->mss);
 			put(o, "\t\toifname \"%s\" queue num %u bypass\n",
 			    dev[j], c->ingress_queue);
 		}
@@ -249,9 +251,23 @@ static void nft_text(const struct conf *c, struct out *o)
 	put(o, "\tchain defrag {\n\t\tct state invalid return\n\t}\n}\n");
 }
 
-int gw_rules_text(const struct conf *c, bool nft, char *buf, size_t len)
+unsigned gw_conf_mss(const struct conf *c)
 {
-	struct out o = {.buf = buf, .len = len};
+	uint32_t mtu = 0;
+	unsigned i;
+
+	for (i = 0; i < c->npaths; i++) {
+		uint32_t m = c->path[i].mtu ? c->path[i].mtu : 1500;
+
+		mtu = !mtu || m < mtu ? m : mtu;
+	}
+	return mtu_mss4(mtu ? mtu : 1500);
+}
+
+int gw_rules_text(const struct conf *c, bool nft, unsigned mss, char *buf,
+		  size_t len)
+{
+	struct out o = {.buf = buf, .len = len, .mss = mss};
 
 	if (!len) {
 		return -ENOSPC;
@@ -379,7 +395,7 @@ int gw_rules_install(struct gw *gw)
 	if (!text) {
 		return -ENOMEM;
 	}
-	ret = gw_rules_text(&gw->conf, false, text, GW_RULES_MAX);
+	ret = gw_rules_text(&gw->conf, false, gw->mss, text, GW_RULES_MAX);
 	if (ret < 0) {
 		gw_err(gw, "rules: too many to generate");
 		goto out;
@@ -395,6 +411,7 @@ int gw_rules_install(struct gw *gw)
 		goto out;
 	}
 	gw->rules.installed = true;
+	gw->rules.mss = gw->mss;
 	gw_info(gw, "rules installed (chains L3B_ING%s, L3B_EGR)",
 		gw->conf.bond_output ? ", L3B_OUT" : "");
 out:
@@ -405,7 +422,8 @@ out:
 int gw_rules_update(struct gw *gw, const struct conf *c)
 {
 	const char *argv[] = {"iptables-restore", "-w", "--noflush", NULL};
-	struct out now = {.len = GW_RULES_MAX}, next = {.len = GW_RULES_MAX};
+	struct out now = {.len = GW_RULES_MAX, .mss = gw->rules.mss};
+	struct out next = {.len = GW_RULES_MAX, .mss = gw->mss};
 	struct out txn = {.len = GW_RULES_MAX};
 	int ret = -ENOMEM;
 
@@ -436,7 +454,8 @@ int gw_rules_update(struct gw *gw, const struct conf *c)
 		ret = ret < 0 ? ret : -EIO;
 		goto out;
 	}
-	gw_info(gw, "rules: L3B_ING updated for the new prefixes");
+	gw->rules.mss = gw->mss;
+	gw_info(gw, "rules: L3B_ING updated (prefixes, or MSS %u)", gw->mss);
 out:
 	free(now.buf);
 	free(next.buf);

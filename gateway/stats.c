@@ -183,6 +183,26 @@ static void walk_ingress_queue(struct gw *gw, struct walker *w)
 		is->unfit);
 	counter(w, "verdict_errors", "ingress verdicts the kernel refused",
 		is->verdict_errors);
+	gauge(w, "inner_max",
+	      "largest inner packet every path carries once encapsulated, "
+	      "bytes",
+	      gw->inner_max);
+	gauge(w, "mss", "TCP MSS the rules clamp bonded SYNs to, bytes",
+	      gw->mss);
+	counter(w, "too_big",
+		"packets too large for the tunnel with DF: dropped, ICMP "
+		"fragmentation needed sent back, packets",
+		is->too_big);
+	counter(w, "too_big_mute",
+		"packets too large for the tunnel with DF: dropped without "
+		"ICMP (not to be answered, or over the rate limit), packets",
+		is->too_big_mute);
+	counter(w, "icmp_errors", "ICMP messages the socket refused",
+		is->icmp_errors);
+	counter(w, "fragmented",
+		"packets too large for the tunnel without DF: fragmented "
+		"before encapsulation, packets",
+		is->fragmented);
 	counter(w, "kernel_dropped",
 		"packets the kernel dropped: ingress queue full, packets",
 		gw->ing.kst.queue_dropped);
@@ -350,6 +370,16 @@ static void walk_path(struct gw_sess *se, struct walker *w, unsigned i)
 	     conf_class_name(gw->conf.path[i].cls));
 	gauge(w, "up", "1: heard from the peer recently, 0: down", p->alive);
 	text(w, "peer", "the peer's address and port on this path", peer);
+	gauge(w, "mtu", "the path's MTU (configured, else its interface's)",
+	      gw->path[i].mtu);
+	gauge(w, "socket",
+	      "1: the path has its socket, 0: its interface is "
+	      "absent",
+	      gw->path[i].fd >= 0);
+	counter(w, "reopens",
+		"times the path's socket was opened again (interface "
+		"re-created, new address)",
+		gw->path[i].reopens);
 	gauge_f(w, "weight", "SWRR weight now (0: down)",
 		ing_sched_weight(s, i));
 	counter(w, "sent", "DATA the scheduler picked this path for, packets",

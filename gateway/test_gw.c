@@ -38,7 +38,7 @@ static void assert_text(const struct conf *c, bool nft, const char *want)
 	char buf[GW_RULES_MAX];
 	int n;
 
-	n = gw_rules_text(c, nft, buf, sizeof(buf));
+	n = gw_rules_text(c, nft, gw_conf_mss(c), buf, sizeof(buf));
 	if (n < 0 || strcmp(buf, want)) {
 		print_error("got:\n%s\nwant:\n%s\n", buf, want);
 		fail();
@@ -174,7 +174,8 @@ static void test_rules_overflow(void **state)
 	strcpy(c.lan[0], "lan");
 	for (n = 0; n < 64; n += 7) {
 		memset(buf, 'Z', sizeof(buf));
-		assert_int_equal(gw_rules_text(&c, n & 1, buf, n), -ENOSPC);
+		assert_int_equal(gw_rules_text(&c, n & 1, 1388, buf, n),
+				 -ENOSPC);
 		assert_int_equal(buf[n], 'Z');
 	}
 }
