@@ -111,7 +111,7 @@ double ing_sched_weight(const struct ing_sched *s, unsigned path);
 /* Restarts sequence numbers and report baselines; weights are kept. */
 void ing_sched_reset_seq(struct ing_sched *s, uint32_t gseq0);
 
-/* The peer restarted (new epoch): its egress counters and report sequence
+/* The peer restarted (a new session): its egress counters and report sequence
  * start again, so the report baselines are forgotten.  Our sequence
  * numbers go on: the peer's fresh egress follows whatever it sees first,
  * and may already have seen our current numbers. */
