@@ -235,3 +235,19 @@ path_rx() {
 tbf_down_bytes() {
 	tb_exec "$1" tc -s qdisc show dev cpe | awk '/Sent/ { print $2; exit }'
 }
+
+# conf_path_keys FILE PATH TEXT: adds TEXT (more "key = value;" of a path,
+# e.g. "mtu = 1400;") to the path named PATH in a config write_confs wrote.
+conf_path_keys() {
+	local f=$1 path=$2 text=$3
+	awk -v n="name = \"$path\";" -v t="$text" '{
+		i = index($0, n)
+		if (i) {
+			$0 = substr($0, 1, i + length(n) - 1) " " t \
+				substr($0, i + length(n))
+			done++
+		}
+		print
+	} END { exit done != 1 }' "$f" >"$f.new"
+	mv "$f.new" "$f"
+}
