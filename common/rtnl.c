@@ -59,6 +59,7 @@ static void emit(struct rtnl_watch *w, int idx, enum rtnl_event_type type,
 		.type = type,
 		.ifindex = l->ifindex,
 		.flags = l->flags,
+		.mtu = l->mtu,
 	};
 
 	if (a) {
@@ -107,6 +108,7 @@ static void forget(struct rtnl_link *l)
 {
 	l->ifindex = 0;
 	l->flags = 0;
+	l->mtu = 0;
 	l->up = false;
 	l->naddr = 0;
 	l->addr_overflow = false;
@@ -124,7 +126,7 @@ static void link_gone(struct rtnl_watch *w, int idx)
 }
 
 static void link_seen(struct rtnl_watch *w, int idx, uint32_t ifindex,
-		      unsigned flags)
+		      unsigned flags, uint32_t mtu)
 {
 	struct rtnl_link *l = &w->link[idx];
 	bool up = is_up(flags);
@@ -134,6 +136,7 @@ static void link_seen(struct rtnl_watch *w, int idx, uint32_t ifindex,
 		forget(l);
 		l->ifindex = ifindex;
 		l->flags = flags;
+		l->mtu = mtu;
 		emit(w, idx, RTNL_LINK_NEW, NULL);
 		w->want_fetch = true;
 		if (up) {
@@ -143,6 +146,14 @@ static void link_seen(struct rtnl_watch *w, int idx, uint32_t ifindex,
 		return;
 	}
 	l->flags = flags;
+	if (mtu && mtu != l->mtu) {
+		bool known = l->mtu != 0;
+
+		l->mtu = mtu;
+		if (known) {
+			emit(w, idx, RTNL_LINK_MTU, NULL);
+		}
+	}
 	if (up != l->up) {
 		l->up = up;
 		emit(w, idx, up ? RTNL_LINK_UP : RTNL_LINK_DOWN, NULL);
@@ -235,6 +246,13 @@ static int link_attr(const struct nlattr *attr, void *data)
 {
 	const struct nlattr **tb = data;
 
+	if (mnl_attr_get_type(attr) == IFLA_MTU) {
+		/* a bad one is left out, not the message */
+		if (mnl_attr_validate(attr, MNL_TYPE_U32) == 0) {
+			tb[IFLA_MTU] = attr;
+		}
+		return MNL_CB_OK;
+	}
 	if (mnl_attr_get_type(attr) != IFLA_IFNAME) {
 		return MNL_CB_OK;
 	}
@@ -249,7 +267,7 @@ static int link_attr(const struct nlattr *attr, void *data)
 
 static int on_link(struct rtnl_watch *w, const struct nlmsghdr *nlh)
 {
-	const struct nlattr *tb[IFLA_IFNAME + 1] = {0};
+	const struct nlattr *tb[IFLA_MAX + 1] = {0};
 	const struct ifinfomsg *ifi;
 	const char *name;
 	uint32_t ifindex;
@@ -289,7 +307,8 @@ static int on_link(struct rtnl_watch *w, const struct nlmsghdr *nlh)
 	}
 	i = find_name(w, name);
 	if (i >= 0) {
-		link_seen(w, i, ifindex, ifi->ifi_flags);
+		link_seen(w, i, ifindex, ifi->ifi_flags,
+			  tb[IFLA_MTU] ? mnl_attr_get_u32(tb[IFLA_MTU]) : 0);
 	}
 	return 0;
 }
@@ -406,8 +425,8 @@ static void dump_ends(struct rtnl_watch *w, int err)
 			}
 			/* whatever was not remembered is gone or in the
 			 * dump: the table is complete again */
-			l->addr_overflow = l->addr_overflow &&
-					   l->naddr == RTNL_ADDR_MAX;
+			l->addr_overflow =
+				l->addr_overflow && l->naddr == RTNL_ADDR_MAX;
 		}
 	}
 	w->dump = RTNL_DUMP_NONE;
@@ -646,8 +665,8 @@ static int resync(struct rtnl_watch *w)
 		if (err == 0 && w->lost) {
 			err = -ENOBUFS;
 		}
-		if (err == 0 || (err != -ENOBUFS && err != -EBUSY &&
-				 err != -ETIMEDOUT)) {
+		if (err == 0 ||
+		    (err != -ENOBUFS && err != -EBUSY && err != -ETIMEDOUT)) {
 			break;
 		}
 	}

@@ -56,6 +56,9 @@ enum rtnl_event_type {
 	 * (during rtnl_watch_add): the state was reread from the kernel,
 	 * see w->link[idx].  The caller rebinds as on NEW. */
 	RTNL_RESYNC,
+	/* The link's MTU changed (ev->mtu; a PPPoE session, an operator's
+	 * ip link set mtu).  Not reported with NEW, which carries it. */
+	RTNL_LINK_MTU,
 };
 
 struct rtnl_event {
@@ -63,6 +66,7 @@ struct rtnl_event {
 	uint32_t ifindex; /* the link's ifindex (0 for RESYNC of an absent
 			   * name) */
 	unsigned flags;	  /* the link's IFF_* flags after the event */
+	uint32_t mtu;	  /* the link's MTU as last reported (0: unknown) */
 	uint8_t family;	  /* ADDR_*: AF_INET or AF_INET6; else 0 */
 	uint8_t prefixlen;
 	uint8_t addr[16]; /* ADDR_*: 4 or 16 bytes, network order */
@@ -78,11 +82,12 @@ struct rtnl_addr {
 /* What is known about one watched name.  Read-only for callers. */
 struct rtnl_link {
 	char name[IFNAMSIZ];
-	uint32_t ifindex; /* 0: no such interface */
-	unsigned flags;	  /* IFF_* of the last message */
-	bool up;	  /* IFF_UP && IFF_RUNNING */
-	bool seen;	  /* mentioned since the current link dump began */
-	bool pending;	  /* changed while quiet: a RESYNC is due */
+	uint32_t ifindex;   /* 0: no such interface */
+	unsigned flags;	    /* IFF_* of the last message */
+	uint32_t mtu;	    /* IFLA_MTU of the last message, 0: none */
+	bool up;	    /* IFF_UP && IFF_RUNNING */
+	bool seen;	    /* mentioned since the current link dump began */
+	bool pending;	    /* changed while quiet: a RESYNC is due */
 	bool addr_overflow; /* more addresses than RTNL_ADDR_MAX */
 	unsigned naddr;
 	struct rtnl_addr addr[RTNL_ADDR_MAX];

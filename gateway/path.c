@@ -247,6 +247,7 @@ static void on_link_event(void *ctx, int idx, const struct rtnl_event *ev)
 				gw->conf.path[i].name, name);
 			break;
 		case RTNL_LINK_UP:
+		case RTNL_LINK_MTU:
 			gw_paths_update_mtu(gw);
 			break;
 		default:

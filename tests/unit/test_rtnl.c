@@ -55,10 +55,10 @@ static void record(void *ctx, int idx, const struct rtnl_event *ev)
 static const char *ev_name(enum rtnl_event_type t)
 {
 	static const char *const names[] = {
-		[RTNL_LINK_NEW] = "NEW",     [RTNL_LINK_DEL] = "DEL",
-		[RTNL_LINK_UP] = "UP",	     [RTNL_LINK_DOWN] = "DOWN",
+		[RTNL_LINK_NEW] = "NEW",      [RTNL_LINK_DEL] = "DEL",
+		[RTNL_LINK_UP] = "UP",	      [RTNL_LINK_DOWN] = "DOWN",
 		[RTNL_ADDR_NEW] = "ADDR_NEW", [RTNL_ADDR_DEL] = "ADDR_DEL",
-		[RTNL_RESYNC] = "RESYNC",
+		[RTNL_RESYNC] = "RESYNC",     [RTNL_LINK_MTU] = "MTU",
 	};
 
 	return (unsigned)t < ARRAY_SIZE(names) && names[t] ? names[t] : "?";
@@ -70,8 +70,8 @@ static void rec_print(const struct rec *r)
 		print_message("  event %d: %s idx %d ifindex %u flags 0x%x "
 			      "family %u/%u\n",
 			      i, ev_name(r->ev[i].type), r->idx[i],
-			      r->ev[i].ifindex, r->ev[i].flags,
-			      r->ev[i].family, r->ev[i].prefixlen);
+			      r->ev[i].ifindex, r->ev[i].flags, r->ev[i].family,
+			      r->ev[i].prefixlen);
 	}
 }
 
@@ -245,10 +245,10 @@ static void test_link_transitions(void **state)
 
 	/* renamed from one watched name to the other */
 	feed(&w, &r, link_msg(RTM_NEWLINK, AF_UNSPEC, 11, 0, "wan1"));
-	rec_expect(&r,
-		   (struct want[]){{RTNL_LINK_DEL, 0, 11},
-				   {RTNL_LINK_NEW, 1, 11}},
-		   2);
+	rec_expect(
+		&r,
+		(struct want[]){{RTNL_LINK_DEL, 0, 11}, {RTNL_LINK_NEW, 1, 11}},
+		2);
 	/* renamed away to an unwatched name */
 	feed(&w, &r, link_msg(RTM_NEWLINK, AF_UNSPEC, 11, 0, "other"));
 	rec_expect(&r, (struct want[]){{RTNL_LINK_DEL, 1, 11}}, 1);
@@ -281,8 +281,8 @@ static void test_addr_transitions(void **state)
 	feed(&w, &r,
 	     addr_msg(RTM_NEWADDR, AF_INET, 5, "192.0.2.1", 24, NULL, 0));
 	rec_expect(&r,
-		   (struct want[]){{RTNL_ADDR_NEW, 0, 5, AF_INET, "192.0.2.1",
-				    24}},
+		   (struct want[]){
+			   {RTNL_ADDR_NEW, 0, 5, AF_INET, "192.0.2.1", 24}},
 		   1);
 	assert_true(rtnl_watch_has_addr(&w, 0, AF_INET));
 	assert_false(rtnl_watch_has_addr(&w, 0, AF_INET6));
@@ -304,8 +304,8 @@ static void test_addr_transitions(void **state)
 	     addr_msg(RTM_NEWADDR, AF_INET6, 5, "2001:db8::1", 64, NULL,
 		      IFA_F_PERMANENT));
 	rec_expect(&r,
-		   (struct want[]){{RTNL_ADDR_NEW, 0, 5, AF_INET6,
-				    "2001:db8::1", 64}},
+		   (struct want[]){
+			   {RTNL_ADDR_NEW, 0, 5, AF_INET6, "2001:db8::1", 64}},
 		   1);
 	assert_true(rtnl_watch_has_addr(&w, 0, AF_INET6));
 	/* tentative again (link flap, kept address): not usable */
@@ -313,8 +313,8 @@ static void test_addr_transitions(void **state)
 	     addr_msg(RTM_NEWADDR, AF_INET6, 5, "2001:db8::1", 64, NULL,
 		      IFA_F_TENTATIVE));
 	rec_expect(&r,
-		   (struct want[]){{RTNL_ADDR_DEL, 0, 5, AF_INET6,
-				    "2001:db8::1", 64}},
+		   (struct want[]){
+			   {RTNL_ADDR_DEL, 0, 5, AF_INET6, "2001:db8::1", 64}},
 		   1);
 	/* its removal was already reported */
 	feed(&w, &r,
@@ -331,10 +331,9 @@ static void test_addr_transitions(void **state)
 	feed(&w, &r,
 	     addr_msg(RTM_DELADDR, AF_INET, 5, "192.0.2.1", 24, NULL, 0));
 	rec_expect(&r,
-		   (struct want[]){{RTNL_ADDR_NEW, 0, 5, AF_INET, "192.0.2.1",
-				    25},
-				   {RTNL_ADDR_DEL, 0, 5, AF_INET, "192.0.2.1",
-				    24}},
+		   (struct want[]){
+			   {RTNL_ADDR_NEW, 0, 5, AF_INET, "192.0.2.1", 25},
+			   {RTNL_ADDR_DEL, 0, 5, AF_INET, "192.0.2.1", 24}},
 		   2);
 	assert_true(rtnl_watch_has_addr(&w, 0, AF_INET));
 
@@ -342,11 +341,11 @@ static void test_addr_transitions(void **state)
 	feed(&w, &r, link_msg(RTM_NEWLINK, AF_UNSPEC, 30, UPRUN, "ppp0"));
 	r.n = 0;
 	feed(&w, &r,
-	     addr_msg(RTM_NEWADDR, AF_INET, 30, "100.64.0.1", 32,
-		      "100.64.7.2", 0));
+	     addr_msg(RTM_NEWADDR, AF_INET, 30, "100.64.0.1", 32, "100.64.7.2",
+		      0));
 	rec_expect(&r,
-		   (struct want[]){{RTNL_ADDR_NEW, 1, 30, AF_INET,
-				    "100.64.7.2", 32}},
+		   (struct want[]){
+			   {RTNL_ADDR_NEW, 1, 30, AF_INET, "100.64.7.2", 32}},
 		   1);
 
 	/* a DEL takes the addresses along without an event each */
@@ -375,8 +374,7 @@ static void test_addr_table_full(void **state)
 	r.n = 0;
 	for (int i = 0; i <= RTNL_ADDR_MAX; i++) {
 		snprintf(a, sizeof(a), "10.0.0.%d", i + 1);
-		feed(&w, &r,
-		     addr_msg(RTM_NEWADDR, AF_INET, 5, a, 8, NULL, 0));
+		feed(&w, &r, addr_msg(RTM_NEWADDR, AF_INET, 5, a, 8, NULL, 0));
 		assert_int_equal(r.n, 1);
 		assert_int_equal(r.ev[0].type, RTNL_ADDR_NEW);
 		r.n = 0;
@@ -387,14 +385,13 @@ static void test_addr_table_full(void **state)
 	 * unknown one's while the table has overflowed */
 	snprintf(a, sizeof(a), "10.0.0.%d", RTNL_ADDR_MAX + 1);
 	feed(&w, &r, addr_msg(RTM_DELADDR, AF_INET, 5, a, 8, NULL, 0));
-	rec_expect(&r,
-		   (struct want[]){{RTNL_ADDR_DEL, 0, 5, AF_INET, a, 8}}, 1);
-	feed(&w, &r,
-	     addr_msg(RTM_DELADDR, AF_INET, 5, "10.0.0.1", 8, NULL, 0));
-	rec_expect(&r,
-		   (struct want[]){{RTNL_ADDR_DEL, 0, 5, AF_INET, "10.0.0.1",
-				    8}},
+	rec_expect(&r, (struct want[]){{RTNL_ADDR_DEL, 0, 5, AF_INET, a, 8}},
 		   1);
+	feed(&w, &r, addr_msg(RTM_DELADDR, AF_INET, 5, "10.0.0.1", 8, NULL, 0));
+	rec_expect(
+		&r,
+		(struct want[]){{RTNL_ADDR_DEL, 0, 5, AF_INET, "10.0.0.1", 8}},
+		1);
 	assert_int_equal(w.link[0].naddr, RTNL_ADDR_MAX - 1);
 }
 
@@ -487,8 +484,8 @@ static void test_sync_sweep(void **state)
 	nlh->nlmsg_type = NLMSG_ERROR;
 	nlh->nlmsg_seq = 44;
 	nlh->nlmsg_pid = 77;
-	((struct nlmsgerr *)mnl_nlmsg_put_extra_header(
-		 nlh, sizeof(struct nlmsgerr)))
+	((struct nlmsgerr *)mnl_nlmsg_put_extra_header(nlh,
+						       sizeof(struct nlmsgerr)))
 		->error = -EBUSY;
 	feed(&w, &r, nlh);
 	assert_int_equal(w.dump, RTNL_DUMP_NONE);
@@ -548,8 +545,8 @@ static void test_malformed(void **state)
 			nlh = link_msg(RTM_DELLINK, AF_UNSPEC, -5, 0, "wan0");
 			break;
 		case 7: /* shorter than ifaddrmsg */
-			nlh = addr_msg(RTM_NEWADDR, AF_INET, 5, "192.0.2.1",
-				       24, NULL, 0);
+			nlh = addr_msg(RTM_NEWADDR, AF_INET, 5, "192.0.2.1", 24,
+				       NULL, 0);
 			nlh->nlmsg_len = mnl_nlmsg_size(3);
 			break;
 		case 8: /* no address */
@@ -562,22 +559,22 @@ static void test_malformed(void **state)
 			mnl_attr_put(nlh, IFA_LOCAL, sizeof(a6), a6);
 			break;
 		case 10: /* IPv6 with an IPv4-sized address */
-			nlh = addr_msg(RTM_NEWADDR, AF_INET6, 5, NULL, 64,
-				       NULL, 0);
+			nlh = addr_msg(RTM_NEWADDR, AF_INET6, 5, NULL, 64, NULL,
+				       0);
 			mnl_attr_put(nlh, IFA_ADDRESS, sizeof(a4), a4);
 			break;
 		case 11: /* IFA_FLAGS of two bytes */
-			nlh = addr_msg(RTM_NEWADDR, AF_INET, 5, "192.0.2.1",
-				       24, NULL, 0);
+			nlh = addr_msg(RTM_NEWADDR, AF_INET, 5, "192.0.2.1", 24,
+				       NULL, 0);
 			mnl_attr_put_u16(nlh, IFA_FLAGS, 0);
 			break;
 		case 12: /* prefix longer than the address */
-			nlh = addr_msg(RTM_NEWADDR, AF_INET, 5, "192.0.2.1",
-				       33, NULL, 0);
+			nlh = addr_msg(RTM_NEWADDR, AF_INET, 5, "192.0.2.1", 33,
+				       NULL, 0);
 			break;
 		case 13: /* ifindex 0 */
-			nlh = addr_msg(RTM_NEWADDR, AF_INET, 0, "192.0.2.1",
-				       24, NULL, 0);
+			nlh = addr_msg(RTM_NEWADDR, AF_INET, 0, "192.0.2.1", 24,
+				       NULL, 0);
 			break;
 		}
 		len = MNL_ALIGN(nlh->nlmsg_len);
@@ -768,8 +765,7 @@ static void test_kernel_add(void **state)
 	assert_int_equal(rtnl_watch_ifindex(&w, 1), 0);
 	assert_int_equal(w.link[0].naddr, 2);
 	collect(&w, &r, 1, 1000, 100);
-	rec_expect(&r, (struct want[]){{RTNL_RESYNC, 0, ifindex_of("l3a")}},
-		   1);
+	rec_expect(&r, (struct want[]){{RTNL_RESYNC, 0, ifindex_of("l3a")}}, 1);
 
 	assert_int_equal(rtnl_watch_add(&w, "l3a"), -EEXIST);
 	assert_int_equal(rtnl_watch_add(&w, ""), -EINVAL);
@@ -832,23 +828,34 @@ static void test_kernel_lifecycle(void **state)
 	run("ip addr add 192.0.2.1/24 dev l3a");
 	collect(&w, &r, 1, 2000, 200);
 	rec_expect(&r,
-		   (struct want[]){{RTNL_ADDR_NEW, 0, a1, AF_INET,
-				    "192.0.2.1", 24}},
+		   (struct want[]){
+			   {RTNL_ADDR_NEW, 0, a1, AF_INET, "192.0.2.1", 24}},
 		   1);
 	run("ip addr add 2001:db8::1/64 dev l3a nodad");
 	collect(&w, &r, 1, 2000, 200);
 	rec_expect(&r,
-		   (struct want[]){{RTNL_ADDR_NEW, 0, a1, AF_INET6,
-				    "2001:db8::1", 64}},
+		   (struct want[]){
+			   {RTNL_ADDR_NEW, 0, a1, AF_INET6, "2001:db8::1", 64}},
 		   1);
 	run("ip addr del 192.0.2.1/24 dev l3a");
 	collect(&w, &r, 1, 2000, 200);
 	rec_expect(&r,
-		   (struct want[]){{RTNL_ADDR_DEL, 0, a1, AF_INET,
-				    "192.0.2.1", 24}},
+		   (struct want[]){
+			   {RTNL_ADDR_DEL, 0, a1, AF_INET, "192.0.2.1", 24}},
 		   1);
 	assert_false(rtnl_watch_has_addr(&w, 0, AF_INET));
 	assert_true(rtnl_watch_has_addr(&w, 0, AF_INET6));
+
+	/* an MTU change alone (PPPoE, ip link set mtu): one event with it;
+	 * the same MTU again: none */
+	assert_int_equal(w.link[0].mtu, 1500);
+	run("ip link set l3a mtu 1400");
+	collect(&w, &r, 1, 2000, 200);
+	rec_expect(&r, (struct want[]){{RTNL_LINK_MTU, 0, a1}}, 1);
+	assert_int_equal(w.link[0].mtu, 1400);
+	run("ip link set l3a mtu 1400");
+	collect(&w, &r, 0, 0, 200);
+	rec_expect(&r, NULL, 0);
 
 	/* carrier lost: down; the address stays */
 	run("ip link set l3ap down");
@@ -861,8 +868,8 @@ static void test_kernel_lifecycle(void **state)
 	run("ip link set l3a down");
 	collect(&w, &r, 1, 2000, 300);
 	rec_expect(&r,
-		   (struct want[]){{RTNL_ADDR_DEL, 0, a1, AF_INET6,
-				    "2001:db8::1", 64}},
+		   (struct want[]){
+			   {RTNL_ADDR_DEL, 0, a1, AF_INET6, "2001:db8::1", 64}},
 		   1);
 
 	run("ip addr add 192.0.2.1/24 dev l3a");
@@ -872,9 +879,9 @@ static void test_kernel_lifecycle(void **state)
 	run("ip link del l3a");
 	collect(&w, &r, 2, 2000, 300);
 	rec_expect(&r,
-		   (struct want[]){{RTNL_ADDR_DEL, 0, a1, AF_INET,
-				    "192.0.2.1", 24},
-				   {RTNL_LINK_DEL, 0, a1}},
+		   (struct want[]){
+			   {RTNL_ADDR_DEL, 0, a1, AF_INET, "192.0.2.1", 24},
+			   {RTNL_LINK_DEL, 0, a1}},
 		   2);
 	assert_int_equal(rtnl_watch_ifindex(&w, 0), 0);
 	assert_false(rtnl_watch_has_addr(&w, 0, AF_INET));
@@ -894,10 +901,10 @@ static void test_kernel_lifecycle(void **state)
 	run("ip link set l3a name l3b");
 	collect(&w, &r, 3, 2000, 300);
 	rec_expect(&r,
-		   (struct want[]){{RTNL_LINK_DEL, 0, a2},
-				   {RTNL_LINK_NEW, 1, a2},
-				   {RTNL_ADDR_NEW, 1, a2, AF_INET,
-				    "203.0.113.5", 24}},
+		   (struct want[]){
+			   {RTNL_LINK_DEL, 0, a2},
+			   {RTNL_LINK_NEW, 1, a2},
+			   {RTNL_ADDR_NEW, 1, a2, AF_INET, "203.0.113.5", 24}},
 		   3);
 	assert_int_equal(rtnl_watch_ifindex(&w, 0), 0);
 	assert_int_equal(rtnl_watch_ifindex(&w, 1), a2);
@@ -907,9 +914,9 @@ static void test_kernel_lifecycle(void **state)
 	run("ip link set l3x down && ip link set l3x name l3a");
 	collect(&w, &r, 2, 2000, 300);
 	rec_expect(&r,
-		   (struct want[]){{RTNL_LINK_NEW, 0, ifindex_of("l3a")},
-				   {RTNL_ADDR_NEW, 0, 0, AF_INET,
-				    "198.51.100.1", 24}},
+		   (struct want[]){
+			   {RTNL_LINK_NEW, 0, ifindex_of("l3a")},
+			   {RTNL_ADDR_NEW, 0, 0, AF_INET, "198.51.100.1", 24}},
 		   2);
 
 	assert_int_equal(w.st.bad, 0);
@@ -944,8 +951,8 @@ static void test_kernel_dad(void **state)
 	assert_false(rtnl_watch_has_addr(&w, 0, AF_INET6));
 	collect(&w, &r, 1, 5000, 200);
 	rec_expect(&r,
-		   (struct want[]){{RTNL_ADDR_NEW, 0, 0, AF_INET6,
-				    "2001:db8::7", 64}},
+		   (struct want[]){
+			   {RTNL_ADDR_NEW, 0, 0, AF_INET6, "2001:db8::7", 64}},
 		   1);
 	rtnl_watch_close(&w);
 }
@@ -1034,8 +1041,8 @@ static void test_kernel_enobufs(void **state)
 	run("ip addr del 192.0.2.2/24 dev l3a");
 	collect(&w, &r, 1, 2000, 200);
 	rec_expect(&r,
-		   (struct want[]){{RTNL_ADDR_DEL, 0, 0, AF_INET, "192.0.2.2",
-				    24}},
+		   (struct want[]){
+			   {RTNL_ADDR_DEL, 0, 0, AF_INET, "192.0.2.2", 24}},
 		   1);
 	assert_int_equal(w.st.bad, 0);
 	rtnl_watch_close(&w);
