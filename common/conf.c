@@ -1657,7 +1657,9 @@ static int parse_cpe_dir(struct loader *l, const config_setting_t *s, void *obj)
 		snprintf(l->err, l->errlen, "%s: %s", dir, strerror(-ret));
 		goto out;
 	}
-	qsort(names, n, sizeof(*names), by_name);
+	if (n > 1) {
+		qsort(names, n, sizeof(*names), by_name);
+	}
 	for (i = 0; i < n && !ret; i++) {
 		len = strlen(names[i]) - 5;
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);

@@ -74,11 +74,15 @@ static void release(void *ctx, uint64_t cookie, uint32_t gseq)
 	uint32_t mark = s->gw->conf.release_mark;
 
 	(void)gseq;
-	verdict(e, sl->id, NFQ_ACCEPT, mark != 0, mark,
-		sl->ext ? sl->ext : sl->data, sl->len);
+	if (sl->drop) {
+		verdict(e, sl->id, NFQ_DROP, false, 0, NULL, 0);
+	} else {
+		verdict(e, sl->id, NFQ_ACCEPT, mark != 0, mark,
+			sl->ext ? sl->ext : sl->data, sl->len);
+		s->est.released++;
+	}
 	sl->ext = NULL;
 	s->free[s->nfree++] = (uint32_t)cookie;
-	s->est.released++;
 }
 
 /* When the packet reached this box: the kernel's receive stamp on the
@@ -114,8 +118,12 @@ static bool spoofed(const struct gw_sess *s, const struct wire_msg *m)
 	return gw_sess_by_addr(s->gw, src) != s;
 }
 
+/* DATA of the session.  drop: authentic, but not to be delivered (counted
+ * by the caller): it still takes its place in the sequence and is dropped
+ * when its turn comes, so that it is not a gap the resequencer waits for
+ * and the loss count reports to the peer. */
 static void on_data(struct gw_sess *s, const struct nfqueue_pkt *pk,
-		    const struct wire_msg *m)
+		    const struct wire_msg *m, bool drop)
 {
 	struct gw_egr *e = &s->gw->egr;
 	enum egr_verdict v;
@@ -124,8 +132,7 @@ static void on_data(struct gw_sess *s, const struct nfqueue_pkt *pk,
 
 	if (m->body_len > GW_INNER_MAX) {
 		s->est.oversize++;
-		verdict(e, pk->id, NFQ_DROP, false, 0, NULL, 0);
-		return;
+		drop = true;
 	}
 	if (!s->nfree) {
 		s->est.no_slot++;
@@ -142,11 +149,12 @@ static void on_data(struct gw_sess *s, const struct nfqueue_pkt *pk,
 	s->nfree--;
 	sl = slot_of(s, idx);
 	sl->id = pk->id;
-	sl->len = (uint32_t)m->body_len;
+	sl->drop = drop;
+	sl->len = drop ? 0 : (uint32_t)m->body_len;
 	/* the bytes stay where they are unless the resequencer keeps them:
 	 * an in-order packet is released inside egr_on_data, straight from
 	 * the receive buffer, which stays valid until we return */
-	sl->ext = m->body;
+	sl->ext = drop ? NULL : m->body;
 	v = egr_on_data(&s->egr, &m->hdr, arrival_us(e, pk), idx);
 	switch (v) {
 	case EGR_RELEASED:
@@ -230,27 +238,30 @@ static void on_packet(void *ctx, const struct nfqueue_pkt *pk)
 		}
 		goto drop;
 	}
-	/* Authentic from here on.  The queued packet is an IPv4 one and
-	 * the kernel goes on with it as such: an IPv6 payload cannot replace
-	 * it (and our ingress only captures IPv4). */
-	if (m.hdr.type == WIRE_DATA && m.body[0] >> 4 != 4) {
-		s->est.inner_family++;
-		goto drop;
-	}
-	if (m.hdr.type == WIRE_DATA && spoofed(s, &m)) {
-		s->est.spoofed++;
-		if (gw_ratelimit_ok(&e->rl, e->now_us)) {
-			gw_swarn(s, "egress: dropped DATA from an address "
-				    "outside the CPE's prefixes");
-		}
-		goto drop;
-	}
+	/* Authentic from here on. */
 	l = &s->link[m.hdr.path];
 	l->st.rx_pkts++;
 	l->st.rx_bytes += pk->len;
 	if (m.hdr.type == WIRE_DATA) {
+		/* The queued packet is an IPv4 one and the kernel goes on
+		 * with it as such: an IPv6 payload cannot replace it (and our
+		 * ingress only captures IPv4). */
+		bool drop = false;
+
+		if (m.body[0] >> 4 != 4) {
+			s->est.inner_family++;
+			drop = true;
+		} else if (spoofed(s, &m)) {
+			s->est.spoofed++;
+			drop = true;
+			if (gw_ratelimit_ok(&e->rl, e->now_us)) {
+				gw_swarn(s, "egress: dropped DATA from an "
+					    "address outside the CPE's "
+					    "prefixes");
+			}
+		}
 		gw_link_heard(s, l, &from, newest, e->now_us);
-		on_data(s, pk, &m);
+		on_data(s, pk, &m, drop);
 		return;
 	}
 	s->est.ctrl[m.hdr.type]++;

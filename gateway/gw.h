@@ -159,6 +159,7 @@ struct gw_ing {
 struct gw_slot {
 	uint32_t id;
 	uint32_t len;
+	bool drop; /* authentic but refused: dropped in its turn */
 	const uint8_t *ext;
 	uint8_t data[GW_INNER_MAX];
 };

@@ -452,3 +452,82 @@ tb_teardown() {
 	TB_DIR=
 	return $rc
 }
+
+# ---- a second CPE site (tests of many CPEs on one concentrator) ----------
+#
+#   cli2 ---------- cpe2 ===dsl=== [dsl] ===dsl=== conc ---------- srv
+#                        ===lte=== [lte] (NAT) =lte=
+#
+#   cli2 eth0 10.0.3.2 ---- lan 10.0.3.1   cpe2
+#   cpe2 dsl  10.13.0.1 --- cpe2 10.13.0.2 dsl
+#   cpe2 lte  10.23.0.1 --- cpe2 10.23.0.2 lte
+#
+# tb_site2_setup (after tb_setup): site 2 reaches the concentrator through
+# the same access routers as site 1, each on its own link into them (device
+# cpe2 in dsl and lte): its own addresses, its own down-direction tbf (the
+# rates of tb_setup's down direction), the same up-direction emulator
+# (l3b-linkem queue 0: the same delay, jitter and loss), and on LTE the same
+# carrier NAT, so both sites' LTE paths come from one public address.  The
+# links towards conc are shared.  Natively (no daemon) site 2 goes over
+# dsl like site 1.  cpe2 has the routing tables and fwmark rules of cpe.
+TB_CLI2_IP=10.0.3.2
+TB_CPE2_LAN_IP=10.0.3.1
+TB_CPE2_DSL_IP=10.13.0.1
+TB_DSL_CPE2_IP=10.13.0.2
+TB_CPE2_LTE_IP=10.23.0.1
+TB_LTE_CPE2_IP=10.23.0.2
+
+tb_site2_setup() {
+	local box up down box_dev dev path
+	for box in cli2 cpe2; do
+		ip netns add "$(tb_ns "$box")"
+		TB_NS_MADE+=("$(tb_ns "$box")")
+		ip -n "$(tb_ns "$box")" link set lo up
+		tb__sysctl "$box" net.ipv4.conf.all.rp_filter=2 \
+			net.ipv4.conf.default.rp_filter=2
+	done
+	tb__sysctl cpe2 net.ipv4.ip_forward=1
+	tb__veth cli2 eth0 cpe2 lan
+	tb__veth cpe2 dsl dsl cpe2
+	tb__veth cpe2 lte lte cpe2
+	# FIFO links, as tb__rps: upstream receivers CPU 0, downstream CPU 1
+	up=$(printf '%x' $((1 << 0)))
+	down=$(printf '%x' $((1 << (1 % $(nproc)))))
+	for box_dev in cpe2:lan dsl:cpe2 lte:cpe2; do
+		box=${box_dev%%:*} dev=${box_dev#*:}
+		tb_exec "$box" sh -c "echo $up > /sys/class/net/$dev/queues/rx-0/rps_cpus"
+	done
+	for box_dev in cli2:eth0 cpe2:dsl cpe2:lte; do
+		box=${box_dev%%:*} dev=${box_dev#*:}
+		tb_exec "$box" sh -c "echo $down > /sys/class/net/$dev/queues/rx-0/rps_cpus"
+	done
+
+	tb__addr cli2 eth0 $TB_CLI2_IP
+	tb__addr cpe2 lan $TB_CPE2_LAN_IP
+	tb__addr cpe2 dsl $TB_CPE2_DSL_IP
+	tb__addr dsl cpe2 $TB_DSL_CPE2_IP
+	tb__addr cpe2 lte $TB_CPE2_LTE_IP
+	tb__addr lte cpe2 $TB_LTE_CPE2_IP
+
+	tb_exec cli2 ip route add default via $TB_CPE2_LAN_IP
+	tb_exec cpe2 ip route add default via $TB_DSL_CPE2_IP dev dsl
+	tb_exec cpe2 ip route add 10.12.0.0/24 via $TB_DSL_CPE2_IP dev dsl
+	tb_exec cpe2 ip route add 10.22.0.0/24 via $TB_LTE_CPE2_IP dev lte
+	tb_exec cpe2 ip route add default via $TB_DSL_CPE2_IP dev dsl table $TB_DSL_MARK
+	tb_exec cpe2 ip route add default via $TB_LTE_CPE2_IP dev lte table $TB_LTE_MARK
+	tb_exec cpe2 ip rule add fwmark $TB_DSL_MARK table $TB_DSL_MARK
+	tb_exec cpe2 ip rule add fwmark $TB_LTE_MARK table $TB_LTE_MARK
+
+	tb_exec dsl ip route add 10.0.3.0/24 via $TB_CPE2_DSL_IP
+	tb_exec lte ip route add 10.0.3.0/24 via $TB_CPE2_LTE_IP
+	tb_exec conc ip route add 10.0.3.0/24 via $TB_DSL_CONC_IP dev dsl
+	tb_exec conc ip route add 10.13.0.0/24 via $TB_DSL_CONC_IP dev dsl
+
+	for path in dsl lte; do
+		# after tb__link's rules: the same up-direction emulator
+		tb_exec "$path" iptables -w -t mangle -A FORWARD -i cpe2 \
+			-j NFQUEUE --queue-num 0
+		tb__tbf "$path" cpe2 "$(tb__param "$path" down rate 0)" \
+			"$(tb__param "$path" down qlat 50)"
+	done
+}

@@ -1,0 +1,712 @@
+#!/usr/bin/env bash
+# Many CPEs on one concentrator: two CPE sites with their own keys and
+# prefixes on one concentrator daemon (one UDP port, one pair of queues),
+# on the testbed of lib.sh plus its second site (tb_site2_setup):
+#
+#   cli  10.0.1.2 -- cpe  l3bondd ==dsl/lte==+
+#                                            +== conc l3bondd -- srv 10.0.2.2
+#   cli2 10.0.3.2 -- cpe2 l3bondd ==dsl/lte==+
+#                                (both LTE paths behind the one carrier NAT)
+#
+# The concentrator's config has both config forms: CPE "alice" (site 1,
+# 10.0.1.0/24, session 11) in cpes, CPE "bob" (site 2, 10.0.3.0/24,
+# session 12) in a file of cpe_dir.  Checked:
+#   1. both sessions up at the concentrator: one handshake each, both paths
+#      up for each CPE (cpe.<name>.path.*.up), site 2's LTE path at the same
+#      NAT address as site 1's, another port;
+#   2. both bonded at once: UDP srv -> cli, srv -> cli2 (12 Mbit/s each),
+#      cli -> srv and cli2 -> srv (4 Mbit/s each) simultaneously for 4 s,
+#      all intact, no foreign packets; every
+#      packet of a site's flows (and nothing else) counted by that site's
+#      session on both ends (ing.bonded, egr.released);
+#   3. spoofing: cli2 sends through cpe2's session with a source in site
+#      1's prefix: every packet dropped and counted in cpe.bob.egr.spoofed,
+#      none reaches srv (iptables counter and receiver), while a legitimate
+#      flow of site 2 at the same time arrives whole (the spoofed packets
+#      are dropped in their turn, not left as gaps);
+#   4. a wrong key: a third CPE daemon (namespace rogue) with bob's session
+#      id and another key never gets a session (cpe.bob.egr.auth.bad_tag
+#      grows), bob's session untouched (handshakes, peer_restarts, peers);
+#   5. SIGHUP: bob's file removed during a flow to site 1: the flow intact,
+#      alice's session untouched; bob's keys gone from the status, site 2
+#      works natively; the file back: bob re-established within 2 s;
+#   6. SIGHUP with an overlapping third CPE: refused, nothing changes;
+#      SIGHUP with a new key and encrypt = true in bob's file (cpe2
+#      restarted with them): a fresh, encrypted session for bob, alice
+#      untouched (not encrypted), both sites bonded again;
+#   7. the concentrator's memory with 2 CPEs (VmRSS printed, peak < 64 MiB).
+# About 60 s.  After a failed flow check the daemons' drop counters and the
+# emulated links' drops are printed (diag).
+#
+# usage: test_cpes.sh [BUILD_DIR]   (l3bondd in BUILD_DIR/gateway, the tools
+# in BUILD_DIR/tests/tools unless L3B_TOOLS_DIR says otherwise)
+# Exit 0 if all checks pass, 1 if any fails, 77 (skip) when not root.
+set -Eeuo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+build=${1:-$here/../../build}
+L3BONDD=${L3BONDD:-$build/gateway/l3bondd}
+export L3B_TOOLS_DIR=${L3B_TOOLS_DIR:-$build/tests/tools}
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "SKIP: needs root (network namespaces)"
+	exit 77
+fi
+for tool in ip tc iptables awk; do
+	if ! command -v "$tool" >/dev/null; then
+		echo "SKIP: $tool not installed"
+		exit 77
+	fi
+done
+if [ ! -x "$L3BONDD" ]; then
+	echo "FAIL: no $L3BONDD"
+	exit 1
+fi
+
+TB_PREFIX=${TB_PREFIX:-l3b-cpes-$$-}
+# shellcheck source=lib.sh
+source "$here/lib.sh"
+# shellcheck source=daemon_lib.sh
+source "$here/daemon_lib.sh"
+
+ID_A=11
+ID_B=12
+KEY_A=$(head -c32 /dev/urandom | base64)
+KEY_B=$(head -c32 /dev/urandom | base64)
+KEY_B2=$(head -c32 /dev/urandom | base64)
+KEY_X=$(head -c32 /dev/urandom | base64)
+TB_ROGUE_IP=10.14.0.1
+TB_DSL_ROGUE_IP=10.14.0.2
+SPOOF_SRC=10.0.1.77 # site 1's prefix, on site 2's client
+SPOOF_DST=10.0.2.3  # a second address of srv, reached only from SPOOF_SRC
+FIN=3               # l3b-traffic send ends with 3 FIN packets
+
+# cpe_conf ID KEY [IFACE_LTE PEER_LTE]: a CPE's config
+cpe_conf() {
+	local lte_if=${3:-lte} lte_peer=${4:-$TB_CONC_LTE_IP}
+	local lte_mark=$TB_LTE_MARK
+	[ "$lte_if" = lte ] || lte_mark=0
+	cat <<-EOF
+		role = "cpe";
+		session_id = $1;
+		port = 7040;
+		key = "$2";
+		lan_interfaces = [ "lan" ];
+		release_mark = 0x100;
+		paths = (
+			{ name = "dsl"; class = "fixed"; interface = "dsl";
+			  fwmark = $([ "$lte_if" = lte ] && echo "$TB_DSL_MARK" || echo 0);
+			  peer = "$TB_CONC_DSL_IP"; },
+			{ name = "lte"; class = "mobile"; interface = "$lte_if";
+			  fwmark = $lte_mark; peer = "$lte_peer"; }
+		);
+	EOF
+}
+
+# bob's file in cpe_dir: session_id, key, prefixes, encrypt (name = file
+# name): bob_file KEY [ENCRYPT]
+bob_file() {
+	cat <<-EOF
+		# site 2
+		session_id = $ID_B;
+		key = "$1";
+		prefixes = [ "10.0.3.0/24" ];
+		encrypt = ${2:-false};
+	EOF
+}
+
+write_all_confs() {
+	cpe_conf $ID_A "$KEY_A" >"$TB_DIR/cpe.conf"
+	cpe_conf $ID_B "$KEY_B" >"$TB_DIR/cpe2.conf"
+	mkdir -p "$TB_DIR/cpes.d"
+	bob_file "$KEY_B" >"$TB_DIR/cpes.d/bob.conf"
+	cat >"$TB_DIR/conc.conf" <<-EOF
+		role = "concentrator";
+		port = 7040;
+		paths = (
+			{ name = "dsl"; class = "fixed"; interface = "dsl"; },
+			{ name = "lte"; class = "mobile"; interface = "lte"; }
+		);
+		cpes = (
+			{ name = "alice"; session_id = $ID_A; key = "$KEY_A";
+			  prefixes = [ "10.0.1.0/24" ]; encrypt = false; }
+		);
+		cpe_dir = "$TB_DIR/cpes.d";
+	EOF
+	chmod 600 "$TB_DIR"/*.conf "$TB_DIR/cpes.d"/*.conf
+}
+
+# A status key, 0 when absent (a counter of a session that is gone).
+stn() {
+	local v
+	v=$(st "$1" "$2")
+	echo "${v:-0}"
+}
+
+# has_keys BOX PREFIX: does the status hold a key starting with PREFIX?
+has_keys() {
+	grep -q "^$2" "$(status_file "$1")"
+}
+
+# wait_sess_up BOX PREFIX [TENTHS]: both paths of a session up ("" for a
+# CPE's own session, "cpe.NAME." for one at the concentrator)
+wait_sess_up() {
+	local box=$1 p=$2 n=${3:-50} i
+	for ((i = 0; i < n; i++)); do
+		if [ -e "$(status_file "$box")" ]; then
+			refresh "$box"
+			if [ "$(st "$box" "${p}path.dsl.up")" = 1 ] &&
+				[ "$(st "$box" "${p}path.lte.up")" = 1 ] &&
+				[ "$(st "$box" "${p}session_state")" = up ]; then
+				return 0
+			fi
+		fi
+		sleep 0.1
+	done
+	return 1
+}
+
+# Flows: rx_start BOX PORT NAME SECS, then tx_start BOX DST PORT NAME MBIT
+# SECS [SIZE]; flows_wait waits for every sender, then every receiver.
+declare -A RXP=() TXP=()
+rx_start() {
+	local box=$1 port=$2 name=$3 secs=$4 i
+	rm -f "$TB_DIR/$name.ready"
+	tb_bg "$box" "$TB_DIR/$name.rx.log" "$TB_TRAFFIC" recv --port "$port" \
+		--duration "$secs" --linger-ms 500 --json "$TB_DIR/$name.rx.json" \
+		--ready-file "$TB_DIR/$name.ready"
+	RXP[$name]=$TB_LAST_PID
+	for ((i = 0; i < 100; i++)); do
+		[ -e "$TB_DIR/$name.ready" ] && return 0
+		sleep 0.02
+	done
+	tb_log "receiver $name not ready"
+	return 1
+}
+
+tx_start() {
+	local box=$1 dst=$2 port=$3 name=$4 rate=$5 secs=$6 size=${7:-1000}
+	tb_bg "$box" "$TB_DIR/$name.tx.log" "$TB_TRAFFIC" send --dst "$dst" \
+		--port "$port" --rate "$rate" --size "$size" --duration "$secs" \
+		--json "$TB_DIR/$name.tx.json"
+	TXP[$name]=$TB_LAST_PID
+}
+
+flows_wait() {
+	local n
+	for n in "${!TXP[@]}"; do
+		tb_wait "${TXP[$n]}" 30 || true
+	done
+	for n in "${!RXP[@]}"; do
+		tb_wait "${RXP[$n]}" 30 || true
+	done
+	TXP=()
+	RXP=()
+}
+
+# sent NAME: packets the sender of flow NAME sent, its FIN packets included
+sent() {
+	local s
+	s=$(jget "$TB_DIR/$1.tx.json" sent)
+	echo $((${s:-0} + FIN))
+}
+
+# flow_intact NAME WHAT: all arrived, intact, in order (0.1 %, see
+# daemon_lib.sh's udp_intact), and nothing of another run
+flow_intact() {
+	local f=$TB_DIR/$1.rx.json
+	check "$2: all arrived intact, in order, nothing foreign" \
+		'unique == expected && expected > 0 && corrupted == 0 &&
+		 dup == 0 && reordered <= expected / 1000 && foreign == 0 &&
+		 oor == 0' \
+		"unique=$(jget "$f" unique)" "expected=$(jget "$f" expected)" \
+		"corrupted=$(jget "$f" corrupted)" "dup=$(jget "$f" duplicates)" \
+		"reordered=$(jget "$f" reordered)" "foreign=$(jget "$f" foreign)" \
+		"oor=$(jget "$f" out_of_range)"
+}
+
+# snap BOX TAG KEY...: remembers the keys' values as SNAP[TAG.KEY]
+declare -A SNAP=()
+snap() {
+	local box=$1 tag=$2 k
+	shift 2
+	for k in "$@"; do
+		SNAP[$tag.$k]=$(stn "$box" "$k")
+	done
+}
+
+# delta BOX TAG KEY: the growth of KEY since snap (status refreshed before)
+delta() {
+	echo $(($(stn "$1" "$3") - ${SNAP[$2.$3]}))
+}
+
+# Packets the emulated links' rate limiters dropped (all tbf of dsl, lte):
+# a loss a flow check reports is the testbed's if it shows here.
+tbf_drops() {
+	local box
+	for box in dsl lte; do
+		tb_exec "$box" tc -s qdisc show
+	done | awk '/dropped/ { sub(",", "", $7); n += $7 } END { print n + 0 }'
+}
+
+# diag: after a failed check, the daemons' non-zero drop and wait counters
+# (since their start) and the links' drops, to tell a daemon's loss from
+# the testbed's.
+diag() {
+	local box
+	echo "  diagnostics: link rate limiters dropped $(tbf_drops)"
+	for box in conc cpe cpe2; do
+		refresh "$box"
+		grep -E '(late|hole_timeout|hole_overflow|kernel_dropped|kernel_user_dropped|no_path|no_session|no_slot|verdict_errors|awi|oversize|too_big)=' \
+			"$(status_file "$box")" | grep -v '=0$' | sed "s/^/  $box /" || true
+	done
+}
+
+log_lines() {
+	cnt "$2" <"$TB_DIR/$1.log"
+}
+
+now_ms() {
+	local t=$EPOCHREALTIME
+	echo $((${t/./} / 1000))
+}
+
+# ---- setup ------------------------------------------------------------------
+
+tb_init
+# Deep tbf queues (200 ms): no flow here comes near a link's rate, but on a
+# loaded machine a starved emulator releases what it held in one burst,
+# which a 50 ms queue would partly drop.
+tb_setup seed=3 dsl_qlat=200 lte_qlat=200
+tb_site2_setup
+write_all_confs
+
+daemon_start conc
+daemon_start cpe
+daemon_start cpe2
+if wait_sess_up cpe "" && wait_sess_up cpe2 "" &&
+	wait_sess_up conc cpe.alice. && wait_sess_up conc cpe.bob.; then
+	ok "three daemons up: both CPEs' sessions up, both paths each"
+else
+	bad "sessions not up: alice $(st conc cpe.alice.session_state)" \
+		"$(st conc cpe.alice.path.dsl.up)/$(st conc cpe.alice.path.lte.up)," \
+		"bob $(st conc cpe.bob.session_state)" \
+		"$(st conc cpe.bob.path.dsl.up)/$(st conc cpe.bob.path.lte.up)"
+	cat "$TB_DIR/conc.log"
+	echo "$pass passed, $fail failed"
+	exit 1
+fi
+
+# ---- 1. both sessions at the concentrator -------------------------------------
+
+refresh conc
+check "concentrator: 2 CPEs from cpes and cpe_dir, started as such" \
+	'n == 1' "n=$(log_lines conc 'role concentrator, 2 CPEs')"
+check "concentrator: each session its id, one handshake, no restart" \
+	'ia == a && ib == b && ha == 1 && hb == 1 && ra == 0 && rb == 0' \
+	"a=$ID_A" "b=$ID_B" "ia=$(st conc cpe.alice.session)" \
+	"ib=$(st conc cpe.bob.session)" "ha=$(st conc cpe.alice.handshakes)" \
+	"hb=$(st conc cpe.bob.handshakes)" \
+	"ra=$(st conc cpe.alice.egr.peer_restarts)" \
+	"rb=$(st conc cpe.bob.egr.peer_restarts)"
+peer_a_dsl=$(st conc cpe.alice.path.dsl.peer)
+peer_b_dsl=$(st conc cpe.bob.path.dsl.peer)
+peer_a_lte=$(st conc cpe.alice.path.lte.peer)
+peer_b_lte=$(st conc cpe.bob.path.lte.peer)
+echo "  peers at the concentrator: alice dsl $peer_a_dsl lte $peer_a_lte;" \
+	"bob dsl $peer_b_dsl lte $peer_b_lte"
+if [ "$peer_a_dsl" = "$TB_CPE_DSL_IP:7040" ] &&
+	[ "$peer_b_dsl" = "$TB_CPE2_DSL_IP:7040" ] &&
+	[ "${peer_a_lte%:*}" = "$TB_LTE_CONC_IP" ] &&
+	[ "${peer_b_lte%:*}" = "$TB_LTE_CONC_IP" ] &&
+	[ "$peer_a_lte" != "$peer_b_lte" ]; then
+	ok "each session its own peers; both LTE paths at the NAT's address, two ports"
+else
+	bad "peers: alice $peer_a_dsl $peer_a_lte, bob $peer_b_dsl $peer_b_lte"
+fi
+# the queues' own counters are not a session's
+if has_keys conc "ing.pkts=" && has_keys conc "egr.session=" &&
+	! has_keys conc "cpe.alice.ing.pkts=" && has_keys conc "cpe.bob.egr.spoofed="; then
+	ok "status: queue counters global, session keys under cpe.<name>."
+else
+	bad "status key layout"
+fi
+
+# ---- 2. both bonded at once ---------------------------------------------------
+
+fail_before=$fail
+KEYS_CONC=(cpe.alice.ing.bonded cpe.bob.ing.bonded cpe.alice.egr.released
+	cpe.bob.egr.released cpe.alice.egr.spoofed cpe.bob.egr.spoofed
+	ing.no_cpe egr.session)
+KEYS_CPE=(ing.bonded egr.released ing.pkts)
+refresh conc
+refresh cpe
+refresh cpe2
+snap conc f conc "${KEYS_CONC[@]}"
+snap cpe f cpe "${KEYS_CPE[@]}"
+snap cpe2 f cpe2 "${KEYS_CPE[@]}"
+rx_start cli 5000 a_down 9
+rx_start cli2 5000 b_down 9
+rx_start srv 5001 a_up 9
+rx_start srv 5002 b_up 9
+tx_start srv "$TB_CLI_IP" 5000 a_down 12 4
+tx_start srv "$TB_CLI2_IP" 5000 b_down 12 4
+tx_start cli "$TB_SRV_IP" 5001 a_up 4 4
+tx_start cli2 "$TB_SRV_IP" 5002 b_up 4 4
+flows_wait
+flow_intact a_down "srv -> cli (alice, 12 Mbit/s)"
+flow_intact b_down "srv -> cli2 (bob, 12 Mbit/s, at the same time)"
+flow_intact a_up "cli -> srv (alice, 4 Mbit/s, at the same time)"
+flow_intact b_up "cli2 -> srv (bob, 4 Mbit/s, at the same time)"
+refresh conc
+refresh cpe
+refresh cpe2
+echo "  rate limiters of the emulated links dropped $(tbf_drops) packets so far"
+echo "  figures: down alice $(jget "$TB_DIR/a_down.rx.json" throughput_mbit)" \
+	"bob $(jget "$TB_DIR/b_down.rx.json" throughput_mbit) Mbit/s; p99 delay" \
+	"$(jget "$TB_DIR/a_down.rx.json" delay_p99_ms) / $(jget "$TB_DIR/b_down.rx.json" delay_p99_ms) ms"
+check "concentrator: alice's session bonded exactly srv -> cli, bob's exactly srv -> cli2" \
+	'ba == sa && bb == sb' "ba=$(delta conc f cpe.alice.ing.bonded)" \
+	"sa=$(sent a_down)" "bb=$(delta conc f cpe.bob.ing.bonded)" \
+	"sb=$(sent b_down)"
+check "concentrator: alice's session released exactly cli -> srv, bob's exactly cli2 -> srv" \
+	'ra == sa && rb == sb' "ra=$(delta conc f cpe.alice.egr.released)" \
+	"sa=$(sent a_up)" "rb=$(delta conc f cpe.bob.egr.released)" \
+	"sb=$(sent b_up)"
+check "cpe: bonded exactly cli -> srv, released exactly srv -> cli" \
+	'b == su && r == sd' "b=$(delta cpe f ing.bonded)" "su=$(sent a_up)" \
+	"r=$(delta cpe f egr.released)" "sd=$(sent a_down)"
+check "cpe2: bonded exactly cli2 -> srv, released exactly srv -> cli2" \
+	'b == su && r == sd' "b=$(delta cpe2 f ing.bonded)" "su=$(sent b_up)" \
+	"r=$(delta cpe2 f egr.released)" "sd=$(sent b_down)"
+check "no spoofed drop, no unknown session, nothing unrouted" \
+	'a == 0 && b == 0 && s == 0 && n == 0' \
+	"a=$(delta conc f cpe.alice.egr.spoofed)" \
+	"b=$(delta conc f cpe.bob.egr.spoofed)" "s=$(delta conc f egr.session)" \
+	"n=$(delta conc f ing.no_cpe)"
+
+[ "$fail" -eq "$fail_before" ] || diag
+
+# ---- 3. spoofing: site 2 sends as site 1 -----------------------------------
+
+tb_exec cli2 ip addr add "$SPOOF_SRC/32" dev eth0
+tb_exec cli2 ip route add "$SPOOF_DST/32" via "$TB_CPE2_LAN_IP" src "$SPOOF_SRC"
+tb_exec srv ip addr add "$SPOOF_DST/32" dev eth0
+# counters (the target only gives the listing its source column)
+tb_exec srv iptables -w -A INPUT -s "$SPOOF_SRC" -j ACCEPT
+tb_exec srv iptables -w -A FORWARD -s "$SPOOF_SRC" -j ACCEPT
+refresh conc
+refresh cpe2
+DIAG_CONC=(cpe.bob.egr.hole_timeout cpe.bob.egr.hole_early cpe.bob.egr.late
+	cpe.bob.egr.dup cpe.bob.egr.hole_path_down egr.kernel_dropped
+	egr.kernel_user_dropped ing.kernel_dropped cpe.bob.path.dsl.data_lost
+	cpe.bob.path.lte.data_lost)
+DIAG_CPE=(path.dsl.sent path.lte.sent ing.awi ing.no_path ing.no_session
+	ing.unfit ing.kernel_dropped ing.kernel_user_dropped)
+snap conc s conc "${KEYS_CONC[@]}" "${DIAG_CONC[@]}"
+snap cpe2 s cpe2 "${KEYS_CPE[@]}" "${DIAG_CPE[@]}"
+rx_start srv 5003 spoof 7
+rx_start srv 5002 legit 7
+tx_start cli2 "$SPOOF_DST" 5003 spoof 4 2 500
+tx_start cli2 "$TB_SRV_IP" 5002 legit 4 2 500
+flows_wait
+refresh conc
+refresh cpe2
+spoof_sent=$(sent spoof)
+check "spoofing: every packet of cli2 with source $SPOOF_SRC bonded by cpe2 and dropped as cpe.bob.egr.spoofed" \
+	'sp == n && n > 900 && bonded == n + l' \
+	"sp=$(delta conc s cpe.bob.egr.spoofed)" "n=$spoof_sent" \
+	"bonded=$(delta cpe2 s ing.bonded)" "l=$(sent legit)"
+check "spoofing: not counted against alice, not released by either session" \
+	'a == 0 && ra == 0 && rb <= l' \
+	"a=$(delta conc s cpe.alice.egr.spoofed)" \
+	"ra=$(delta conc s cpe.alice.egr.released)" \
+	"rb=$(delta conc s cpe.bob.egr.released)" "l=$(sent legit)"
+spoof_rx=$(tb_exec srv iptables -w -nvxL INPUT | awk -v s="$SPOOF_SRC" '$8 == s { n += $1 } END { print n + 0 }')
+spoof_fw=$(tb_exec srv iptables -w -nvxL FORWARD | awk -v s="$SPOOF_SRC" '$8 == s { n += $1 } END { print n + 0 }')
+check "spoofing: nothing from $SPOOF_SRC reached srv" \
+	'ipt == 0 && fw == 0 && rx == 0' "ipt=$spoof_rx" "fw=$spoof_fw" \
+	"rx=$(jget "$TB_DIR/spoof.rx.json" received)"
+# bob's own flow at the same time arrives whole: a spoofed DATA packet is
+# authentic, so it keeps its place in the session's sequence and is
+# dropped in its turn (not a gap the resequencer would wait for, nor loss
+# in the reports to cpe2).
+lf=$TB_DIR/legit.rx.json
+check "cli2 -> srv during the spoofing (bob's own source): intact, nothing foreign" \
+	'unique > 0 && corrupted == 0 && dup == 0 && foreign == 0 && oor == 0' \
+	"unique=$(jget "$lf" unique)" "corrupted=$(jget "$lf" corrupted)" \
+	"dup=$(jget "$lf" duplicates)" "foreign=$(jget "$lf" foreign)" \
+	"oor=$(jget "$lf" out_of_range)"
+check "spoofing: no gap, no timeout, no loss reported for the spoofed packets" \
+	'ht == 0 && dl == 0 && ll == 0' \
+	"ht=$(delta conc s cpe.bob.egr.hole_timeout)" \
+	"dl=$(delta conc s cpe.bob.path.dsl.data_lost)" \
+	"ll=$(delta conc s cpe.bob.path.lte.data_lost)"
+rate_check "cli2 -> srv during the spoofing: all arrived" \
+	'expected > 0 && unique == expected' \
+	"unique=$(jget "$lf" unique)" "expected=$(jget "$lf" expected)"
+echo "  bob's flow during the spoofing: lost $(jget "$lf" lost) of" \
+	"$(jget "$lf" expected), delay p50 $(jget "$lf" delay_p50_ms) p99" \
+	"$(jget "$lf" delay_p99_ms) ms; counters (growth):"
+for k in "${DIAG_CONC[@]}"; do
+	printf '  conc %s +%s\n' "$k" "$(delta conc s "$k")"
+done
+for k in "${DIAG_CPE[@]}"; do
+	printf '  cpe2 %s +%s\n' "$k" "$(delta cpe2 s "$k")"
+done
+tb_exec cli2 ip route del "$SPOOF_DST/32"
+tb_exec cli2 ip addr del "$SPOOF_SRC/32" dev eth0
+
+# ---- 4. a third CPE with bob's session id and another key --------------------
+
+ip netns add "$(tb_ns rogue)"
+TB_NS_MADE+=("$(tb_ns rogue)")
+tb_exec rogue ip link set lo up
+tb__veth rogue dsl dsl rogue
+tb__addr rogue dsl $TB_ROGUE_IP
+tb__addr dsl rogue $TB_DSL_ROGUE_IP
+tb_exec rogue ip route add default via $TB_DSL_ROGUE_IP
+tb_exec conc ip route add 10.14.0.0/24 via "$TB_DSL_CONC_IP" dev dsl
+# both paths over its one link, to conc's dsl address
+cpe_conf $ID_B "$KEY_X" dsl "$TB_CONC_DSL_IP" >"$TB_DIR/rogue.conf"
+chmod 600 "$TB_DIR/rogue.conf"
+refresh conc
+snap conc r conc cpe.bob.egr.auth.bad_tag cpe.bob.handshakes \
+	cpe.bob.egr.peer_restarts cpe.bob.path.dsl.up_events \
+	cpe.bob.path.lte.up_events cpe.alice.egr.auth.bad_tag
+daemon_start rogue
+sleep 2.5
+refresh rogue
+refresh conc
+check "wrong key: the rogue CPE has no session, never got a HELLO_ACK" \
+	'state == "none" && hs == 0 && acks == 0 && hellos > 4' \
+	"state=$(st rogue session_state)" "hs=$(stn rogue handshakes)" \
+	"acks=$(stn rogue egr.ctrl.hello_ack)" "hellos=$(stn rogue hellos)"
+check "wrong key: its HELLOs counted in cpe.bob.egr.auth.bad_tag, none against alice" \
+	'bt >= 4 && at == 0' "bt=$(delta conc r cpe.bob.egr.auth.bad_tag)" \
+	"at=$(delta conc r cpe.alice.egr.auth.bad_tag)"
+check "wrong key: bob's session untouched (handshakes, restarts, paths, peers)" \
+	'hs == 0 && pr == 0 && ud == 0 && ul == 0 && st == "up" && pd == ed && pl == el' \
+	"hs=$(delta conc r cpe.bob.handshakes)" \
+	"pr=$(delta conc r cpe.bob.egr.peer_restarts)" \
+	"ud=$(delta conc r cpe.bob.path.dsl.up_events)" \
+	"ul=$(delta conc r cpe.bob.path.lte.up_events)" \
+	"st=$(st conc cpe.bob.session_state)" \
+	"pd=$(st conc cpe.bob.path.dsl.peer)" "ed=$peer_b_dsl" \
+	"pl=$(st conc cpe.bob.path.lte.peer)" "el=$peer_b_lte"
+kill -TERM "${DPID[rogue]}"
+tb_wait "${DPID[rogue]}" 5 || true
+check "wrong key: site 2 still bonded (3 pings cli2 -> srv)" 'n == 3' \
+	"n=$(ping_count cli2 $TB_SRV_IP 3)"
+
+# ---- 5. SIGHUP: bob removed and added back during alice's flow ---------------
+
+settle_two() {
+	local i
+	for ((i = 0; i < 60; i++)); do
+		refresh conc
+		[ "$(st conc cpe.alice.w_mobile)" = 0 ] && return 0
+		sleep 0.1
+	done
+}
+settle_two
+fail_before=$fail
+refresh conc
+refresh cpe
+snap conc h conc cpe.alice.handshakes cpe.alice.egr.peer_restarts cpe.alice.tx_pn \
+	cpe.alice.path.dsl.up_events cpe.alice.path.lte.up_events egr.session \
+	cpe.alice.ing.bonded ing.pkts ing.no_cpe
+snap cpe h cpe handshakes rekeys egr.peer_restarts
+rx_start cli 5000 hup 14
+tx_start srv "$TB_CLI_IP" 5000 hup 12 10
+sleep 1.5
+mv "$TB_DIR/cpes.d/bob.conf" "$TB_DIR/cpes.d/bob.conf.off"
+kill -HUP "${DPID[conc]}"
+t0=$(now_ms)
+gone_ms=-1
+for ((i = 0; i < 30; i++)); do
+	refresh conc
+	if ! has_keys conc "cpe.bob."; then
+		gone_ms=$(($(now_ms) - t0))
+		break
+	fi
+	sleep 0.05
+done
+check "SIGHUP without bob's file: bob's keys gone from the status (${gone_ms} ms), alice's there" \
+	'g >= 0 && a == "up"' "g=$gone_ms" "a=$(st conc cpe.alice.session_state)"
+# cpe2 hears nothing any more: its paths go down after dead_after_ms,
+# then it lets site 2's traffic go natively
+down=0
+for ((i = 0; i < 40; i++)); do
+	refresh cpe2
+	if [ "$(st cpe2 path.dsl.up)" = 0 ] && [ "$(st cpe2 path.lte.up)" = 0 ]; then
+		down=1
+		break
+	fi
+	sleep 0.1
+done
+check "bob removed: cpe2's paths down (nothing answers its session)" 'd == 1' \
+	"d=$down"
+refresh conc
+refresh cpe2
+snap conc n conc ing.pkts cpe.alice.ing.bonded ing.no_cpe egr.session
+snap cpe2 n cpe2 ing.bonded egr.released
+n_native=$(ping_count cli2 $TB_SRV_IP 3)
+refresh conc
+refresh cpe2
+check "bob removed: site 2 goes natively (pings answered, nothing bonded by cpe2 or the concentrator)" \
+	'n == 3 && b2 == 0 && r2 == 0 && q == a && nc == 0' "n=$n_native" \
+	"b2=$(delta cpe2 n ing.bonded)" "r2=$(delta cpe2 n egr.released)" \
+	"q=$(delta conc n ing.pkts)" "a=$(delta conc n cpe.alice.ing.bonded)" \
+	"nc=$(delta conc n ing.no_cpe)"
+check "bob removed: cpe2's tunnel packets refused as an unknown session (egr.session)" \
+	's > 0' "s=$(delta conc h egr.session)"
+mv "$TB_DIR/cpes.d/bob.conf.off" "$TB_DIR/cpes.d/bob.conf"
+kill -HUP "${DPID[conc]}"
+t0=$(now_ms)
+back_ms=-1
+for ((i = 0; i < 60; i++)); do
+	refresh conc
+	if [ "$(st conc cpe.bob.session_state)" = up ] &&
+		[ "$(st conc cpe.bob.path.dsl.up)" = 1 ] &&
+		[ "$(st conc cpe.bob.path.lte.up)" = 1 ]; then
+		back_ms=$(($(now_ms) - t0))
+		break
+	fi
+	sleep 0.05
+done
+check "SIGHUP with bob's file back: bob's session and both paths up within 2 s (${back_ms} ms)" \
+	'b >= 0 && b <= 2000 && h == 1' "b=$back_ms" \
+	"h=$(stn conc cpe.bob.handshakes)"
+flows_wait
+refresh conc
+refresh cpe
+flow_intact hup "srv -> cli (alice) across both SIGHUPs"
+echo "  rate limiters of the emulated links dropped $(tbf_drops) packets so far"
+echo "  alice's flow across the reloads: lost $(jget "$TB_DIR/hup.rx.json" lost)" \
+	"of $(jget "$TB_DIR/hup.rx.json" expected), p99 delay" \
+	"$(jget "$TB_DIR/hup.rx.json" delay_p99_ms) ms"
+check "SIGHUPs: alice's session untouched at the concentrator (handshakes, restarts, path up events, tx_pn)" \
+	'h == 0 && r == 0 && d == 0 && l == 0 && pn > 15000' \
+	"pn=$(delta conc h cpe.alice.tx_pn)" \
+	"h=$(delta conc h cpe.alice.handshakes)" \
+	"r=$(delta conc h cpe.alice.egr.peer_restarts)" \
+	"d=$(delta conc h cpe.alice.path.dsl.up_events)" \
+	"l=$(delta conc h cpe.alice.path.lte.up_events)"
+check "SIGHUPs: site 1's CPE saw nothing (handshakes, rekeys, restarts)" \
+	'h == 0 && r == 0 && p == 0' "h=$(delta cpe h handshakes)" \
+	"r=$(delta cpe h rekeys)" "p=$(delta cpe h egr.peer_restarts)"
+check "SIGHUPs: logged (bob removed, 1 added)" 'r == 1 && a == 1' \
+	"r=$(log_lines conc 'cpe bob: removed from the configuration')" \
+	"a=$(log_lines conc 'sessions: 1 added, 0 removed')"
+
+[ "$fail" -eq "$fail_before" ] || diag
+
+# A reload that cannot apply (a third CPE whose prefix overlaps alice's)
+# is refused as a whole: both sessions go on as they were.
+refresh conc
+snap conc b conc cpe.alice.handshakes cpe.bob.handshakes \
+	cpe.alice.path.dsl.up_events cpe.bob.path.dsl.up_events
+printf 'session_id = 13;\nkey = "%s";\nprefixes = [ "10.0.1.128/25" ];\n' \
+	"$KEY_X" >"$TB_DIR/cpes.d/carol.conf"
+kill -HUP "${DPID[conc]}"
+for ((i = 0; i < 30; i++)); do
+	[ "$(log_lines conc 'reload refused')" -ge 1 ] && break
+	sleep 0.05
+done
+rm -f "$TB_DIR/cpes.d/carol.conf"
+refresh conc
+check "SIGHUP with an overlapping prefix: refused (naming the file), both sessions as they were" \
+	'r == 1 && o == 1 && c == 0 && ha == 0 && hb == 0 && ua == 0 && ub == 0 && sa == "up" && sb == "up"' \
+	"r=$(log_lines conc 'reload refused, old configuration kept')" \
+	"o=$(grep 'reload refused' "$TB_DIR/conc.log" | cnt 'carol.conf')" \
+	"c=$(grep -c '^cpe\.carol\.' "$(status_file conc)" || true)" \
+	"ha=$(delta conc b cpe.alice.handshakes)" \
+	"hb=$(delta conc b cpe.bob.handshakes)" \
+	"ua=$(delta conc b cpe.alice.path.dsl.up_events)" \
+	"ub=$(delta conc b cpe.bob.path.dsl.up_events)" \
+	"sa=$(st conc cpe.alice.session_state)" "sb=$(st conc cpe.bob.session_state)"
+
+# ---- 6. SIGHUP: a new key for bob, and encryption for bob only ---------------
+
+refresh conc
+refresh cpe
+snap conc k conc cpe.alice.handshakes cpe.alice.egr.peer_restarts cpe.alice.tx_pn \
+	cpe.alice.path.dsl.up_events cpe.alice.path.lte.up_events
+snap cpe k cpe handshakes rekeys
+rx_start cli 5000 rekey 10
+tx_start srv "$TB_CLI_IP" 5000 rekey 10 5
+sleep 1
+bob_file "$KEY_B2" true >"$TB_DIR/cpes.d/bob.conf"
+kill -HUP "${DPID[conc]}"
+new=0
+for ((i = 0; i < 30; i++)); do
+	if [ "$(log_lines conc 'cpe bob: key or encrypt changed: new session')" = 1 ]; then
+		new=1
+		break
+	fi
+	sleep 0.05
+done
+# cpe2 still has the old key: its packets fail the new session's keys
+sleep 0.6
+refresh conc
+check "new key for bob: a fresh session at the concentrator, the old key refused" \
+	'n == 1 && st == "none" && h == 0 && bt > 0' "n=$new" \
+	"st=$(st conc cpe.bob.session_state)" "h=$(stn conc cpe.bob.handshakes)" \
+	"bt=$(stn conc cpe.bob.egr.auth.bad_tag)"
+kill -TERM "${DPID[cpe2]}"
+tb_wait "${DPID[cpe2]}" 5 || true
+{
+	cpe_conf $ID_B "$KEY_B2"
+	echo "encrypt = true;"
+} >"$TB_DIR/cpe2.conf"
+daemon_start cpe2
+if wait_sess_up cpe2 "" && wait_sess_up conc cpe.bob.; then
+	ok "new key for bob: cpe2 with the new key up, bob's session up"
+else
+	bad "bob not up with the new key: $(st conc cpe.bob.session_state)"
+fi
+flows_wait
+refresh conc
+refresh cpe
+refresh cpe2
+check "new key for bob: one handshake in bob's fresh session, encrypted; alice's not" \
+	'h == 1 && eb == 1 && e2 == 1 && ea == 0 && e1 == 0' \
+	"h=$(stn conc cpe.bob.handshakes)" "eb=$(st conc cpe.bob.encrypt)" \
+	"e2=$(st cpe2 encrypt)" "ea=$(st conc cpe.alice.encrypt)" \
+	"e1=$(st cpe encrypt)"
+flow_intact rekey "srv -> cli (alice) across bob's new key"
+check "new key for bob: alice untouched (both ends)" \
+	'h == 0 && r == 0 && d == 0 && l == 0 && ch == 0 && cr == 0 && pn > 6000' \
+	"pn=$(delta conc k cpe.alice.tx_pn)" \
+	"h=$(delta conc k cpe.alice.handshakes)" \
+	"r=$(delta conc k cpe.alice.egr.peer_restarts)" \
+	"d=$(delta conc k cpe.alice.path.dsl.up_events)" \
+	"l=$(delta conc k cpe.alice.path.lte.up_events)" \
+	"ch=$(delta cpe k handshakes)" "cr=$(delta cpe k rekeys)"
+refresh conc
+snap conc g conc cpe.alice.ing.bonded cpe.bob.ing.bonded
+rx_start cli 5000 a2 7
+rx_start cli2 5000 b2 7
+tx_start srv "$TB_CLI_IP" 5000 a2 12 2
+tx_start srv "$TB_CLI2_IP" 5000 b2 12 2
+flows_wait
+refresh conc
+flow_intact a2 "srv -> cli after the reloads"
+flow_intact b2 "srv -> cli2 after the reloads (bob's new key, encrypted)"
+check "after the reloads: each session bonded exactly its own flow" \
+	'ba == sa && bb == sb' "ba=$(delta conc g cpe.alice.ing.bonded)" \
+	"sa=$(sent a2)" "bb=$(delta conc g cpe.bob.ing.bonded)" "sb=$(sent b2)"
+
+# ---- 7. memory ----------------------------------------------------------------
+
+rss_kb=$(awk '/^VmRSS:/ { print $2 }' "/proc/${DPID[conc]}/status")
+hwm_kb=$(awk '/^VmHWM:/ { print $2 }' "/proc/${DPID[conc]}/status")
+echo "  concentrator with 2 CPEs: VmRSS $rss_kb kB (peak $hwm_kb kB)"
+check "concentrator memory with 2 CPEs below 64 MiB" 'hwm < 65536' \
+	"hwm=$hwm_kb"
+check "no error logged by any daemon (but the refused reload)" 'e == 1' \
+	"e=$(cat "$TB_DIR"/{conc,cpe,cpe2}.log | cnt ': error: ')"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
