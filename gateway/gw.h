@@ -53,7 +53,9 @@ enum gw_limits {
 	GW_CTRL_MAX = WIRE_HDR_LEN + WIRE_REPORT_MAX + WIRE_TAG_LEN,
 	GW_HELLO_MS = 500,    /* CPE: HELLO per path once a session is up */
 	GW_PENDING = 4,	      /* concentrator: handshakes waiting to complete */
-	GW_ACK_PER_S = 20,    /* concentrator: HELLO_ACKs per path per second */
+	GW_ACK_PER_S = 50,    /* concentrator: HELLO_ACKs per path per second */
+	GW_ACK_PER_RCPE = 6,  /* ... for one r_cpe (a CPE sends at most 5) */
+	GW_ACK_RECENT = 4,    /* r_cpe values remembered per path for that */
 	GW_LTO_MIN_US = 3000, /* adaptive reorder timeout: floor, */
 	GW_LTO_MARGIN_US = 2000, /* and margin over the measured spread */
 	GW_KSTATS_MS = 1000,	 /* kernel queue counters, status file */
@@ -113,7 +115,11 @@ struct gw_link {
 	uint64_t last_hello_us; /* HELLO sent, 0: never */
 	uint64_t ack_window_us; /* concentrator: HELLO_ACK rate limit */
 	unsigned ack_n;
-	uint32_t rtt_us;    /* last PROBE round trip, 0: none */
+	struct {
+		uint64_t r_cpe;
+		unsigned n;
+	} ack_recent[GW_ACK_RECENT]; /* answered in this window */
+	uint32_t rtt_us;	     /* last PROBE round trip, 0: none */
 	uint32_t srtt_us;   /* smoothed (RFC 6298), valid if rtt_samples */
 	uint32_t rttvar_us; /* its mean deviation */
 	uint64_t rtt_samples;

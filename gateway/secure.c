@@ -308,6 +308,44 @@ body:
 	return *wire == WIRE_OK ? GW_AUTH_OK : GW_AUTH_MAX;
 }
 
+/* Concentrator: whether to answer a HELLO for r_cpe on l now.  At most
+ * GW_ACK_PER_S a second per path, and of them at most GW_ACK_PER_RCPE for
+ * one r_cpe: a CPE repeats its HELLO a few times a second, a replayer of
+ * captured HELLOs repeats old r_cpe values, so the replays of one HELLO
+ * cannot use up the budget of a CPE's new one. */
+static bool ack_ok(struct gw_link *l, uint64_t r_cpe, uint64_t now_us)
+{
+	unsigned i, free = GW_ACK_RECENT;
+
+	if (now_us - l->ack_window_us >= 1000000) {
+		l->ack_window_us = now_us;
+		l->ack_n = 0;
+		memset(l->ack_recent, 0, sizeof(l->ack_recent));
+	}
+	if (l->ack_n >= GW_ACK_PER_S) {
+		return false;
+	}
+	for (i = 0; i < GW_ACK_RECENT; i++) {
+		if (l->ack_recent[i].n && l->ack_recent[i].r_cpe == r_cpe) {
+			if (l->ack_recent[i].n >= GW_ACK_PER_RCPE) {
+				return false;
+			}
+			l->ack_recent[i].n++;
+			l->ack_n++;
+			return true;
+		}
+		if (!l->ack_recent[i].n && free == GW_ACK_RECENT) {
+			free = i;
+		}
+	}
+	if (free < GW_ACK_RECENT) {
+		l->ack_recent[free].r_cpe = r_cpe;
+		l->ack_recent[free].n = 1;
+	}
+	l->ack_n++;
+	return true;
+}
+
 /* Concentrator: an authentic HELLO. */
 static void on_hello(struct gw_sess *s, struct gw_link *l,
 		     const struct sockaddr_in *from, uint64_t r_cpe,
@@ -319,11 +357,7 @@ static void on_hello(struct gw_sess *s, struct gw_link *l,
 	unsigned i;
 
 	c->st.hellos++;
-	if (now_us - l->ack_window_us >= 1000000) {
-		l->ack_window_us = now_us;
-		l->ack_n = 0;
-	}
-	if (++l->ack_n > GW_ACK_PER_S) {
+	if (!ack_ok(l, r_cpe, now_us)) {
 		s->est.auth[GW_AUTH_HELLO_LIMITED]++;
 		return;
 	}
