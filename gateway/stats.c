@@ -401,10 +401,13 @@ static void walk_path(struct gw_sess *se, struct walker *w, unsigned i)
 	/* loss in: what this box's egress counts on the path; loss out:
 	 * what the peer's egress reports about our DATA */
 	counter(w, "data_rx",
-		"DATA received from the peer, packets (wraps at 2^32)", lp->rx);
+		"DATA received from the peer, packets (wraps at 2^32; starts "
+		"again when the peer restarts)",
+		lp->rx);
 	counter(w, "data_lost",
 		"DATA from the peer lost on the way in: gaps in the path's "
-		"sequence, packets (wraps at 2^32)",
+		"sequence, packets (wraps at 2^32; starts again when the peer "
+		"restarts)",
 		lp->lost);
 	counter(w, "data_jumps",
 		"resynchronisations of the path's sequence on a too large gap",

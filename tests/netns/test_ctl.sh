@@ -197,10 +197,13 @@ done
 ctl conc status
 check "conc: the table shows the round trips in ms" 't == 2' \
 	"t=$(grep -cE '^(dsl|lte) +(fixed|mobile) +up +[0-9.:]+ +[0-9]+\.[0-9]' "$TB_DIR/out" || true)"
-check "JSON: labelled counters as objects (egress wire by reason, ctrl by type)" \
-	'w == 1 && c == 1' \
-	"w=$(jx "$TB_DIR/up.tx1.json" "int(isinstance(s['egress']['wire']['short'], int))")" \
-	"c=$(jx "$TB_DIR/up.tx1.json" "int(s['egress']['ctrl']['report'] > 0)")"
+# the queues' own counters (wire: before any session is known) at the top,
+# a session's in the session (ctrl by type, auth by reason)
+check "JSON: labelled counters as objects (queue wire by reason, session ctrl by type and auth by reason)" \
+	'w == 1 && c == 1 && a == 1' \
+	"w=$(jx "$TB_DIR/up.tx1.json" "int(isinstance(d['egress']['wire']['short'], int))")" \
+	"c=$(jx "$TB_DIR/up.tx1.json" "int(s['egress']['ctrl']['report'] > 0)")" \
+	"a=$(jx "$TB_DIR/up.tx1.json" "int(isinstance(s['egress']['auth']['bad_tag'], int))")"
 
 # ---- 3. set, reload ------------------------------------------------------------
 
