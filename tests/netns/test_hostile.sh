@@ -110,7 +110,8 @@ ARRIVE_TTL=$((ATK_TTL - 1))
 PORT=7040
 INNER_PORT=9
 FLOW_MBIT=20
-UP_S=55
+UP_S=55   # the attacked upstream flow: the attacks last about 50 s
+BASE_S=20 # its baseline: compared by rates
 DOWN_S=20
 
 # ---- the attacker's namespace, the counting rules ---------------------------
@@ -404,8 +405,8 @@ check "the attacker reaches both boxes' dsl addresses (ping)" \
 
 # ---- 1. baseline upstream ---------------------------------------------------
 
-echo "== baseline: $FLOW_MBIT Mbit/s cli -> srv, ${UP_S} s, no attack"
-flow_start base_up cli srv "$TB_SRV_IP" "$UP_S"
+echo "== baseline: $FLOW_MBIT Mbit/s cli -> srv, ${BASE_S} s, no attack"
+flow_start base_up cli srv "$TB_SRV_IP" "$BASE_S"
 flow_end base_up
 settle
 
