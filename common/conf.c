@@ -486,11 +486,11 @@ static int parse_reorder_capacity(struct loader *l, const config_setting_t *s,
 	return 0;
 }
 
-/* The pre-shared key, base64 of 32 bytes.  The text libconfig holds is
- * wiped by conf_load once read (wipe_key_text). */
-static int parse_key(struct loader *l, const config_setting_t *s, void *obj)
+/* A pre-shared key, base64 of 32 bytes, into k (zeroed on error).  The
+ * text libconfig holds is wiped by conf_load once read (wipe_key_text). */
+static int get_key(struct loader *l, const config_setting_t *s,
+		   struct auth_key *k)
 {
-	struct conf *c = obj;
 	const char *v, *why = "not 32 bytes of base64";
 
 	if (config_setting_type(s) != CONFIG_TYPE_STRING) {
@@ -499,11 +499,17 @@ static int parse_key(struct loader *l, const config_setting_t *s, void *obj)
 			   "l3bondd --genkey prints");
 	}
 	v = config_setting_get_string(s);
-	/* on error auth_key_parse leaves c->psk zeroed */
-	if (auth_key_parse(&c->psk, v, &why)) {
+	if (auth_key_parse(k, v, &why)) {
 		return bad_secret(l, s, v, why);
 	}
 	return 0;
+}
+
+static int parse_key(struct loader *l, const config_setting_t *s, void *obj)
+{
+	struct conf *c = obj;
+
+	return get_key(l, s, &c->psk);
 }
 
 static int parse_encrypt(struct loader *l, const config_setting_t *s, void *obj)
@@ -1378,18 +1384,8 @@ static int parse_cpe_name(struct loader *l, const config_setting_t *s,
 static int parse_cpe_key(struct loader *l, const config_setting_t *s, void *obj)
 {
 	struct conf_cpe *e = obj;
-	const char *v, *why = "not 32 bytes of base64";
 
-	if (config_setting_type(s) != CONFIG_TYPE_STRING) {
-		return bad(l, s,
-			   "expected a string: base64 of 32 bytes, as "
-			   "l3bondd --genkey prints");
-	}
-	v = config_setting_get_string(s);
-	if (auth_key_parse(&e->psk, v, &why)) {
-		return bad_secret(l, s, v, why);
-	}
-	return 0;
+	return get_key(l, s, &e->psk);
 }
 
 static int parse_cpe_encrypt(struct loader *l, const config_setting_t *s,
