@@ -126,9 +126,12 @@ static void sec_start(struct gw_sess *s, uint64_t r_cpe, uint64_t r_conc)
 /* Sends a HELLO or HELLO_ACK on l's path to the address to, sealed under
  * our handshake key. */
 static int send_hello(struct gw_sess *s, struct gw_link *l, uint8_t type,
-		      const struct wire_hello *hb, const struct sockaddr_in *to,
-		      uint64_t now_us)
+		      const struct wire_hello *hb,
+		      const struct sockaddr_in6 *to, uint64_t now_us)
 {
+	struct sockaddr_in to4 = {.sin_family = AF_INET};
+	const struct sockaddr *dst = (const struct sockaddr *)to;
+	socklen_t dlen = sizeof(*to);
 	struct gw_sec *c = &s->sec;
 	const struct gw_path *p = &s->gw->path[l->idx];
 	struct wire_hdr h = {
@@ -145,6 +148,16 @@ static int send_hello(struct gw_sess *s, struct gw_link *l, uint8_t type,
 	if (p->fd < 0) {
 		return -ENOTCONN;
 	}
+	if (p->family == AF_INET) {
+		/* no IPv6 in this kernel: an IPv4 socket */
+		if (!gw_addr_is4(to)) {
+			return -EAFNOSUPPORT;
+		}
+		to4.sin_port = to->sin6_port;
+		memcpy(&to4.sin_addr, &to->sin6_addr.s6_addr[12], 4);
+		dst = (const struct sockaddr *)&to4;
+		dlen = sizeof(to4);
+	}
 	blen = type == WIRE_HELLO ? wire_put_hello(body, sizeof(body), hb)
 				  : wire_put_hello_ack(body, sizeof(body), hb);
 	n = blen < 0 ? blen
@@ -155,8 +168,7 @@ static int send_hello(struct gw_sess *s, struct gw_link *l, uint8_t type,
 	}
 	auth_seal(&c->hello_tx, h.pn, c->mode, pkt, WIRE_HDR_LEN,
 		  pkt + WIRE_HDR_LEN, (size_t)blen, pkt + WIRE_HDR_LEN + blen);
-	if (sendto(p->fd, pkt, (size_t)n, MSG_DONTWAIT,
-		   (const struct sockaddr *)to, sizeof(*to)) < 0) {
+	if (sendto(p->fd, pkt, (size_t)n, MSG_DONTWAIT, dst, dlen) < 0) {
 		l->st.ctrl_errors++;
 		return -errno;
 	}
@@ -310,9 +322,10 @@ body:
 
 /* Concentrator: an authentic HELLO. */
 static void on_hello(struct gw_sess *s, struct gw_link *l,
-		     const struct sockaddr_in *from, uint64_t r_cpe,
+		     const struct sockaddr_in6 *from, uint64_t r_cpe,
 		     uint64_t now_us)
 {
+	char a[GW_ADDR_STR];
 	struct gw_sec *c = &s->sec;
 	struct wire_hello ack = {.r_cpe = r_cpe};
 	struct gw_pending *pd = NULL, *old = &c->pend[0];
@@ -354,9 +367,9 @@ static void on_hello(struct gw_sess *s, struct gw_link *l,
 	pd->since_us = now_us;
 	auth_session_key(&pd->rx, &c->psk, AUTH_C2S, r_cpe, pd->r_conc);
 	ack.r_conc = pd->r_conc;
-	gw_sdbg(s, "path %s: HELLO from %s:%u, handshake %016llx",
-		s->gw->conf.path[l->idx].name, inet_ntoa(from->sin_addr),
-		ntohs(from->sin_port), (unsigned long long)r_cpe);
+	gw_sdbg(s, "path %s: HELLO from %s, handshake %016llx",
+		s->gw->conf.path[l->idx].name, gw_addr_str(from, a, sizeof(a)),
+		(unsigned long long)r_cpe);
 answer:
 	/* to where the HELLO came from: the path's address is learnt only
 	 * from packets under the session keys */
@@ -394,7 +407,7 @@ static void on_hello_ack(struct gw_sess *s, const struct wire_hello *h,
 }
 
 void gw_sec_on_hello(struct gw_sess *s, struct gw_link *l,
-		     const struct sockaddr_in *from, const struct wire_msg *m,
+		     const struct sockaddr_in6 *from, const struct wire_msg *m,
 		     uint64_t now_us)
 {
 	if (m->hdr.type == WIRE_HELLO) {

@@ -33,12 +33,13 @@ static void base(struct conf *c, enum conf_role role)
 	strcpy(c->path[1].ifname, "wan-lte");
 }
 
-static void assert_text(const struct conf *c, bool nft, const char *want)
+static void assert_text(const struct conf *c, enum gw_rules_kind kind,
+			const char *want)
 {
 	char buf[GW_RULES_MAX];
 	int n;
 
-	n = gw_rules_text(c, nft, gw_conf_mss(c), buf, sizeof(buf));
+	n = gw_rules_text(c, kind, gw_conf_mss(c), buf, sizeof(buf));
 	if (n < 0 || strcmp(buf, want)) {
 		print_error("got:\n%s\nwant:\n%s\n", buf, want);
 		fail();
@@ -161,6 +162,122 @@ static void test_rules_nft(void **state)
 		    "}\n");
 }
 
+#define CLAMP6                                                                 \
+	"-p tcp --tcp-flags SYN,RST SYN -m tcpmss --mss 1369:65535 "           \
+	"-j TCPMSS --set-mss 1368\n"
+
+/* ip6tables: the IPv6 prefixes only, the IPv6 MSS (20 less); the egress
+ * and defrag chains as for IPv4.  An IPv4-only config gets no capture. */
+static void test_rules_ip6(void **state)
+{
+	struct conf c;
+
+	(void)state;
+	base(&c, ROLE_CONCENTRATOR);
+	c.ncpes = 2;
+	c.cpe[0].nprefixes = 2;
+	c.cpe[0].prefix[0].addr = htonl(0xcb007100);
+	c.cpe[0].prefix[0].len = 24;
+	c.cpe[0].prefix[1].v6 = true;
+	inet_pton(AF_INET6, "2001:db8:1::", c.cpe[0].prefix[1].addr6);
+	c.cpe[0].prefix[1].len = 48;
+	c.cpe[1].nprefixes = 1;
+	c.cpe[1].prefix[0].v6 = true;
+	c.cpe[1].prefix[0].len = 0;
+	assert_text(&c, GW_RULES_IP6TABLES,
+		    "*mangle\n:L3B_ING - [0:0]\n"
+		    "-A L3B_ING -d 2001:db8:1::/48 " CLAMP6
+		    "-A L3B_ING -d 2001:db8:1::/48 -j NFQUEUE --queue-num 0 "
+		    "--queue-bypass\n"
+		    "-A L3B_ING -d ::/0 " CLAMP6
+		    "-A L3B_ING -d ::/0 -j NFQUEUE --queue-num 0 "
+		    "--queue-bypass\n"
+		    "-A FORWARD -j L3B_ING\n" EGR_RAW);
+	assert_text(&c, GW_RULES_IPTABLES,
+		    "*mangle\n:L3B_ING - [0:0]\n"
+		    "-A L3B_ING -d 203.0.113.0/24 " CLAMP
+		    "-A L3B_ING -d 203.0.113.0/24 -j NFQUEUE --queue-num 0 "
+		    "--queue-bypass\n"
+		    "-A FORWARD -j L3B_ING\n" EGR_RAW);
+	c.ncpes = 1;
+	c.cpe[0].nprefixes = 1;
+	assert_text(&c, GW_RULES_IP6TABLES,
+		    "*mangle\n:L3B_ING - [0:0]\n"
+		    "-A FORWARD -j L3B_ING\n" EGR_RAW);
+
+	/* a CPE: by device, both families, each its own MSS */
+	base(&c, ROLE_CPE);
+	c.nlan = 1;
+	strcpy(c.lan[0], "br-lan");
+	strcpy(c.path[0].peer, "192.0.2.1");
+	strcpy(c.path[1].peer, "192.0.2.2");
+	assert_text(&c, GW_RULES_IP6TABLES,
+		    "*mangle\n:L3B_ING - [0:0]\n"
+		    "-A L3B_ING -i br-lan -o wan-dsl " CLAMP6
+		    "-A L3B_ING -i br-lan -o wan-dsl -j NFQUEUE --queue-num 0 "
+		    "--queue-bypass\n"
+		    "-A L3B_ING -i br-lan -o wan-lte " CLAMP6
+		    "-A L3B_ING -i br-lan -o wan-lte -j NFQUEUE --queue-num 0 "
+		    "--queue-bypass\n"
+		    "-A FORWARD -j L3B_ING\n" EGR_RAW);
+}
+
+/* The MSS: the smallest inner maximum of the paths, each with its outer
+ * header (an IPv6 peer: 20 bytes more). */
+static void test_conf_mss(void **state)
+{
+	struct conf c;
+
+	(void)state;
+	base(&c, ROLE_CPE);
+	strcpy(c.path[0].peer, "192.0.2.1");
+	strcpy(c.path[1].peer, "192.0.2.2");
+	assert_int_equal(gw_conf_mss(&c), 1388);
+	strcpy(c.path[1].peer, "2001:db8::2");
+	assert_int_equal(gw_conf_mss(&c), 1368);
+	c.path[0].mtu = 1400; /* IPv4 1400: 1288; IPv6 1500: 1368 */
+	assert_int_equal(gw_conf_mss(&c), 1288);
+	c.path[0].mtu = 1492;
+	assert_int_equal(gw_conf_mss(&c), 1368);
+	/* a concentrator assumes IPv4 until it learns an IPv6 peer */
+	base(&c, ROLE_CONCENTRATOR);
+	assert_int_equal(gw_conf_mss(&c), 1388);
+}
+
+/* nft: ip6 daddr for an IPv6 prefix; the CPE's clamp per family. */
+static void test_rules_nft6(void **state)
+{
+	char buf[GW_RULES_MAX];
+	struct conf c;
+
+	(void)state;
+	base(&c, ROLE_CONCENTRATOR);
+	c.ncpes = 1;
+	c.cpe[0].nprefixes = 1;
+	c.cpe[0].prefix[0].v6 = true;
+	inet_pton(AF_INET6, "2001:db8:1::", c.cpe[0].prefix[0].addr6);
+	c.cpe[0].prefix[0].len = 48;
+	assert_true(gw_rules_text(&c, GW_RULES_NFT, 1388, buf, sizeof(buf)) >
+		    0);
+	assert_non_null(strstr(
+		buf, "\t\tip6 daddr 2001:db8:1::/48 tcp flags & (syn | rst) "
+		     "== syn tcp option maxseg size 1369-65535 tcp option "
+		     "maxseg size set 1368\n"
+		     "\t\tip6 daddr 2001:db8:1::/48 queue num 0 bypass\n"));
+	base(&c, ROLE_CPE);
+	c.nlan = 1;
+	strcpy(c.lan[0], "lan");
+	assert_true(gw_rules_text(&c, GW_RULES_NFT, 1388, buf, sizeof(buf)) >
+		    0);
+	assert_non_null(strstr(
+		buf, "\t\tiifname \"lan\" oifname \"wan-dsl\" meta nfproto "
+		     "ipv4 tcp flags & (syn | rst) == syn tcp option maxseg "
+		     "size 1389-65535 tcp option maxseg size set 1388\n"
+		     "\t\tiifname \"lan\" oifname \"wan-dsl\" meta nfproto "
+		     "ipv6 tcp flags & (syn | rst) == syn tcp option maxseg "
+		     "size 1369-65535 tcp option maxseg size set 1368\n"));
+}
+
 /* A buffer too small is refused, never overrun. */
 static void test_rules_overflow(void **state)
 {
@@ -212,8 +329,10 @@ static size_t build(uint8_t *p, size_t plen, size_t ihl)
 
 static void test_outer_good(void **state)
 {
+	static const uint8_t mapped[16] = {0, 0, 0,    0,    0,	  0, 0, 0,
+					   0, 0, 0xff, 0xff, 192, 0, 2, 1};
 	uint8_t p[256];
-	struct sockaddr_in from;
+	struct sockaddr_in6 from;
 	const uint8_t *pl;
 	size_t len, plen;
 
@@ -222,8 +341,9 @@ static void test_outer_good(void **state)
 	assert_int_equal(gw_outer_ipv4(p, len, &from, &pl, &plen), 0);
 	assert_ptr_equal(pl, p + 28);
 	assert_int_equal(plen, 40);
-	assert_int_equal(from.sin_addr.s_addr, htonl(0xc0000201));
-	assert_int_equal(ntohs(from.sin_port), 4000);
+	assert_int_equal(from.sin6_family, AF_INET6);
+	assert_memory_equal(&from.sin6_addr, mapped, 16);
+	assert_int_equal(ntohs(from.sin6_port), 4000);
 
 	/* IP options; trailing bytes beyond the total length ignored */
 	len = build(p, 0, 60);
@@ -256,7 +376,7 @@ static const struct bad_outer bad_outer[] = {
 
 static void test_outer_bad(void **state)
 {
-	struct sockaddr_in from;
+	struct sockaddr_in6 from;
 	const uint8_t *pl = NULL;
 	uint8_t p[256];
 	size_t len, plen = 7;
@@ -280,6 +400,163 @@ static void test_outer_bad(void **state)
 	}
 }
 
+/* An outer IPv6 + UDP packet: source 2001:db8::1 port 4000, plen bytes
+ * of UDP payload; extra trailing bytes beyond the payload length. */
+static size_t build6(uint8_t *p, size_t plen, size_t extra)
+{
+	size_t i;
+
+	memset(p, 0, 48 + plen + extra);
+	p[0] = 0x60;
+	p[4] = (uint8_t)((8 + plen) >> 8);
+	p[5] = (uint8_t)(8 + plen);
+	p[6] = IPPROTO_UDP;
+	p[7] = 64;
+	p[8] = 0x20; /* 2001:db8::1 */
+	p[9] = 0x01;
+	p[10] = 0x0d;
+	p[11] = 0xb8;
+	p[23] = 1;
+	p[24] = 0x20; /* 2001:db8::2 */
+	p[25] = 0x01;
+	p[26] = 0x0d;
+	p[27] = 0xb8;
+	p[39] = 2;
+	p[40] = 4000 >> 8;
+	p[41] = 4000 & 255;
+	p[42] = 7040 >> 8;
+	p[43] = 7040 & 255;
+	p[44] = (uint8_t)((8 + plen) >> 8);
+	p[45] = (uint8_t)(8 + plen);
+	for (i = 0; i < plen; i++) {
+		p[48 + i] = (uint8_t)i;
+	}
+	return 48 + plen + extra;
+}
+
+static void test_outer6_good(void **state)
+{
+	static const uint8_t src[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0,
+					0,    0,    0,	  0,	0, 0, 0, 1};
+	struct sockaddr_in6 from;
+	const uint8_t *pl;
+	uint8_t p[512];
+	size_t len, plen;
+
+	(void)state;
+	len = build6(p, 40, 0);
+	assert_int_equal(gw_outer_ipv6(p, len, &from, &pl, &plen), 0);
+	assert_ptr_equal(pl, p + 48);
+	assert_int_equal(plen, 40);
+	assert_int_equal(from.sin6_family, AF_INET6);
+	assert_memory_equal(&from.sin6_addr, src, 16);
+	assert_int_equal(ntohs(from.sin6_port), 4000);
+	assert_false(gw_addr_is4(&from));
+
+	/* empty UDP payload; trailing bytes beyond the payload length */
+	len = build6(p, 0, 13);
+	assert_int_equal(gw_outer_ipv6(p, len, &from, &pl, &plen), 0);
+	assert_ptr_equal(pl, p + 48);
+	assert_int_equal(plen, 0);
+
+	/* a UDP length shorter than the IPv6 payload: the UDP one counts */
+	len = build6(p, 100, 0);
+	p[45] = 8 + 60;
+	assert_int_equal(gw_outer_ipv6(p, len, &from, &pl, &plen), 0);
+	assert_int_equal(plen, 60);
+}
+
+struct bad_outer6 {
+	size_t at; /* byte to change, or SIZE_MAX: only cut the length */
+	uint8_t val;
+	size_t len; /* length given, 0: the packet's */
+	int want;
+};
+
+static const struct bad_outer6 bad_outer6[] = {
+	/* 0 */ {SIZE_MAX, 0, 39, -EINVAL}, /* shorter than the header */
+	{0, 0x45, 0, -EINVAL},		    /* version 4 */
+	{0, 0x00, 0, -EINVAL},		    /* version 0 */
+	{4, 0x01, 0, -EINVAL},		    /* payload length > given */
+	{SIZE_MAX, 0, 60, -EINVAL},	    /* cut: payload length > given */
+	/* 5 */ {5, 7, 0, -EINVAL},	    /* payload < a UDP header */
+	{44, 0x01, 0, -EINVAL},		    /* UDP length > payload */
+	{45, 7, 0, -EINVAL},		    /* UDP length < 8 */
+	{45, 29, 0, -EINVAL},		    /* UDP length > payload by 1 */
+	/* extension headers and other protocols: refused, not walked */
+	{6, 0, 0, -EPROTONOSUPPORT},	       /* hop-by-hop */
+	/* 10 */ {6, 43, 0, -EPROTONOSUPPORT}, /* routing */
+	{6, 44, 0, -EPROTONOSUPPORT},	       /* fragment */
+	{6, 60, 0, -EPROTONOSUPPORT},	       /* destination options */
+	{6, 51, 0, -EPROTONOSUPPORT},	       /* AH */
+	{6, 50, 0, -EPROTONOSUPPORT},	       /* ESP */
+	/* 15 */ {6, 59, 0, -EPROTONOSUPPORT}, /* no next header */
+	{6, IPPROTO_TCP, 0, -EPROTONOSUPPORT},
+	{6, 58, 0, -EPROTONOSUPPORT}, /* ICMPv6 */
+};
+
+static void test_outer6_bad(void **state)
+{
+	struct sockaddr_in6 from;
+	const uint8_t *pl = NULL;
+	uint8_t p[256];
+	size_t len, plen = 7, cut;
+	unsigned i;
+	int ret;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad_outer6) / sizeof(bad_outer6[0]); i++) {
+		len = build6(p, 20, 0);
+		if (bad_outer6[i].at != SIZE_MAX) {
+			p[bad_outer6[i].at] = bad_outer6[i].val;
+		}
+		if (bad_outer6[i].len) {
+			len = bad_outer6[i].len;
+		}
+		ret = gw_outer_ipv6(p, len, &from, &pl, &plen);
+		if (ret != bad_outer6[i].want) {
+			print_error("case %u: %d\n", i, ret);
+			fail();
+		}
+		assert_null(pl);
+		assert_int_equal(plen, 7);
+	}
+	/* every cut of a good packet short of its payload length */
+	len = build6(p, 20, 0);
+	for (cut = 0; cut < len; cut++) {
+		assert_int_equal(gw_outer_ipv6(p, cut, &from, &pl, &plen),
+				 -EINVAL);
+	}
+	/* an outer IPv4 packet is not taken for IPv6, nor the reverse */
+	len = build(p, 20, 20);
+	assert_int_equal(gw_outer_ipv6(p, len, &from, &pl, &plen), -EINVAL);
+	len = build6(p, 20, 0);
+	assert_int_equal(gw_outer_ipv4(p, len, &from, &pl, &plen), -EINVAL);
+}
+
+/* Addresses as the status prints them. */
+static void test_addr_str(void **state)
+{
+	struct sockaddr_in6 a = {.sin6_family = AF_INET6,
+				 .sin6_port = htons(7040)};
+	char buf[GW_ADDR_STR];
+
+	(void)state;
+	inet_pton(AF_INET6, "::ffff:10.22.0.2", &a.sin6_addr);
+	assert_true(gw_addr_is4(&a));
+	assert_string_equal(gw_addr_str(&a, buf, sizeof(buf)),
+			    "10.22.0.2:7040");
+	inet_pton(AF_INET6, "2001:db8:22::2", &a.sin6_addr);
+	assert_false(gw_addr_is4(&a));
+	assert_string_equal(gw_addr_str(&a, buf, sizeof(buf)),
+			    "[2001:db8:22::2]:7040");
+	inet_pton(AF_INET6, "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff",
+		  &a.sin6_addr);
+	a.sin6_port = htons(65535);
+	assert_string_equal(gw_addr_str(&a, buf, sizeof(buf)),
+			    "[ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff]:65535");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -288,8 +565,14 @@ int main(void)
 		cmocka_unit_test(test_rules_concentrator),
 		cmocka_unit_test(test_rules_nft),
 		cmocka_unit_test(test_rules_overflow),
+		cmocka_unit_test(test_rules_ip6),
+		cmocka_unit_test(test_conf_mss),
+		cmocka_unit_test(test_rules_nft6),
 		cmocka_unit_test(test_outer_good),
 		cmocka_unit_test(test_outer_bad),
+		cmocka_unit_test(test_outer6_good),
+		cmocka_unit_test(test_outer6_bad),
+		cmocka_unit_test(test_addr_str),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
