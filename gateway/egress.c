@@ -70,6 +70,8 @@ static int chunk_alloc(struct gw_sess *s, uint32_t c)
 	return 0;
 }
 
+static void flush(struct gw *gw);
+
 /* The resequencer hands a packet back, in global sequence order. */
 static void release(void *ctx, uint64_t cookie, uint32_t gseq)
 {
@@ -81,8 +83,14 @@ static void release(void *ctx, uint64_t cookie, uint32_t gseq)
 
 	(void)gseq;
 	if (sl->tun) {
-		/* the other family than the outer packet: the kernel gets it
-		 * from the TUN device, the outer packet is dropped */
+		/* The other family than the outer packet: the kernel gets it
+		 * from the TUN device, at once, and the outer packet is
+		 * dropped.  Packets released before it by a verdict still in
+		 * the batch go first, or the write would overtake them (the
+		 * same flow may come over paths of both outer families). */
+		if (e->accepts) {
+			flush(s->gw);
+		}
 		if (tun_write(&s->gw->tun, data, sl->len) < 0) {
 			s->est.tun_errors++;
 		} else {
@@ -91,6 +99,7 @@ static void release(void *ctx, uint64_t cookie, uint32_t gseq)
 		verdict(e, sl->id, NFQ_DROP, false, 0, NULL, 0);
 	} else {
 		verdict(e, sl->id, NFQ_ACCEPT, mark != 0, mark, data, sl->len);
+		e->accepts = true;
 	}
 	sl->ext = NULL;
 	s->free[s->nfree++] = (uint32_t)cookie;
@@ -337,6 +346,7 @@ static void flush(struct gw *gw)
 	if (e->q.nl && nfqueue_flush(&e->q) < 0) {
 		e->st.verdict_errors++;
 	}
+	e->accepts = false;
 }
 
 void gw_egr_settle(struct gw_sess *s)

@@ -264,6 +264,7 @@ struct gw_egr {
 	int64_t real_to_mono_ns; /* CLOCK_MONOTONIC - CLOCK_REALTIME, now */
 	struct nfqueue_kstats kst;
 	struct gw_ratelimit rl;
+	bool accepts; /* an NF_ACCEPT is in the verdict batch */
 	struct gw_egr_stats st;
 	/* sessions this drain touched: their timers are armed at its end */
 	unsigned ntouched;

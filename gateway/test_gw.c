@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -557,6 +558,141 @@ static void test_addr_str(void **state)
 			    "[ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff]:65535");
 }
 
+/* The sessions' prefix table: longest match per family, IPv4 and IPv6
+ * apart, against a linear reference over random addresses. */
+static struct gw_sess *ref_lookup(const struct gw *gw, const uint8_t *a,
+				  bool v6)
+{
+	struct gw_sess *best = NULL;
+	int best_len = -1;
+	unsigned k, i;
+
+	for (k = 0; k < gw->nsess; k++) {
+		for (i = 0; i < gw->sess[k]->nprefixes; i++) {
+			struct conf_prefix q = {.v6 = v6, .len = v6 ? 128 : 32};
+			const struct conf_prefix *p = &gw->sess[k]->prefix[i];
+
+			if (v6) {
+				memcpy(q.addr6, a, 16);
+			} else {
+				memcpy(&q.addr, a, 4);
+			}
+			if (conf_prefix_overlap(p, &q) && p->len > best_len) {
+				best = gw->sess[k];
+				best_len = p->len;
+			}
+		}
+	}
+	return best;
+}
+
+static void add_prefix(struct conf_cpe *cc, const char *s)
+{
+	struct conf_prefix *p = &cc->prefix[cc->nprefixes++];
+	char buf[64], *slash;
+
+	snprintf(buf, sizeof(buf), "%s", s);
+	slash = strchr(buf, '/');
+	*slash = '\0';
+	memset(p, 0, sizeof(*p));
+	p->len = (uint8_t)atoi(slash + 1);
+	p->v6 = strchr(buf, ':') != NULL;
+	assert_int_equal(inet_pton(p->v6 ? AF_INET6 : AF_INET, buf,
+				   p->v6 ? (void *)p->addr6 : (void *)&p->addr),
+			 1);
+}
+
+static void test_sess_lpm(void **state)
+{
+	static struct gw gw;
+	struct conf *c = &gw.conf;
+	uint8_t a[16];
+	unsigned i, k, hits[4] = {0};
+	uint32_t x = 12345;
+
+	(void)state;
+	memset(&gw, 0, sizeof(gw));
+	base(c, ROLE_CONCENTRATOR);
+	gw.npaths = c->npaths;
+	c->ncpes = 3;
+	for (k = 0; k < 3; k++) {
+		c->cpe[k].session_id = k + 1;
+		snprintf(c->cpe[k].name, sizeof(c->cpe[k].name), "c%u", k);
+		memset(&c->cpe[k].psk, (int)k + 1, sizeof(c->cpe[k].psk));
+	}
+	add_prefix(&c->cpe[0], "10.0.0.0/8");
+	add_prefix(&c->cpe[0], "2001:db8::/32");
+	add_prefix(&c->cpe[1], "10.1.0.0/16");
+	add_prefix(&c->cpe[1], "2001:db8:1::/48");
+	add_prefix(&c->cpe[1], "2001:db8:1:2:3:4:5:0/125");
+	add_prefix(&c->cpe[2], "10.1.2.3/32");
+	add_prefix(&c->cpe[2], "2001:db8:1:2::/64");
+	add_prefix(&c->cpe[2], "::/0");
+	assert_int_equal(gw_sessions_open(&gw), 0);
+
+	inet_pton(AF_INET6, "2001:db8:1:2:3:4:5:6", a);
+	assert_ptr_equal(gw_sess_by_addr6(&gw, a), gw.sess[1]); /* /125 */
+	inet_pton(AF_INET6, "2001:db8:1:2:3:4:5:8", a);
+	assert_ptr_equal(gw_sess_by_addr6(&gw, a), gw.sess[2]); /* /64 */
+	inet_pton(AF_INET6, "2001:db8:1:3::1", a);
+	assert_ptr_equal(gw_sess_by_addr6(&gw, a), gw.sess[1]); /* /48 */
+	inet_pton(AF_INET6, "2001:db8:ffff::1", a);
+	assert_ptr_equal(gw_sess_by_addr6(&gw, a), gw.sess[0]); /* /32 */
+	inet_pton(AF_INET6, "fe80::1", a);
+	assert_ptr_equal(gw_sess_by_addr6(&gw, a), gw.sess[2]); /* ::/0 */
+	/* no IPv4 default: an IPv4 address never matches an IPv6 prefix */
+	inet_pton(AF_INET, "192.0.2.1", a);
+	assert_null(gw_sess_by_addr(&gw, *(uint32_t *)a));
+	inet_pton(AF_INET, "10.1.2.3", a);
+	assert_ptr_equal(gw_sess_by_addr(&gw, *(uint32_t *)a), gw.sess[2]);
+	inet_pton(AF_INET, "10.1.2.4", a);
+	assert_ptr_equal(gw_sess_by_addr(&gw, *(uint32_t *)a), gw.sess[1]);
+	/* an IPv6 address whose first 4 bytes are 10.x: still IPv6 */
+	memset(a, 0, 16);
+	a[0] = 10;
+	assert_ptr_equal(gw_sess_by_addr6(&gw, a), gw.sess[2]);
+
+	/* random addresses near the prefixes against the reference */
+	for (i = 0; i < 200000; i++) {
+		bool v6 = i & 1;
+		struct gw_sess *want, *got;
+
+		for (k = 0; k < 16; k++) {
+			x = x * 1103515245u + 12345u;
+			a[k] = (uint8_t)(x >> 16);
+		}
+		/* mostly inside 10.0.0.0/8 or 2001:db8::/32, some hits
+		 * deeper */
+		if (v6 && (i & 2)) {
+			memcpy(a, "\x20\x01\x0d\xb8\x00\x01\x00\x02",
+			       i & 4 ? 8 : 6);
+			if ((i & 12) == 12) {
+				memcpy(a + 8, "\x00\x03\x00\x04\x00\x05\x00",
+				       7);
+			}
+		} else if (!v6 && (i & 2)) {
+			a[0] = 10;
+			if (i & 4) {
+				a[1] = 1;
+				if (i & 8) {
+					a[2] = 2;
+					a[3] = (i & 16) ? 3 : a[3];
+				}
+			}
+		}
+		want = ref_lookup(&gw, a, v6);
+		got = v6 ? gw_sess_by_addr6(&gw, a)
+			 : gw_sess_by_addr(&gw, *(uint32_t *)a);
+		assert_ptr_equal(got, want);
+		hits[want ? want->id : 0]++;
+	}
+	/* every CPE and the no-match case were reached */
+	for (k = 0; k < 4; k++) {
+		assert_true(hits[k] > 100);
+	}
+	gw_sessions_close(&gw);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -573,6 +709,7 @@ int main(void)
 		cmocka_unit_test(test_outer6_good),
 		cmocka_unit_test(test_outer6_bad),
 		cmocka_unit_test(test_addr_str),
+		cmocka_unit_test(test_sess_lpm),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

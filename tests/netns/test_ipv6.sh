@@ -24,6 +24,10 @@
 #    peer; lte routes IPv6):
 #    - the concentrator learns the path at [fd21::1]:7040, inner maximum
 #      and MSS from the IPv6 outer header (1408, clamp 1368/1348);
+#    - 90 Mbit/s of IPv4 down over both paths (dsl released by verdict,
+#      lte through the TUN device): lte carries its share, loss < 2 %,
+#      reordering < 0.1 % (rate checks: run alone; not asserted in the
+#      sanitizer build);
 #    - with dsl cut, IPv4 (l3b-traffic) and IPv6 UDP both ways over lte
 #      alone: intact; the inner IPv4 went through the TUN device
 #      (egr.via_tun on both ends), the inner IPv6 was released in place;
@@ -290,6 +294,24 @@ check "inner maximum and MSS from the IPv6 outer header" \
 check "the IPv6 clamp follows: 1348" 'a >= 1 && b >= 1' \
 	"a=$(tb_exec cpe ip6tables -w -t mangle -S L3B_ING | cnt 'set-mss 1348')" \
 	"b=$(tb_exec conc ip6tables -w -t mangle -S L3B_ING | cnt 'set-mss 1348')"
+
+# Both paths, the two outer families: one flow over dsl (released by
+# verdict) and lte (through the TUN device) stays in order and whole.
+ct0=$(st cpe egr.via_tun)
+UDP_DURATION=5 udp srv cli $TB_CLI_IP mix --rate 90 --size 1400
+refresh cpe
+f=$TB_DIR/mix.rx.json
+echo "  90 Mbit/s over dsl (IPv4) + lte (IPv6): $(cat "$f")"
+check "90 Mbit/s down over both families: lte carried a share through the TUN" \
+	't * 1400 * 8 / s > 10e6' "t=$(($(st cpe egr.via_tun) - ct0))" \
+	"s=$(jget "$f" seconds)"
+rate_check "90 Mbit/s down over both families: loss < 2 %, reordered < 0.1 %" \
+	'loss < 2 && reord / expected < 0.001' \
+	"loss=$(jget "$f" loss_pct)" "reord=$(jget "$f" reordered)" \
+	"expected=$(jget "$f" expected)"
+check "90 Mbit/s down over both families: payload intact" \
+	'corrupted == 0 && expected > 0' \
+	"corrupted=$(jget "$f" corrupted)" "expected=$(jget "$f" expected)"
 
 # dsl cut: everything over lte
 tb_exec dsl iptables -w -I FORWARD -j DROP
