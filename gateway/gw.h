@@ -94,8 +94,8 @@ struct gw_sess;
  * this drain, for any session (each message has its own destination). */
 struct gw_path {
 	unsigned idx;
-	int fd;		  /* -1: none (the interface is absent) */
-	int family;	  /* of fd: AF_INET6 (both families), or AF_INET */
+	int fd;		  /* IPv4; -1: none (the interface is absent) */
+	int fd6;	  /* IPv6 (V6ONLY); -1: none (also: no IPv6) */
 	bool outer6;	  /* a peer on it is IPv6: its MTU counts 40 bytes
 			   * of outer IP header, not 20 */
 	uint32_t mtu;	  /* configured, else the interface's */
@@ -106,6 +106,7 @@ struct gw_path {
 	uint8_t hdr[GW_BUDGET][WIRE_HDR_LEN];
 	uint8_t tag[GW_BUDGET][WIRE_TAG_LEN];
 	struct gw_link *who[GW_BUDGET]; /* the link each message counts on */
+	int mfd[GW_BUDGET];		/* the socket each goes on */
 };
 
 /* A path as one session sees it: the peer's address on it, liveness,
@@ -113,9 +114,9 @@ struct gw_path {
 struct gw_link {
 	unsigned idx; /* the path's */
 	/* cpe: configured; concentrator: learnt.  An IPv4 peer is held
-	 * v4-mapped (::ffff:a.b.c.d), as the path's dual-stack socket takes
-	 * it; peer4 is the same as a sockaddr_in, for a path whose socket is
-	 * AF_INET (no IPv6 in the kernel). */
+	 * v4-mapped (::ffff:a.b.c.d), so that one comparison serves both
+	 * families; peer4 is the same as the sockaddr_in the path's IPv4
+	 * socket takes. */
 	struct sockaddr_in6 peer;
 	struct sockaddr_in peer4;
 	bool have_peer;
@@ -410,9 +411,14 @@ uint64_t gw_now_us(void);
 #define gw_sdbg(s, ...)	 gw_slog(s, CONF_LOG_DEBUG, __VA_ARGS__)
 
 /* path.c */
-/* where to send to l's peer on its path's socket: *len gets the size */
-const struct sockaddr *gw_link_dst(const struct gw_sess *s,
-				   const struct gw_link *l, socklen_t *len);
+/* The socket of l's path for its peer's family (-1: none), and the
+ * address to send to (*to, *len) */
+int gw_link_dst(const struct gw_sess *s, const struct gw_link *l,
+		const struct sockaddr **to, socklen_t *len);
+/* The same for any address a of path p; an IPv4 one is built in a4. */
+int gw_path_dst(const struct gw_path *p, const struct sockaddr_in6 *a,
+		struct sockaddr_in *a4, const struct sockaddr **to,
+		socklen_t *len);
 /* l's peer is a (both peer and peer4) */
 void gw_link_set_peer(struct gw_link *l, const struct sockaddr_in6 *a);
 /* the sockets (a path whose interface is absent waits for it), the

@@ -41,8 +41,15 @@ static void send_batches(struct gw *gw)
 
 		for (done = 0; done < p->nmsg; done += (unsigned)n) {
 			struct gw_link *l;
+			unsigned run = 1;
 
-			n = sendmmsg(p->fd, p->msg + done, p->nmsg - done,
+			/* a run of messages on the same socket (a
+			 * concentrator's CPEs may use both families) */
+			while (done + run < p->nmsg &&
+			       p->mfd[done + run] == p->mfd[done]) {
+				run++;
+			}
+			n = sendmmsg(p->mfd[done], p->msg + done, run,
 				     MSG_DONTWAIT);
 			if (n <= 0) {
 				if (n < 0 && errno == EINTR) {
@@ -108,6 +115,7 @@ static int bond(struct gw *gw, struct gw_sess *s, uint32_t id,
 {
 	struct gw_ing *ing = &gw->ing;
 	struct wire_hdr h = {0};
+	const struct sockaddr *to;
 	struct gw_link *l;
 	struct gw_path *p;
 	unsigned slot, m;
@@ -150,8 +158,8 @@ static int bond(struct gw *gw, struct gw_sess *s, uint32_t id,
 	p->iov[m][2].iov_base = p->tag[m];
 	p->iov[m][2].iov_len = WIRE_TAG_LEN;
 	memset(&p->msg[m], 0, sizeof(p->msg[m]));
-	p->msg[m].msg_hdr.msg_name = (void *)(uintptr_t)gw_link_dst(
-		s, l, &p->msg[m].msg_hdr.msg_namelen);
+	p->mfd[m] = gw_link_dst(s, l, &to, &p->msg[m].msg_hdr.msg_namelen);
+	p->msg[m].msg_hdr.msg_name = (void *)(uintptr_t)to;
 	p->msg[m].msg_hdr.msg_iov = p->iov[m];
 	p->msg[m].msg_hdr.msg_iovlen = 3;
 	s->ist.bonded++;

@@ -432,20 +432,14 @@ static bool needs_ipv6(const struct conf *c)
 	return false;
 }
 
-/* The rules of one family in one transaction. */
-static int install(struct gw *gw, bool v6, char *text)
+/* The rules of one family in one transaction (text: generated already),
+ * after removing what an earlier run left.  0 or -errno. */
+static int install(bool v6, const char *text)
 {
 	const char *argv[] = {v6 ? "ip6tables-restore" : "iptables-restore",
 			      "-w", "--noflush", NULL};
 	int ret;
 
-	ret = gw_rules_text(&gw->conf,
-			    v6 ? GW_RULES_IP6TABLES : GW_RULES_IPTABLES,
-			    gw->mss, text, GW_RULES_MAX);
-	if (ret < 0) {
-		gw_err(gw, "rules: too many to generate");
-		return ret;
-	}
 	remove_all(v6 ? "ip6tables" : "iptables");
 	ret = run(argv, text, false);
 	if (ret) {
@@ -457,33 +451,64 @@ static int install(struct gw *gw, bool v6, char *text)
 	return 0;
 }
 
+/* Both families at once: the IPv6 rules in a child while this process
+ * does the IPv4 ones.  Each is a dozen iptables runs (removal) and a
+ * restore, and nothing is bonded until both are done: a CPE restarted
+ * under traffic loses what arrives meanwhile.  The child only runs
+ * commands and reports by its exit status (0, else ip6tables failed). */
 int gw_rules_install(struct gw *gw)
 {
-	char *text;
-	int ret;
+	char *text, *text6;
+	int ret, ret6, status;
+	pid_t pid;
 
 	text = malloc(GW_RULES_MAX);
-	if (!text) {
-		return -ENOMEM;
+	text6 = malloc(GW_RULES_MAX);
+	ret = -ENOMEM;
+	if (!text || !text6) {
+		goto out;
 	}
-	ret = install(gw, false, text);
+	ret = gw_rules_text(&gw->conf, GW_RULES_IPTABLES, gw->mss, text,
+			    GW_RULES_MAX);
+	if (ret >= 0) {
+		ret = gw_rules_text(&gw->conf, GW_RULES_IP6TABLES, gw->mss,
+				    text6, GW_RULES_MAX);
+	}
+	if (ret < 0) {
+		gw_err(gw, "rules: too many to generate");
+		goto out;
+	}
+	pid = fork();
+	if (pid == 0) {
+		_exit(install(true, text6) ? 1 : 0);
+	}
+	ret = install(false, text);
+	if (pid < 0) {
+		ret6 = install(true, text6); /* one after the other, then */
+	} else {
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+		}
+		ret6 = WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -EIO;
+	}
 	if (ret) {
 		gw_err(gw, "rules: iptables-restore failed (%d)", ret);
+		if (!ret6) {
+			remove_all("ip6tables");
+		}
 		goto out;
 	}
-	ret = install(gw, true, text);
-	gw->rules.v6 = !ret;
-	if (ret && needs_ipv6(&gw->conf)) {
-		gw_err(gw, "rules: ip6tables-restore failed (%d)", ret);
+	gw->rules.v6 = !ret6;
+	if (ret6 && needs_ipv6(&gw->conf)) {
+		gw_err(gw, "rules: ip6tables-restore failed (%d)", ret6);
 		remove_all("iptables");
+		ret = ret6;
 		goto out;
 	}
-	if (ret) {
+	if (ret6) {
 		gw_warn(gw,
 			"rules: ip6tables-restore failed (%d): IPv6 is "
 			"not bonded",
-			ret);
-		ret = 0;
+			ret6);
 	}
 	gw->rules.installed = true;
 	gw->rules.mss = gw->mss;
@@ -492,6 +517,7 @@ int gw_rules_install(struct gw *gw)
 		gw->rules.v6 ? "IPv4 and IPv6" : "IPv4 only");
 out:
 	free(text);
+	free(text6);
 	return ret;
 }
 

@@ -129,11 +129,11 @@ static int send_hello(struct gw_sess *s, struct gw_link *l, uint8_t type,
 		      const struct wire_hello *hb,
 		      const struct sockaddr_in6 *to, uint64_t now_us)
 {
-	struct sockaddr_in to4 = {.sin_family = AF_INET};
-	const struct sockaddr *dst = (const struct sockaddr *)to;
-	socklen_t dlen = sizeof(*to);
+	struct sockaddr_in to4;
+	const struct sockaddr *dst;
+	socklen_t dlen;
+	int fd = gw_path_dst(&s->gw->path[l->idx], to, &to4, &dst, &dlen);
 	struct gw_sec *c = &s->sec;
-	const struct gw_path *p = &s->gw->path[l->idx];
 	struct wire_hdr h = {
 		.type = type,
 		.path = (uint8_t)l->idx,
@@ -145,18 +145,8 @@ static int send_hello(struct gw_sess *s, struct gw_link *l, uint8_t type,
 	uint8_t pkt[WIRE_HDR_LEN + WIRE_HELLO_ACK_LEN + WIRE_TAG_LEN];
 	int blen, n;
 
-	if (p->fd < 0) {
+	if (fd < 0) {
 		return -ENOTCONN;
-	}
-	if (p->family == AF_INET) {
-		/* no IPv6 in this kernel: an IPv4 socket */
-		if (!gw_addr_is4(to)) {
-			return -EAFNOSUPPORT;
-		}
-		to4.sin_port = to->sin6_port;
-		memcpy(&to4.sin_addr, &to->sin6_addr.s6_addr[12], 4);
-		dst = (const struct sockaddr *)&to4;
-		dlen = sizeof(to4);
 	}
 	blen = type == WIRE_HELLO ? wire_put_hello(body, sizeof(body), hb)
 				  : wire_put_hello_ack(body, sizeof(body), hb);
@@ -168,7 +158,7 @@ static int send_hello(struct gw_sess *s, struct gw_link *l, uint8_t type,
 	}
 	auth_seal(&c->hello_tx, h.pn, c->mode, pkt, WIRE_HDR_LEN,
 		  pkt + WIRE_HDR_LEN, (size_t)blen, pkt + WIRE_HDR_LEN + blen);
-	if (sendto(p->fd, pkt, (size_t)n, MSG_DONTWAIT, dst, dlen) < 0) {
+	if (sendto(fd, pkt, (size_t)n, MSG_DONTWAIT, dst, dlen) < 0) {
 		l->st.ctrl_errors++;
 		return -errno;
 	}

@@ -76,12 +76,18 @@ CPE_LTE6=fd21::1
 CONC_LTE6=fd22::1
 
 # IPv6 on the testbed: addresses (no DAD: usable at once), forwarding,
-# routes.  The access links' emulators (iptables NFQUEUE) see IPv4 only:
-# IPv6 crosses dsl and lte unemulated (tbf shaping still applies).
+# routes, and the access links' emulators (l3b-linkem, which takes any
+# packet) fed IPv6 too, as lib.sh feeds them IPv4.
 ip6_setup() {
 	local box
 	for box in cpe dsl lte conc; do
 		tb__sysctl "$box" net.ipv6.conf.all.forwarding=1
+	done
+	for box in dsl lte; do
+		tb_exec "$box" ip6tables -w -t mangle -A FORWARD -i cpe \
+			-j NFQUEUE --queue-num 0
+		tb_exec "$box" ip6tables -w -t mangle -A FORWARD -i conc \
+			-j NFQUEUE --queue-num 1
 	done
 	a6() { tb_exec "$1" ip -6 addr add "$3" dev "$2" nodad; }
 	a6 cli eth0 $CLI6/64
@@ -302,6 +308,8 @@ UDP_DURATION=5 udp srv cli $TB_CLI_IP mix --rate 90 --size 1400
 refresh cpe
 f=$TB_DIR/mix.rx.json
 echo "  90 Mbit/s over dsl (IPv4) + lte (IPv6): $(cat "$f")"
+echo "  cpe: $(grep -E '^(egr\.(via_tun|tun_errors|late|dup|released)|path\.(dsl|lte)\.rx_bytes)=' "$(status_file cpe)" | tr '\n' ' ')"
+echo "  drops: dsl tbf $(tb_exec dsl tc -s qdisc show dev cpe | awk '/dropped/ { print $7; exit }') lte tbf $(tb_exec lte tc -s qdisc show dev cpe | awk '/dropped/ { print $7; exit }')"
 check "90 Mbit/s down over both families: lte carried a share through the TUN" \
 	't * 1400 * 8 / s > 10e6' "t=$(($(st cpe egr.via_tun) - ct0))" \
 	"s=$(jget "$f" seconds)"
