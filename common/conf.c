@@ -703,15 +703,30 @@ static int parse_bond_output(struct loader *l, const config_setting_t *s,
 	return ret;
 }
 
-/* "a.b.c.d/len" with the host bits clear. */
+/* True if any of the bits of a (n bytes) from bit len on is set. */
+static bool host_bits(const uint8_t *a, size_t n, unsigned len)
+{
+	size_t i;
+
+	for (i = len / 8; i < n; i++) {
+		uint8_t m = i == len / 8 ? (uint8_t)(0xff >> (len % 8)) : 0xff;
+
+		if (a[i] & m) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* "a.b.c.d/len" or "x:y::/len" with the host bits clear. */
 static int get_prefix(struct loader *l, const config_setting_t *e,
 		      struct conf_prefix *p)
 {
 	char buf[CONF_ADDR_MAX], *slash, *end;
-	struct in_addr a;
-	unsigned long len;
-	uint32_t host, mask;
+	uint8_t a[16];
+	unsigned long len, max;
 	const char *v;
+	bool v6;
 	int ret;
 
 	ret = get_string(l, e, CONF_ADDR_MAX - 1, &v);
@@ -721,29 +736,40 @@ static int get_prefix(struct loader *l, const config_setting_t *e,
 	strcpy(buf, v);
 	slash = strchr(buf, '/');
 	if (!slash) {
-		return bad(l, e, "expected an IPv4 prefix a.b.c.d/len");
+		return bad(l, e, "expected a prefix a.b.c.d/len or x:y::/len");
 	}
 	*slash = '\0';
-	if (inet_pton(AF_INET, buf, &a) != 1) {
-		if (strchr(buf, ':')) {
-			return bad(l, e, "only IPv4 prefixes are supported");
-		}
-		return bad(l, e, "expected an IPv4 prefix a.b.c.d/len");
+	v6 = strchr(buf, ':') != NULL;
+	if (inet_pton(v6 ? AF_INET6 : AF_INET, buf, a) != 1) {
+		return bad(l, e,
+			   v6 ? "expected an IPv6 prefix x:y::/len"
+			      : "expected an IPv4 prefix a.b.c.d/len");
 	}
+	max = v6 ? 128 : 32;
 	errno = 0;
 	len = strtoul(slash + 1, &end, 10);
-	if (!isdigit((unsigned char)slash[1]) || *end || errno || len > 32) {
-		return bad(l, e, "prefix length must be 0..32");
+	if (!isdigit((unsigned char)slash[1]) || *end || errno || len > max) {
+		return bad(l, e, "prefix length must be 0..%lu", max);
 	}
-	host = ntohl(a.s_addr);
-	/* no shift by 32: len 0 means every bit is a host bit */
-	mask = len ? ~0u << (32 - len) : 0;
-	if (host & ~mask) {
+	if (host_bits(a, v6 ? 16 : 4, (unsigned)len)) {
 		return bad(l, e, "host bits set");
 	}
-	p->addr = a.s_addr;
+	memset(p, 0, sizeof(*p));
+	p->v6 = v6;
 	p->len = (uint8_t)len;
+	if (v6) {
+		memcpy(p->addr6, a, 16);
+	} else {
+		memcpy(&p->addr, a, 4);
+	}
 	return 0;
+}
+
+static bool prefix_same(const struct conf_prefix *a,
+			const struct conf_prefix *b)
+{
+	return a->v6 == b->v6 && a->len == b->len &&
+	       (a->v6 ? !memcmp(a->addr6, b->addr6, 16) : a->addr == b->addr);
 }
 
 /* A list of at least min prefixes, none twice, into out; name: the key,
@@ -773,8 +799,7 @@ static int get_prefixes(struct loader *l, const config_setting_t *s,
 			return ret;
 		}
 		for (j = 0; j < i; j++) {
-			if (out[j].addr == out[i].addr &&
-			    out[j].len == out[i].len) {
+			if (prefix_same(&out[j], &out[i])) {
 				return bad(l, e, "%s[%u] is the same", key, j);
 			}
 		}
@@ -1427,12 +1452,36 @@ static const char *cpe_label(const struct conf *c, unsigned i, char *buf,
 	return buf;
 }
 
-static bool overlap(const struct conf_prefix *a, const struct conf_prefix *b)
+bool conf_prefix_overlap(const struct conf_prefix *a,
+			 const struct conf_prefix *b)
 {
-	uint8_t len = a->len < b->len ? a->len : b->len;
-	uint32_t mask = len ? htonl(~0u << (32 - len)) : 0;
+	unsigned len = a->len < b->len ? a->len : b->len, i;
+	const uint8_t *x = a->v6 ? a->addr6 : (const uint8_t *)&a->addr;
+	const uint8_t *y = b->v6 ? b->addr6 : (const uint8_t *)&b->addr;
 
-	return ((a->addr ^ b->addr) & mask) == 0;
+	if (a->v6 != b->v6) {
+		return false;
+	}
+	for (i = 0; i < len / 8; i++) {
+		if (x[i] != y[i]) {
+			return false;
+		}
+	}
+	return len % 8 == 0 ||
+	       !((x[len / 8] ^ y[len / 8]) & (uint8_t)(0xff << (8 - len % 8)));
+}
+
+const char *conf_prefix_str(const struct conf_prefix *p, char *buf, size_t len)
+{
+	char a[INET6_ADDRSTRLEN];
+
+	if (p->v6) {
+		inet_ntop(AF_INET6, p->addr6, a, sizeof(a));
+	} else {
+		inet_ntop(AF_INET, &p->addr, a, sizeof(a));
+	}
+	snprintf(buf, len, "%s/%u", a, p->len);
+	return buf;
 }
 
 /* CPE i (just read, at setting at) against the ones before it: the session
@@ -1441,8 +1490,8 @@ static int check_cpe(struct loader *l, const config_setting_t *at, unsigned i)
 {
 	const struct conf *c = &l->c;
 	const struct conf_cpe *e = &c->cpe[i];
-	char other[CONF_NAME_MAX + 24], pa[INET_ADDRSTRLEN],
-		pb[INET_ADDRSTRLEN];
+	char other[CONF_NAME_MAX + 24], pa[INET6_ADDRSTRLEN + 4],
+		pb[INET6_ADDRSTRLEN + 4];
 	unsigned j, a, b;
 
 	for (j = 0; j < i; j++) {
@@ -1466,18 +1515,17 @@ static int check_cpe(struct loader *l, const config_setting_t *at, unsigned i)
 		}
 		for (a = 0; a < e->nprefixes; a++) {
 			for (b = 0; b < o->nprefixes; b++) {
-				if (!overlap(&e->prefix[a], &o->prefix[b])) {
+				if (!conf_prefix_overlap(&e->prefix[a],
+							 &o->prefix[b])) {
 					continue;
 				}
-				inet_ntop(AF_INET, &e->prefix[a].addr, pa,
-					  sizeof(pa));
-				inet_ntop(AF_INET, &o->prefix[b].addr, pb,
-					  sizeof(pb));
 				return fail(l, at,
-					    "prefix %s/%u overlaps %s/%u of "
-					    "%s",
-					    pa, e->prefix[a].len, pb,
-					    o->prefix[b].len, other);
+					    "prefix %s overlaps %s of %s",
+					    conf_prefix_str(&e->prefix[a], pa,
+							    sizeof(pa)),
+					    conf_prefix_str(&o->prefix[b], pb,
+							    sizeof(pb)),
+					    other);
 			}
 		}
 	}

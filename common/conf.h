@@ -10,6 +10,7 @@
 
 #include <net/if.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "common/auth.h"
@@ -41,11 +42,21 @@ enum conf_log_level {
 	CONF_LOG_DEBUG = 3,
 };
 
-/* An IPv4 prefix of the CPE's LAN (concentrator: traffic to bond). */
+/* An IPv4 or IPv6 prefix of the CPE's LAN (concentrator: traffic to
+ * bond).  A zeroed one is IPv4 0.0.0.0/0. */
 struct conf_prefix {
-	uint32_t addr; /* network byte order, host bits zero */
-	uint8_t len;   /* 0..32 */
+	bool v6; /* addr6 (len 0..128), else addr (len 0..32) */
+	uint8_t len;
+	uint32_t addr;	   /* IPv4: network byte order, host bits zero */
+	uint8_t addr6[16]; /* IPv6: host bits zero */
 };
+
+/* a (length len) contains b's network or b a's: they overlap (same family
+ * only) */
+bool conf_prefix_overlap(const struct conf_prefix *a,
+			 const struct conf_prefix *b);
+/* "a.b.c.d/len" or "x:y::/len" into buf */
+const char *conf_prefix_str(const struct conf_prefix *p, char *buf, size_t len);
 
 /* A CPE as the sessions see it.  On a CPE: itself (no prefixes).  On a
  * concentrator: one per CPE it serves, the plain top-level one (session_id,

@@ -406,8 +406,8 @@ static void render_session(struct ctl_buf *b, const struct snap *s,
 	};
 	static const char *const late[] = {"late", "dup", NULL};
 	static const char *const other[] = {
-		"oversize", "inner_family", "spoofed",
-		"no_slot",  "overflow",	    NULL,
+		"oversize", "inner_family", "via_tun",	"tun_errors",
+		"spoofed",  "no_slot",	    "overflow", NULL,
 	};
 	enum gw_stat_scope S = GW_SCOPE_SESSION, E = GW_SCOPE_EGRESS,
 			   I = GW_SCOPE_INGRESS;
@@ -480,13 +480,13 @@ static void render_session(struct ctl_buf *b, const struct snap *s,
 static void render_queues(struct ctl_buf *b, const struct snap *s)
 {
 	static const char *const ing[] = {
-		"pkts",	       "no_cpe",	 "unfit",
-		"too_big",     "too_big_mute",	 "fragmented",
-		"icmp_errors", "verdict_errors", NULL,
+		"pkts",		  "no_cpe",	"unfit",      "too_big",
+		"too_big_mute",	  "fragmented", "outer_frag", "icmp_errors",
+		"verdict_errors", NULL,
 	};
 	static const char *const egr[] = {
-		"pkts",		  "outer_bad",	    "session", "path",
-		"verdict_errors", "no_kernel_time", NULL,
+		"pkts", "outer_bad",	  "outer_ext6",	    "session",
+		"path", "verdict_errors", "no_kernel_time", NULL,
 	};
 	enum gw_stat_scope E = GW_SCOPE_EGRESS, I = GW_SCOPE_INGRESS;
 

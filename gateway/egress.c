@@ -13,7 +13,12 @@
  * order, the common case) goes into its verdict straight from the netlink
  * receive buffer, so it is copied once (into the verdict batch), not twice.
  * The kernel then carries on with the inner packet (conntrack, NAT,
- * routing) as if it had arrived on the WAN device.
+ * routing) as if it had arrived on the WAN device.  An inner packet of the
+ * other family than its outer one (IPv6 in IPv4, IPv4 in IPv6) cannot
+ * replace it: release() writes it to the TUN device (common/tun.h), where
+ * the kernel receives it as from a wire, and drops the outer packet; no
+ * release_mark then.  Our raw PREROUTING rules match only the path
+ * devices ("-i <wan>"), so what we write there is never captured again.
  * Control packets are handled by path.c and dropped.
  *
  * Sessions: the session id of the header selects the session (session.c),
@@ -65,6 +70,8 @@ static int chunk_alloc(struct gw_sess *s, uint32_t c)
 	return 0;
 }
 
+static void flush(struct gw *gw);
+
 /* The resequencer hands a packet back, in global sequence order. */
 static void release(void *ctx, uint64_t cookie, uint32_t gseq)
 {
@@ -72,13 +79,30 @@ static void release(void *ctx, uint64_t cookie, uint32_t gseq)
 	struct gw_egr *e = &s->gw->egr;
 	struct gw_slot *sl = slot_of(s, (uint32_t)cookie);
 	uint32_t mark = s->gw->conf.release_mark;
+	const uint8_t *data = sl->ext ? sl->ext : sl->data;
 
 	(void)gseq;
 	if (sl->drop) {
 		verdict(e, sl->id, NFQ_DROP, false, 0, NULL, 0);
+	} else if (sl->tun) {
+		/* The other family than the outer packet: the kernel gets it
+		 * from the TUN device, at once, and the outer packet is
+		 * dropped.  Packets released before it by a verdict still in
+		 * the batch go first, or the write would overtake them (the
+		 * same flow may come over paths of both outer families). */
+		if (e->accepts) {
+			flush(s->gw);
+		}
+		if (tun_write(&s->gw->tun, data, sl->len) < 0) {
+			s->est.tun_errors++;
+		} else {
+			s->est.via_tun++;
+		}
+		verdict(e, sl->id, NFQ_DROP, false, 0, NULL, 0);
+		s->est.released++;
 	} else {
-		verdict(e, sl->id, NFQ_ACCEPT, mark != 0, mark,
-			sl->ext ? sl->ext : sl->data, sl->len);
+		verdict(e, sl->id, NFQ_ACCEPT, mark != 0, mark, data, sl->len);
+		e->accepts = true;
 		s->est.released++;
 	}
 	sl->ext = NULL;
@@ -114,16 +138,21 @@ static bool spoofed(const struct gw_sess *s, const struct wire_msg *m)
 	if (s->gw->conf.role != ROLE_CONCENTRATOR) {
 		return false;
 	}
-	memcpy(&src, m->body + 12, 4); /* IPv4: checked by the caller */
+	/* a whole IPv4 or IPv6 packet: wire_parse_body checked it */
+	if (m->body[0] >> 4 == 6) {
+		return gw_sess_by_addr6(s->gw, m->body + 8) != s;
+	}
+	memcpy(&src, m->body + 12, 4);
 	return gw_sess_by_addr(s->gw, src) != s;
 }
 
 /* DATA of the session.  drop: authentic, but not to be delivered (counted
  * by the caller): it still takes its place in the sequence and is dropped
  * when its turn comes, so that it is not a gap the resequencer waits for
- * and the loss count reports to the peer. */
+ * and the loss count reports to the peer.  tun: the inner packet's family
+ * is not the outer one's (released through the TUN device). */
 static void on_data(struct gw_sess *s, const struct nfqueue_pkt *pk,
-		    const struct wire_msg *m, bool drop)
+		    const struct wire_msg *m, bool drop, bool tun)
 {
 	struct gw_egr *e = &s->gw->egr;
 	enum egr_verdict v;
@@ -150,6 +179,7 @@ static void on_data(struct gw_sess *s, const struct nfqueue_pkt *pk,
 	sl = slot_of(s, idx);
 	sl->id = pk->id;
 	sl->drop = drop;
+	sl->tun = tun;
 	sl->len = drop ? 0 : (uint32_t)m->body_len;
 	/* the bytes stay where they are unless the resequencer keeps them:
 	 * an in-order packet is released inside egr_on_data, straight from
@@ -192,19 +222,31 @@ static void on_packet(void *ctx, const struct nfqueue_pkt *pk)
 {
 	struct gw *gw = ctx;
 	struct gw_egr *e = &gw->egr;
-	struct sockaddr_in from;
+	struct sockaddr_in6 from = {.sin6_family = AF_INET6};
 	enum gw_auth_drop ad;
 	struct wire_msg m;
 	enum wire_drop why;
 	const uint8_t *pl;
 	struct gw_link *l;
 	struct gw_sess *s = NULL;
-	bool newest;
+	char a[GW_ADDR_STR];
+	bool newest, outer6, tun = false;
 	size_t plen;
+	int err;
 
 	e->st.pkts++;
-	if (pk->hw_proto != ETH_P_IP || pk->len != pk->orig_len ||
-	    gw_outer_ipv4(pk->data, pk->len, &from, &pl, &plen) < 0) {
+	outer6 = pk->hw_proto == ETH_P_IPV6;
+	if ((pk->hw_proto != ETH_P_IP && !outer6) || pk->len != pk->orig_len) {
+		e->st.outer_bad++;
+		goto drop;
+	}
+	err = outer6 ? gw_outer_ipv6(pk->data, pk->len, &from, &pl, &plen)
+		     : gw_outer_ipv4(pk->data, pk->len, &from, &pl, &plen);
+	if (err == -EPROTONOSUPPORT) {
+		e->st.outer_ext6++;
+		goto drop;
+	}
+	if (err < 0) {
 		e->st.outer_bad++;
 		goto drop;
 	}
@@ -231,9 +273,9 @@ static void on_packet(void *ctx, const struct nfqueue_pkt *pk)
 	if (ad != GW_AUTH_OK) {
 		s->est.auth[ad]++;
 		if (gw_ratelimit_ok(&e->rl, e->now_us)) {
-			gw_sdbg(s, "egress: dropped a %s from %s:%u: %s",
+			gw_sdbg(s, "egress: dropped a %s from %s: %s",
 				wire_type_name(m.hdr.type),
-				inet_ntoa(from.sin_addr), ntohs(from.sin_port),
+				gw_addr_str(&from, a, sizeof(a)),
 				gw_auth_drop_name(ad));
 		}
 		goto drop;
@@ -243,15 +285,20 @@ static void on_packet(void *ctx, const struct nfqueue_pkt *pk)
 	l->st.rx_pkts++;
 	l->st.rx_bytes += pk->len;
 	if (m.hdr.type == WIRE_DATA) {
-		/* The queued packet is an IPv4 one and the kernel goes on
-		 * with it as such: an IPv6 payload cannot replace it (and our
-		 * ingress only captures IPv4). */
+		/* The kernel goes on with the queued packet in its family:
+		 * an inner packet of the other family cannot replace it and
+		 * goes through the TUN device instead. */
 		bool drop = false;
 
-		if (m.body[0] >> 4 != 4) {
-			s->est.inner_family++;
-			drop = true;
-		} else if (spoofed(s, &m)) {
+		if ((m.body[0] >> 4 == 6) != outer6) {
+			if (gw->tun_ok) {
+				tun = true;
+			} else {
+				s->est.inner_family++;
+				drop = true;
+			}
+		}
+		if (!drop && spoofed(s, &m)) {
 			s->est.spoofed++;
 			drop = true;
 			if (gw_ratelimit_ok(&e->rl, e->now_us)) {
@@ -261,7 +308,7 @@ static void on_packet(void *ctx, const struct nfqueue_pkt *pk)
 			}
 		}
 		gw_link_heard(s, l, &from, newest, e->now_us);
-		on_data(s, pk, &m, drop);
+		on_data(s, pk, &m, drop, tun);
 		return;
 	}
 	s->est.ctrl[m.hdr.type]++;
@@ -282,7 +329,7 @@ malformed:
 	}
 	if (gw_ratelimit_ok(&e->rl, e->now_us)) {
 		gw_dbg(gw, "egress: dropped a packet from %s: %s",
-		       inet_ntoa(from.sin_addr), wire_drop_name(why));
+		       gw_addr_str(&from, a, sizeof(a)), wire_drop_name(why));
 	}
 drop:
 	verdict(e, pk->id, NFQ_DROP, false, 0, NULL, 0);
@@ -311,6 +358,7 @@ static void flush(struct gw *gw)
 	if (e->q.nl && nfqueue_flush(&e->q) < 0) {
 		e->st.verdict_errors++;
 	}
+	e->accepts = false;
 }
 
 void gw_egr_settle(struct gw_sess *s)
@@ -503,6 +551,23 @@ int gw_egr_open(struct gw *gw)
 		       err == -EBUSY ? " (bound by another process)" : "");
 		return err;
 	}
+	/* Any path may carry inner packets of the other family (a CPE
+	 * bonds its LAN's IPv6 over IPv4 paths): the device is always
+	 * there.  Without it those are dropped (inner_family), the rest
+	 * works. */
+	err = tun_open(&gw->tun, "l3b%d", 0);
+	if (err) {
+		gw_warn(gw,
+			"TUN device: %s: %s: inner packets of the other "
+			"family than their path are dropped",
+			gw->tun.fail ? gw->tun.fail : "open", strerror(-err));
+	} else {
+		gw->tun_ok = true;
+		gw_info(gw,
+			"TUN device %s for inner packets of the other "
+			"family",
+			gw->tun.name);
+	}
 	ev_io_init(&e->io, on_readable, nfqueue_fd(&e->q), EV_READ);
 	ev_io_start(gw->loop, &e->io);
 	return 0;
@@ -516,4 +581,6 @@ void gw_egr_close(struct gw *gw)
 		ev_io_stop(gw->loop, &e->io);
 		nfqueue_close(&e->q);
 	}
+	tun_close(&gw->tun);
+	gw->tun_ok = false;
 }

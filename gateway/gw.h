@@ -40,6 +40,7 @@
 #include "common/nfqueue.h"
 #include "common/replay.h"
 #include "common/rtnl.h"
+#include "common/tun.h"
 #include "common/wire.h"
 #include "egress/egress.h"
 #include "ingress/sched.h"
@@ -64,8 +65,10 @@ enum gw_limits {
 	GW_EGR_QUEUE_EXTRA = 1024, /* kernel queue room beyond the buffer */
 	GW_SLOT_CHUNK = 256,	   /* egress slots allocated together */
 	GW_RCVBUF = 8 << 20,	   /* netlink receive buffer of each queue */
-	GW_ICMP_PER_S = 100,	   /* frag-needed messages per second at most */
-	GW_FRAG_MAX = 8,	   /* fragments of one inner packet */
+	GW_ICMP_PER_S = 100, /* frag-needed + too-big messages per second */
+	GW_FRAG_MAX = 8,     /* fragments of one inner packet */
+	GW_TOLD = 256,	 /* IPv6 packet-too-big sent: (source, destination) */
+	GW_TOLD_S = 600, /* remembered this long (Linux\'s PMTU expiry) */
 };
 
 /* A token bucket for debug messages on the packet path. */
@@ -93,7 +96,10 @@ struct gw_sess;
  * this drain, for any session (each message has its own destination). */
 struct gw_path {
 	unsigned idx;
-	int fd;		  /* -1: none (the interface is absent) */
+	int fd;		  /* IPv4; -1: none (the interface is absent) */
+	int fd6;	  /* IPv6 (V6ONLY); -1: none (also: no IPv6) */
+	bool outer6;	  /* a peer on it is IPv6: its MTU counts 40 bytes
+			   * of outer IP header, not 20 */
 	uint32_t mtu;	  /* configured, else the interface's */
 	uint64_t reopens; /* socket opened again (interface changed) */
 	unsigned nmsg;
@@ -102,13 +108,19 @@ struct gw_path {
 	uint8_t hdr[GW_BUDGET][WIRE_HDR_LEN];
 	uint8_t tag[GW_BUDGET][WIRE_TAG_LEN];
 	struct gw_link *who[GW_BUDGET]; /* the link each message counts on */
+	int mfd[GW_BUDGET];		/* the socket each goes on */
 };
 
 /* A path as one session sees it: the peer's address on it, liveness,
  * round trip, counters. */
 struct gw_link {
-	unsigned idx;		 /* the path's */
-	struct sockaddr_in peer; /* cpe: configured; concentrator: learnt */
+	unsigned idx; /* the path's */
+	/* cpe: configured; concentrator: learnt.  An IPv4 peer is held
+	 * v4-mapped (::ffff:a.b.c.d), so that one comparison serves both
+	 * families; peer4 is the same as the sockaddr_in the path's IPv4
+	 * socket takes. */
+	struct sockaddr_in6 peer;
+	struct sockaddr_in peer4;
 	bool have_peer;
 	bool alive; /* heard from the peer within dead_after_ms */
 	uint64_t last_rx_us;
@@ -136,6 +148,15 @@ struct gw_ing_stats {
 	uint64_t too_big_mute; /* dropped, no ICMP (not allowed, limit) */
 	uint64_t icmp_errors;  /* ICMP the socket refused */
 	uint64_t fragmented;   /* no DF, too large: sent in fragments */
+	uint64_t outer_frag;   /* IPv6, too large, its source already told:
+				* sent whole in fragmented outer packets */
+};
+
+/* An IPv6 packet-too-big the ingress sent: to src, about dst. */
+struct gw_told {
+	uint8_t src[16];
+	uint8_t dst[16];
+	uint64_t at_us; /* 0: free */
 };
 
 /* A session's ingress counters. */
@@ -154,6 +175,7 @@ struct gw_ing {
 	uint64_t now_us;
 	struct nfqueue_kstats kst;
 	struct gw_ratelimit rl; /* log lines about failed sends */
+	struct gw_told told[GW_TOLD];
 	struct gw_ing_stats st;
 };
 
@@ -166,6 +188,7 @@ struct gw_slot {
 	uint32_t id;
 	uint32_t len;
 	bool drop; /* authentic but refused: dropped in its turn */
+	bool tun;  /* the other family than its outer packet: the TUN device */
 	const uint8_t *ext;
 	uint8_t data[GW_INNER_MAX];
 };
@@ -234,6 +257,7 @@ struct gw_sec {
 struct gw_egr_stats {
 	uint64_t pkts;		      /* packets taken from the queue */
 	uint64_t outer_bad;	      /* not IPv4/UDP, truncated, fragment */
+	uint64_t outer_ext6;	      /* outer IPv6 with an extension header */
 	uint64_t wire[WIRE_DROP_MAX]; /* wire_parse_hdr reasons */
 	uint64_t session;	      /* no session with this id */
 	uint64_t path;		      /* path id beyond the configured paths */
@@ -248,6 +272,7 @@ struct gw_egr {
 	int64_t real_to_mono_ns; /* CLOCK_MONOTONIC - CLOCK_REALTIME, now */
 	struct nfqueue_kstats kst;
 	struct gw_ratelimit rl;
+	bool accepts; /* an NF_ACCEPT is in the verdict batch */
 	struct gw_egr_stats st;
 	/* sessions this drain touched: their timers are armed at its end */
 	unsigned ntouched;
@@ -259,9 +284,11 @@ struct gw_segr_stats {
 	uint64_t wire[WIRE_DROP_MAX]; /* authentic, body malformed */
 	uint64_t auth[GW_AUTH_MAX];   /* dropped by secure.c, by reason */
 	uint64_t oversize;	      /* inner larger than GW_INNER_MAX */
-	uint64_t inner_family;	      /* inner not IPv4 (outer is IPv4) */
-	uint64_t spoofed; /* concentrator: inner source not the CPE's */
-	uint64_t no_slot; /* no free slot (cannot happen) */
+	uint64_t inner_family; /* inner of the other family, no TUN device */
+	uint64_t via_tun;      /* released through the TUN device */
+	uint64_t tun_errors;   /* the TUN device refused it (full, down) */
+	uint64_t spoofed;      /* concentrator: inner source not the CPE's */
+	uint64_t no_slot;      /* no free slot (cannot happen) */
 	uint64_t late;
 	uint64_t dup;
 	uint64_t released;
@@ -306,6 +333,7 @@ struct gw_rp {
 
 struct gw_rules {
 	bool installed;
+	bool v6;      /* the ip6tables rules too */
 	unsigned mss; /* of the installed TCPMSS clamp */
 	unsigned nrp;
 	struct gw_rp rp[GW_RP_MAX];
@@ -327,12 +355,16 @@ struct gw {
 	struct gw_sess_table *table;
 	struct gw_ing ing;
 	struct gw_egr egr;
+	/* inner packets of the other family than their outer one (egress) */
+	struct tun tun;
+	bool tun_ok;
 	struct gw_rules rules;
 	/* MTU: the largest inner packet every path carries, the TCP MSS
 	 * that fits it (path.c) */
 	uint16_t inner_max;
 	uint16_t mss;
-	int icmp_fd; /* raw ICMP socket of frag-needed, -1: none */
+	int icmp_fd;  /* raw ICMP socket of frag-needed, -1: none */
+	int icmp6_fd; /* raw ICMPv6 socket of packet-too-big, -1: none */
 	struct gw_ratelimit icmp_rl;
 	/* path interfaces over rtnetlink (path.c) */
 	struct rtnl_watch rtnl;
@@ -386,6 +418,16 @@ uint64_t gw_now_us(void);
 #define gw_sdbg(s, ...)	 gw_slog(s, CONF_LOG_DEBUG, __VA_ARGS__)
 
 /* path.c */
+/* The socket of l's path for its peer's family (-1: none), and the
+ * address to send to (*to, *len) */
+int gw_link_dst(const struct gw_sess *s, const struct gw_link *l,
+		const struct sockaddr **to, socklen_t *len);
+/* The same for any address a of path p; an IPv4 one is built in a4. */
+int gw_path_dst(const struct gw_path *p, const struct sockaddr_in6 *a,
+		struct sockaddr_in *a4, const struct sockaddr **to,
+		socklen_t *len);
+/* l's peer is a (both peer and peer4) */
+void gw_link_set_peer(struct gw_link *l, const struct sockaddr_in6 *a);
 /* the sockets (a path whose interface is absent waits for it), the
  * rtnetlink watch of the interfaces, the MTUs */
 int gw_paths_open(struct gw *gw);
@@ -400,7 +442,7 @@ void gw_links_init(struct gw_sess *s);
 /* an authentic packet of s arrived on l from the address from; newest:
  * its packet number is the highest yet on the path */
 void gw_link_heard(struct gw_sess *s, struct gw_link *l,
-		   const struct sockaddr_in *from, bool newest,
+		   const struct sockaddr_in6 *from, bool newest,
 		   uint64_t now_us);
 void gw_paths_check_alive(struct gw *gw, uint64_t now_us);
 void gw_send_reports(struct gw *gw, uint64_t now_us);
@@ -437,7 +479,7 @@ enum gw_auth_drop gw_sec_open(struct gw_sess *s, uint8_t *pkt,
 void gw_sec_send_hellos(struct gw_sess *s, uint64_t now_us, bool force);
 /* an authentic HELLO (concentrator) or HELLO_ACK (CPE) */
 void gw_sec_on_hello(struct gw_sess *s, struct gw_link *l,
-		     const struct sockaddr_in *from, const struct wire_msg *m,
+		     const struct sockaddr_in6 *from, const struct wire_msg *m,
 		     uint64_t now_us);
 
 /* session.c: the sessions of the config, their tables */
@@ -450,6 +492,8 @@ struct gw_sess *gw_sess_by_id(const struct gw *gw, uint32_t id);
 /* concentrator: the session whose CPE routes the IPv4 address addr
  * (network order; longest prefix), NULL if none.  CPE: its session. */
 struct gw_sess *gw_sess_by_addr(const struct gw *gw, uint32_t addr);
+/* the same for the IPv6 address at addr (16 bytes) */
+struct gw_sess *gw_sess_by_addr6(const struct gw *gw, const uint8_t *addr);
 /* Reload: sessions of CPEs gone are closed (what they hold released in
  * order), new ones opened, changed keys give a fresh session; the others
  * are not touched.  0 or -errno (nothing changed then). */
@@ -475,17 +519,36 @@ void gw_egr_peer_restarted(struct gw_sess *s);
 const char *gw_auth_drop_name(enum gw_auth_drop d);
 void gw_check_kstats(struct gw *gw);
 
+/* outer.c: "a.b.c.d:port" for a v4-mapped address, "[x:y::z]:port"
+ * otherwise */
+const char *gw_addr_str(const struct sockaddr_in6 *a, char *buf, size_t len);
+enum { GW_ADDR_STR = INET6_ADDRSTRLEN + 8 };
+/* a is v4-mapped */
+bool gw_addr_is4(const struct sockaddr_in6 *a);
 /* outer.c: the outer IPv4 + UDP headers of a tunnel packet: the source
- * address and port, and the UDP payload.  0 or -EINVAL (malformed). */
-int gw_outer_ipv4(const uint8_t *d, size_t len, struct sockaddr_in *from,
+ * address (v4-mapped) and port, and the UDP payload.  0 or -EINVAL
+ * (malformed). */
+int gw_outer_ipv4(const uint8_t *d, size_t len, struct sockaddr_in6 *from,
+		  const uint8_t **pl, size_t *plen);
+/* The same for an outer IPv6 packet: UDP must follow the fixed header
+ * directly; -EPROTONOSUPPORT for any extension header (a fragment
+ * header included: the kernel reassembles before the egress), -EINVAL
+ * when malformed. */
+int gw_outer_ipv6(const uint8_t *d, size_t len, struct sockaddr_in6 *from,
 		  const uint8_t **pl, size_t *plen);
 
 /* rules.c */
 /* the TCP MSS the rules clamp to for c's paths: their mtu, 1500 if not
  * configured (the daemon uses the interfaces' own: gw->mss) */
 unsigned gw_conf_mss(const struct conf *c);
-int gw_rules_text(const struct conf *c, bool nft, unsigned mss, char *buf,
-		  size_t len);
+enum gw_rules_kind {
+	GW_RULES_IPTABLES = 0, /* iptables-restore text (IPv4) */
+	GW_RULES_NFT = 1,      /* one nft table, both families */
+	GW_RULES_IP6TABLES = 2,
+};
+/* mss: the IPv4 clamp; IPv6 gets 20 less (its header is 20 longer) */
+int gw_rules_text(const struct conf *c, enum gw_rules_kind kind, unsigned mss,
+		  char *buf, size_t len);
 int gw_rules_install(struct gw *gw);
 /* reload, MTU change: L3B_ING replaced in one transaction if c bonds
  * other prefixes or gw->mss changed; 0 or -errno */

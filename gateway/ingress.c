@@ -8,8 +8,9 @@
  * packet of the drain); the path batches point there.  After the drain:
  * one sendmmsg() per path, then the verdicts, in one netlink write.
  *
- * The session: the CPE's own; on a concentrator, the one whose CPE routes
- * the destination (session.c).  No session for it (a rule matched an
+ * Inner packets are IPv4 or IPv6 (the ip6tables rules feed the same
+ * queue).  The session: the CPE's own; on a concentrator, the one whose
+ * CPE routes the destination (session.c).  No session for it (a rule matched an
  * address no CPE routes after a reload), no session keys yet, or no path
  * up (peer not heard from yet, or gone): NF_ACCEPT, the packet goes on
  * natively, counted by reason.  A packet too large for a slot also goes
@@ -18,6 +19,7 @@
  */
 #include <errno.h>
 #include <linux/filter.h>
+#include <netinet/icmp6.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -39,8 +41,15 @@ static void send_batches(struct gw *gw)
 
 		for (done = 0; done < p->nmsg; done += (unsigned)n) {
 			struct gw_link *l;
+			unsigned run = 1;
 
-			n = sendmmsg(p->fd, p->msg + done, p->nmsg - done,
+			/* a run of messages on the same socket (a
+			 * concentrator's CPEs may use both families) */
+			while (done + run < p->nmsg &&
+			       p->mfd[done + run] == p->mfd[done]) {
+				run++;
+			}
+			n = sendmmsg(p->mfd[done], p->msg + done, run,
 				     MSG_DONTWAIT);
 			if (n <= 0) {
 				if (n < 0 && errno == EINTR) {
@@ -106,6 +115,7 @@ static int bond(struct gw *gw, struct gw_sess *s, uint32_t id,
 {
 	struct gw_ing *ing = &gw->ing;
 	struct wire_hdr h = {0};
+	const struct sockaddr *to;
 	struct gw_link *l;
 	struct gw_path *p;
 	unsigned slot, m;
@@ -148,12 +158,21 @@ static int bond(struct gw *gw, struct gw_sess *s, uint32_t id,
 	p->iov[m][2].iov_base = p->tag[m];
 	p->iov[m][2].iov_len = WIRE_TAG_LEN;
 	memset(&p->msg[m], 0, sizeof(p->msg[m]));
-	p->msg[m].msg_hdr.msg_name = &l->peer;
-	p->msg[m].msg_hdr.msg_namelen = sizeof(l->peer);
+	p->mfd[m] = gw_link_dst(s, l, &to, &p->msg[m].msg_hdr.msg_namelen);
+	p->msg[m].msg_hdr.msg_name = (void *)(uintptr_t)to;
 	p->msg[m].msg_hdr.msg_iov = p->iov[m];
 	p->msg[m].msg_hdr.msg_iovlen = 3;
 	s->ist.bonded++;
 	return 0;
+}
+
+/* The largest inner packet that goes as it is.  IPv6 promises 1280 bytes
+ * on every link (RFC 8200 5) and a host takes a smaller packet-too-big as
+ * 1280 anyway: on paths too small for that, IPv6 packets up to 1280 go,
+ * in fragmented outer packets (IP_PMTUDISC_DONT on the path sockets). */
+static uint16_t inner_max(const struct gw *gw, bool v6)
+{
+	return v6 && gw->inner_max < 1280 ? 1280 : gw->inner_max;
 }
 
 /* At most GW_ICMP_PER_S frag-needed messages a second, as the kernel
@@ -169,33 +188,88 @@ static bool icmp_ok(struct gw *gw)
 	return ++rl->n <= GW_ICMP_PER_S;
 }
 
-/* Too large for the tunnel with DF set: dropped, and the sender told the
- * size that passes (RFC 1191), so that its path MTU discovery works
- * through the bond instead of black-holing. */
-static void frag_needed(struct gw *gw, const struct nfqueue_pkt *pk)
+/* The slot of an IPv6 (source, destination) pair in the told table. */
+static struct gw_told *told_slot(struct gw_ing *ing, const uint8_t *pkt)
+{
+	uint32_t h = 2166136261u;
+	unsigned i;
+
+	for (i = 8; i < 40; i++) { /* both addresses: FNV-1a */
+		h = (h ^ pkt[i]) * 16777619u;
+	}
+	return &ing->told[h % GW_TOLD];
+}
+
+/* An IPv6 packet too large whose source we told already (packet too big
+ * sent within GW_TOLD_S): it is most likely the source's fragments,
+ * sized as we told it, that connection tracking reassembled before our
+ * queue (nf_defrag_ipv6 runs before any hook we can capture in, and the
+ * queue does not say that a packet was reassembled).  The kernel would
+ * fragment such a packet again when forwarding it (frag_max_size); we
+ * send it whole and let the path socket fragment the outer packet
+ * (IP_PMTUDISC_DONT), which the peer reassembles.  Answering it with
+ * packet too big again would black-hole a source that did what it was
+ * told.  A source that ignores the message gets the same: through,
+ * in outer fragments. */
+static bool told_before(struct gw *gw, const uint8_t *pkt)
+{
+	struct gw_told *t = told_slot(&gw->ing, pkt);
+
+	return t->at_us && gw->ing.now_us - t->at_us < GW_TOLD_S * 1000000ULL &&
+	       !memcmp(t->src, pkt + 8, 16) && !memcmp(t->dst, pkt + 24, 16);
+}
+
+static void told_now(struct gw *gw, const uint8_t *pkt)
+{
+	struct gw_told *t = told_slot(&gw->ing, pkt);
+
+	memcpy(t->src, pkt + 8, 16);
+	memcpy(t->dst, pkt + 24, 16);
+	t->at_us = gw->ing.now_us ? gw->ing.now_us : 1;
+}
+
+/* Too large for the tunnel with DF set (IPv6: always, routers never
+ * fragment it): dropped, and the sender told the size that passes (RFC
+ * 1191, RFC 8201), so that its path MTU discovery works through the bond
+ * instead of black-holing. */
+static void frag_needed(struct gw *gw, const struct nfqueue_pkt *pk,
+			uint16_t max)
 {
 	struct gw_ing *ing = &gw->ing;
 	struct sockaddr_in to = {.sin_family = AF_INET};
-	uint8_t msg[MTU_ICMP4_MAX];
-	int n;
+	struct sockaddr_in6 to6 = {.sin6_family = AF_INET6};
+	bool v6 = pk->data[0] >> 4 == 6;
+	uint8_t msg[MTU_ICMP6_MAX > MTU_ICMP4_MAX ? MTU_ICMP6_MAX
+						  : MTU_ICMP4_MAX];
+	int n, fd = v6 ? gw->icmp6_fd : gw->icmp_fd;
 
 	if (nfqueue_verdict(&ing->q, pk->id, NFQ_DROP, false, 0, NULL, 0) < 0) {
 		ing->st.verdict_errors++;
 	}
-	n = gw->icmp_fd < 0
-		    ? -EBADF
-		    : mtu_icmp4_frag_needed(pk->data, pk->len, gw->inner_max,
-					    msg, sizeof(msg));
+	if (fd < 0) {
+		n = -EBADF;
+	} else if (v6) {
+		n = mtu_icmp6_too_big(pk->data, pk->len, max, msg, sizeof(msg));
+	} else {
+		n = mtu_icmp4_frag_needed(pk->data, pk->len, max, msg,
+					  sizeof(msg));
+	}
 	if (n < 0 || !icmp_ok(gw)) {
 		/* an ICMP error itself, a broadcast source, ... */
 		ing->st.too_big_mute++;
 		return;
 	}
 	memcpy(&to.sin_addr, pk->data + 12, 4);
-	if (sendto(gw->icmp_fd, msg, (size_t)n, MSG_DONTWAIT,
-		   (const struct sockaddr *)&to, sizeof(to)) < 0) {
+	memcpy(&to6.sin6_addr, pk->data + 8, 16);
+	if (sendto(fd, msg, (size_t)n, MSG_DONTWAIT,
+		   v6 ? (const struct sockaddr *)&to6
+		      : (const struct sockaddr *)&to,
+		   v6 ? sizeof(to6) : sizeof(to)) < 0) {
 		ing->st.icmp_errors++;
 		return;
+	}
+	if (v6) {
+		told_now(gw, pk->data);
 	}
 	ing->st.too_big++;
 }
@@ -239,25 +313,35 @@ static void on_packet(void *ctx, const struct nfqueue_pkt *pk)
 	struct gw_ing *ing = &gw->ing;
 	struct gw_sess *s;
 	uint32_t dst;
+	bool v6;
 
 	ing->st.pkts++;
+	v6 = pk->len && pk->data[0] >> 4 == 6;
 	if (pk->len > GW_INNER_MAX || pk->len != pk->orig_len ||
-	    pk->len < WIRE_MIN_INNER || pk->data[0] >> 4 != 4) {
+	    pk->len < (v6 ? 40u : WIRE_MIN_INNER) ||
+	    (pk->data[0] >> 4 != 4 && !v6)) {
 		ing->st.unfit++;
 		accept_native(ing, pk->id);
 		return;
 	}
-	memcpy(&dst, pk->data + 16, 4);
-	s = gw_sess_by_addr(gw, dst);
+	if (v6) {
+		s = gw_sess_by_addr6(gw, pk->data + 24);
+	} else {
+		memcpy(&dst, pk->data + 16, 4);
+		s = gw_sess_by_addr(gw, dst);
+	}
 	if (!s) {
 		ing->st.no_cpe++;
 		accept_native(ing, pk->id);
 		return;
 	}
-	if (pk->len > gw->inner_max) {
-		switch (mtu_check(pk->data, pk->len, gw->inner_max)) {
+	if (pk->len > inner_max(gw, v6)) {
+		switch (mtu_check(pk->data, pk->len, inner_max(gw, v6))) {
 		case MTU_FRAG_NEEDED:
-			frag_needed(gw, pk);
+			if (v6 && told_before(gw, pk->data)) {
+				break;
+			}
+			frag_needed(gw, pk, inner_max(gw, v6));
 			return;
 		case MTU_FRAGMENT:
 			fragment(gw, s, pk);
@@ -270,6 +354,8 @@ static void on_packet(void *ctx, const struct nfqueue_pkt *pk)
 	}
 	if (bond(gw, s, pk->id, pk->data, pk->len) < 0) {
 		accept_native(ing, pk->id);
+	} else if (pk->len > inner_max(gw, v6)) {
+		ing->st.outer_frag++;
 	}
 }
 
@@ -306,28 +392,37 @@ void gw_ing_drain_all(struct gw *gw)
 	} while (got > 0 && ++rounds < 1000);
 }
 
-/* The raw socket of frag-needed messages.  It would also receive a copy
- * of every ICMP packet the box gets: a filter that takes none keeps its
- * buffer empty.  -1 (warned) if it cannot be had: too-big DF packets are
- * then dropped without an answer (counted). */
-static int icmp_open(struct gw *gw)
+/* The raw sockets of frag-needed (ICMP) and packet-too-big (ICMPv6)
+ * messages.  They would also receive a copy of every ICMP packet the box
+ * gets: a filter that takes none keeps their buffers empty (ICMPv6 also
+ * blocks every type: ICMP6_FILTER).  The kernel fills in the ICMPv6
+ * checksum.  -1 (warned) if one cannot be had: too-big packets of its
+ * family are then dropped without an answer (counted). */
+static int icmp_open(struct gw *gw, bool v6)
 {
 	struct sock_filter none[] = {BPF_STMT(BPF_RET | BPF_K, 0)};
 	struct sock_fprog prog = {.len = 1, .filter = none};
+	struct icmp6_filter f6;
 	int fd;
 
-	fd = socket(AF_INET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC,
-		    IPPROTO_ICMP);
+	fd = socket(v6 ? AF_INET6 : AF_INET,
+		    SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		    v6 ? IPPROTO_ICMPV6 : IPPROTO_ICMP);
 	if (fd < 0) {
 		gw_warn(gw,
-			"ICMP socket: %s: packets too large for the "
-			"tunnel with DF set are dropped unanswered",
-			strerror(errno));
+			"%s socket: %s: packets too large for the "
+			"tunnel%s are dropped unanswered",
+			v6 ? "ICMPv6" : "ICMP", strerror(errno),
+			v6 ? " (IPv6)" : " with DF set");
 		return -1;
 	}
 	if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog)) <
 	    0) {
 		gw_warn(gw, "ICMP socket filter: %s", strerror(errno));
+	}
+	if (v6) {
+		ICMP6_FILTER_SETBLOCKALL(&f6);
+		setsockopt(fd, IPPROTO_ICMPV6, ICMP6_FILTER, &f6, sizeof(f6));
 	}
 	return fd;
 }
@@ -347,7 +442,8 @@ int gw_ing_open(struct gw *gw)
 	if (!ing->buf) {
 		return -ENOMEM;
 	}
-	gw->icmp_fd = icmp_open(gw);
+	gw->icmp_fd = icmp_open(gw, false);
+	gw->icmp6_fd = icmp_open(gw, true);
 	gw_commit_mem(ing->buf, sizeof(*ing->buf) * GW_BUDGET);
 	err = nfqueue_open(&ing->q, gw->conf.ingress_queue, &o);
 	if (err) {
@@ -376,5 +472,9 @@ void gw_ing_close(struct gw *gw)
 	if (gw->icmp_fd >= 0) {
 		close(gw->icmp_fd);
 		gw->icmp_fd = -1;
+	}
+	if (gw->icmp6_fd >= 0) {
+		close(gw->icmp6_fd);
+		gw->icmp6_fd = -1;
 	}
 }

@@ -2,7 +2,7 @@
  *
  *	l3bondd -c FILE [-f] [-v] [--status-file PATH]
  *	l3bondd -c FILE --check
- *	l3bondd -c FILE --print-rules iptables|nft
+ *	l3bondd -c FILE --print-rules iptables|ip6tables|nft
  *	l3bondd --genkey
  *
  * It always runs in the foreground (systemd and procd supervise it); -f is
@@ -31,7 +31,7 @@ static void usage(FILE *f)
 		"usage: l3bondd -c FILE [-f] [-v] [--status-file PATH]\n"
 		"               [--control-socket PATH]\n"
 		"       l3bondd -c FILE --check\n"
-		"       l3bondd -c FILE --print-rules iptables|nft\n"
+		"       l3bondd -c FILE --print-rules iptables|ip6tables|nft\n"
 		"       l3bondd --genkey\n"
 		"  -c, --config FILE      configuration (libconfig syntax)\n"
 		"  -f, --foreground       run in the foreground (always so)\n"
@@ -54,9 +54,6 @@ static void usage(FILE *f)
 static int check_daemon(const struct conf *c, const char *file, char *err,
 			size_t len)
 {
-	struct in_addr a;
-	unsigned i;
-
 	if (c->role == ROLE_CPE && !c->nlan && !c->bond_output) {
 		snprintf(err, len,
 			 "%s:0: lan_interfaces: missing: required with role "
@@ -74,16 +71,7 @@ static int check_daemon(const struct conf *c, const char *file, char *err,
 			 file);
 		return -EINVAL;
 	}
-	for (i = 0; i < c->npaths; i++) {
-		if (c->role == ROLE_CPE &&
-		    inet_pton(AF_INET, c->path[i].peer, &a) != 1) {
-			snprintf(err, len,
-				 "%s:0: paths[%u].peer: bad value '%s': the "
-				 "daemon supports IPv4 paths only for now",
-				 file, i, c->path[i].peer);
-			return -EINVAL;
-		}
-	}
+	/* a path's peer: IPv4 or IPv6 (conf.c checked it) */
 	return 0;
 }
 
@@ -484,6 +472,7 @@ int main(int argc, char **argv)
 	setvbuf(stderr, NULL, _IOLBF, 0);
 	gw.log_level = CONF_LOG_INFO;
 	gw.icmp_fd = -1;
+	gw.icmp6_fd = -1;
 	if (auth_init() < 0) {
 		fprintf(stderr, "l3bondd: libsodium cannot initialise (no "
 				"randomness source)\n");
@@ -508,10 +497,12 @@ int main(int argc, char **argv)
 		case OPT_PRINT_RULES:
 			print_rules = optarg;
 			if (strcmp(optarg, "iptables") &&
+			    strcmp(optarg, "ip6tables") &&
 			    strcmp(optarg, "nft")) {
 				fprintf(stderr,
 					"l3bondd: --print-rules: expected "
-					"iptables or nft, not '%s'\n",
+					"iptables, ip6tables or nft, not "
+					"'%s'\n",
 					optarg);
 				return 2;
 			}
@@ -564,7 +555,11 @@ int main(int argc, char **argv)
 	if (print_rules) {
 		static char text[GW_RULES_MAX];
 
-		ret = gw_rules_text(&gw.conf, !strcmp(print_rules, "nft"),
+		ret = gw_rules_text(&gw.conf,
+				    !strcmp(print_rules, "nft") ? GW_RULES_NFT
+				    : !strcmp(print_rules, "ip6tables")
+					    ? GW_RULES_IP6TABLES
+					    : GW_RULES_IPTABLES,
 				    gw_conf_mss(&gw.conf), text, sizeof(text));
 		if (ret < 0) {
 			fprintf(stderr, "l3bondd: too many rules\n");

@@ -1,6 +1,6 @@
 /* The daemon's own firewall rules, and rp_filter.
  *
- * Chains (iptables):
+ * Chains (iptables, and the same in ip6tables for IPv6):
  *	mangle L3B_ING  <- FORWARD     traffic to bond -> ingress_queue
  *	mangle L3B_OUT  <- OUTPUT      (cpe, bond_output) local traffic
  *	raw    L3B_EGR  <- PREROUTING  tunnel port -> egress_queue
@@ -48,8 +48,16 @@ struct out {
 	size_t len;
 	size_t used;
 	bool overflow;
-	unsigned mss; /* of the TCPMSS clamp */
+	unsigned mss; /* of the TCPMSS clamp (IPv4; IPv6: 20 less) */
+	bool v6;      /* ip6tables text (the IPv6 prefixes, the IPv6 MSS) */
 };
+
+/* The IPv6 MSS: the same inner maximum less an IPv6 header, 20 bytes
+ * longer than the IPv4 one. */
+static unsigned mss6(unsigned mss)
+{
+	return mss > 20 ? mss - 20 : 0;
+}
 
 static void __attribute__((format(printf, 2, 3)))
 put(struct out *o, const char *fmt, ...)
@@ -88,22 +96,15 @@ static unsigned wan_devices(const struct conf *c, const char **dev)
 	return n;
 }
 
-static const char *prefix_str(const struct conf_prefix *p, char *buf,
-			      size_t len)
-{
-	char a[INET_ADDRSTRLEN];
-
-	inet_ntop(AF_INET, &p->addr, a, sizeof(a));
-	snprintf(buf, len, "%s/%u", a, p->len);
-	return buf;
-}
-
-/* The rules of L3B_ING: what to bond, with its MSS clamp. */
+/* The rules of L3B_ING: what to bond, with its MSS clamp.  A CPE's rules
+ * are the same for both families (by device); a concentrator's name the
+ * prefixes of the text's family. */
 static void ing_rules(const struct conf *c, struct out *o)
 {
 	const char *dev[WIRE_MAX_PATHS];
 	unsigned ndev = wan_devices(c, dev), i, j, k;
-	char pfx[INET_ADDRSTRLEN + 4], match[96];
+	unsigned mss = o->v6 ? mss6(o->mss) : o->mss;
+	char pfx[INET6_ADDRSTRLEN + 4], match[96];
 
 	if (c->role == ROLE_CPE) {
 		for (i = 0; i < c->nlan; i++) {
@@ -114,7 +115,7 @@ static void ing_rules(const struct conf *c, struct out *o)
 				    "-A L3B_ING %s -p tcp --tcp-flags SYN,RST "
 				    "SYN -m tcpmss --mss %u:65535 -j TCPMSS "
 				    "--set-mss %u\n",
-				    match, o->mss + 1, o->mss);
+				    match, mss + 1, mss);
 				put(o,
 				    "-A L3B_ING %s -j NFQUEUE --queue-num %u "
 				    "--queue-bypass\n",
@@ -125,13 +126,16 @@ static void ing_rules(const struct conf *c, struct out *o)
 	}
 	for (k = 0; k < c->ncpes; k++) {
 		for (i = 0; i < c->cpe[k].nprefixes; i++) {
+			if (c->cpe[k].prefix[i].v6 != o->v6) {
+				continue;
+			}
 			snprintf(match, sizeof(match), "-d %s",
-				 prefix_str(&c->cpe[k].prefix[i], pfx,
-					    sizeof(pfx)));
+				 conf_prefix_str(&c->cpe[k].prefix[i], pfx,
+						 sizeof(pfx)));
 			put(o,
 			    "-A L3B_ING %s -p tcp --tcp-flags SYN,RST SYN -m "
 			    "tcpmss --mss %u:65535 -j TCPMSS --set-mss %u\n",
-			    match, o->mss + 1, o->mss);
+			    match, mss + 1, mss);
 			put(o,
 			    "-A L3B_ING %s -j NFQUEUE --queue-num %u "
 			    "--queue-bypass\n",
@@ -145,6 +149,7 @@ static void iptables_text(const struct conf *c, struct out *o)
 	const char *dev[WIRE_MAX_PATHS];
 	unsigned ndev = wan_devices(c, dev), j;
 	bool out = c->role == ROLE_CPE && c->bond_output;
+	unsigned mss = o->v6 ? mss6(o->mss) : o->mss;
 
 	put(o, "*mangle\n:L3B_ING - [0:0]\n");
 	if (out) {
@@ -158,7 +163,7 @@ static void iptables_text(const struct conf *c, struct out *o)
 			put(o,
 			    "-A L3B_OUT -o %s -p tcp --tcp-flags SYN,RST SYN "
 			    "-m tcpmss --mss %u:65535 -j TCPMSS --set-mss %u\n",
-			    dev[j], o->mss + 1, o->mss);
+			    dev[j], mss + 1, mss);
 			put(o,
 			    "-A L3B_OUT -o %s -j NFQUEUE --queue-num %u "
 			    "--queue-bypass\n",
@@ -182,13 +187,22 @@ static void iptables_text(const struct conf *c, struct out *o)
 	       "COMMIT\n");
 }
 
+/* The clamp of a rule by device, for both families: each its own MSS. */
+static void nft_clamp(struct out *o, const char *match, const char *clamp)
+{
+	put(o, "\t\t%s meta nfproto ipv4 %s %u-65535 %s set %u\n", match, clamp,
+	    o->mss + 1, "tcp option maxseg size", o->mss);
+	put(o, "\t\t%s meta nfproto ipv6 %s %u-65535 %s set %u\n", match, clamp,
+	    mss6(o->mss) + 1, "tcp option maxseg size", mss6(o->mss));
+}
+
 /* The same for nftables (OpenWrt fw4): one table of our own, replaced as
  * a whole ("table; delete table; table {...}" is nft's atomic replace). */
 static void nft_text(const struct conf *c, struct out *o)
 {
 	const char *dev[WIRE_MAX_PATHS];
 	unsigned ndev = wan_devices(c, dev), i, j, k;
-	char pfx[INET_ADDRSTRLEN + 4], match[96];
+	char pfx[INET6_ADDRSTRLEN + 4], match[96];
 	bool out = c->role == ROLE_CPE && c->bond_output;
 	const char *clamp = "tcp flags & (syn | rst) == syn "
 			    "tcp option maxseg size";
@@ -203,9 +217,7 @@ static void nft_text(const struct conf *c, struct out *o)
 				snprintf(match, sizeof(match),
 					 "iifname \"%s\" oifname \"%s\"",
 					 c->lan[i], dev[j]);
-				put(o, "\t\t%s %s %u-65535 %s set %u\n", match,
-				    clamp, o->mss + 1, "tcp option maxseg size",
-				    o->mss);
+				nft_clamp(o, match, clamp);
 				put(o, "\t\t%s queue num %u bypass\n", match,
 				    c->ingress_queue);
 			}
@@ -213,12 +225,15 @@ static void nft_text(const struct conf *c, struct out *o)
 	} else {
 		for (k = 0; k < c->ncpes; k++) {
 			for (i = 0; i < c->cpe[k].nprefixes; i++) {
-				snprintf(match, sizeof(match), "ip daddr %s",
-					 prefix_str(&c->cpe[k].prefix[i], pfx,
-						    sizeof(pfx)));
+				const struct conf_prefix *p =
+					&c->cpe[k].prefix[i];
+				unsigned m = p->v6 ? mss6(o->mss) : o->mss;
+
+				snprintf(match, sizeof(match), "%s daddr %s",
+					 p->v6 ? "ip6" : "ip",
+					 conf_prefix_str(p, pfx, sizeof(pfx)));
 				put(o, "\t\t%s %s %u-65535 %s set %u\n", match,
-				    clamp, o->mss + 1, "tcp option maxseg size",
-				    o->mss);
+				    clamp, m + 1, "tcp option maxseg size", m);
 				put(o, "\t\t%s queue num %u bypass\n", match,
 				    c->ingress_queue);
 			}
@@ -230,9 +245,9 @@ static void nft_text(const struct conf *c, struct out *o)
 		       "mangle; policy accept;\n");
 		put(o, "\t\tudp sport %u return\n", c->port);
 		for (j = 0; j < ndev; j++) {
-			put(o, "\t\toifname \"%s\" %s %u-65535 %s set %u\n",
-			    dev[j], clamp, o->mss + 1, "tcp option maxseg size",
-			    o->mss);
+			snprintf(match, sizeof(match), "oifname \"%s\"",
+				 dev[j]);
+			nft_clamp(o, match, clamp);
 			put(o, "\t\toifname \"%s\" queue num %u bypass\n",
 			    dev[j], c->ingress_queue);
 		}
@@ -253,27 +268,36 @@ static void nft_text(const struct conf *c, struct out *o)
 
 unsigned gw_conf_mss(const struct conf *c)
 {
-	uint32_t mtu = 0;
+	uint16_t inner = 0;
 	unsigned i;
 
 	for (i = 0; i < c->npaths; i++) {
 		uint32_t m = c->path[i].mtu ? c->path[i].mtu : 1500;
+		/* a CPE's IPv6 peer: the outer header is 20 bytes longer */
+		uint16_t n = mtu_inner_max(
+			m, c->role == ROLE_CPE && strchr(c->path[i].peer, ':'));
 
-		mtu = !mtu || m < mtu ? m : mtu;
+		inner = !i || n < inner ? n : inner;
 	}
-	return mtu_mss4(mtu ? mtu : 1500);
+	if (!c->npaths) {
+		inner = mtu_inner_max(1500, false);
+	}
+	return inner > 40 ? inner - 40u : 0;
 }
 
-int gw_rules_text(const struct conf *c, bool nft, unsigned mss, char *buf,
-		  size_t len)
+int gw_rules_text(const struct conf *c, enum gw_rules_kind kind, unsigned mss,
+		  char *buf, size_t len)
 {
-	struct out o = {.buf = buf, .len = len, .mss = mss};
+	struct out o = {.buf = buf,
+			.len = len,
+			.mss = mss,
+			.v6 = kind == GW_RULES_IP6TABLES};
 
 	if (!len) {
 		return -ENOSPC;
 	}
 	buf[0] = '\0';
-	if (nft) {
+	if (kind == GW_RULES_NFT) {
 		nft_text(c, &o);
 	} else {
 		iptables_text(c, &o);
@@ -360,70 +384,183 @@ static const struct {
 };
 
 /* Removes our jumps (as often as they appear: a crashed run may have left
- * several) and our chains; whatever of it is there. */
-static void remove_all(void)
+ * several), then our chains in one restore transaction: declaring a chain
+ * creates or flushes it, so "-X" after it holds whether it was there or
+ * not.  A dozen runs of iptables fewer than one -F and -X each: a
+ * restarted daemon stops and starts bonding sooner. */
+static void remove_all(bool v6)
 {
+	const char *cmd = v6 ? "ip6tables" : "iptables";
+	const char *argv[] = {v6 ? "ip6tables-restore" : "iptables-restore",
+			      "-w", "--noflush", NULL};
+	char text[512];
+	struct out o = {.buf = text, .len = sizeof(text)};
 	unsigned i, n;
 
 	for (i = 0; i < sizeof(chains) / sizeof(chains[0]); i++) {
 		/* clang-format off */
-		const char *del[] = {"iptables", "-w", "-t", chains[i].table,
+		const char *del[] = {cmd, "-w", "-t", chains[i].table,
 				     "-D", chains[i].hook, "-j",
 				     chains[i].chain, NULL};
-		const char *flush[] = {"iptables", "-w", "-t", chains[i].table,
-				       "-F", chains[i].chain, NULL};
-		const char *rm[] = {"iptables", "-w", "-t", chains[i].table,
-				    "-X", chains[i].chain, NULL};
 		/* clang-format on */
 
 		for (n = 0;
 		     chains[i].hook && n < 64 && run(del, NULL, true) == 0;
 		     n++) {
 		}
-		run(flush, NULL, true);
-		run(rm, NULL, true);
+	}
+	for (i = 0; i < sizeof(chains) / sizeof(chains[0]); i++) {
+		if (!i || strcmp(chains[i].table, chains[i - 1].table)) {
+			put(&o, "%s*%s\n", i ? "COMMIT\n" : "",
+			    chains[i].table);
+		}
+		put(&o, ":%s - [0:0]\n-X %s\n", chains[i].chain,
+		    chains[i].chain);
+	}
+	put(&o, "COMMIT\n");
+	run(argv, text, true);
+}
+
+/* Both families' removal at once (the IPv6 one in a child). */
+static void remove_both(void)
+{
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	if (pid == 0) {
+		remove_all(true);
+		_exit(0);
+	}
+	remove_all(false);
+	if (pid < 0) {
+		remove_all(true);
+		return;
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
 	}
 }
 
-int gw_rules_install(struct gw *gw)
+/* c needs IPv6 rules: an IPv6 prefix to bond, or an IPv6 path.  Without
+ * either a CPE still bonds its LAN's IPv6 when it can, but a host without
+ * ip6tables (or IPv6) keeps working for IPv4. */
+static bool needs_ipv6(const struct conf *c)
 {
-	const char *argv[] = {"iptables-restore", "-w", "--noflush", NULL};
-	char *text;
+	unsigned i, k;
+
+	for (i = 0; i < c->npaths; i++) {
+		if (strchr(c->path[i].peer, ':')) {
+			return true;
+		}
+	}
+	for (k = 0; k < c->ncpes; k++) {
+		for (i = 0; i < c->cpe[k].nprefixes; i++) {
+			if (c->cpe[k].prefix[i].v6) {
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+/* The rules of one family in one transaction (text: generated already),
+ * after removing what an earlier run left.  0 or -errno. */
+static int install(bool v6, const char *text)
+{
+	const char *argv[] = {v6 ? "ip6tables-restore" : "iptables-restore",
+			      "-w", "--noflush", NULL};
 	int ret;
 
-	text = malloc(GW_RULES_MAX);
-	if (!text) {
-		return -ENOMEM;
-	}
-	ret = gw_rules_text(&gw->conf, false, gw->mss, text, GW_RULES_MAX);
-	if (ret < 0) {
-		gw_err(gw, "rules: too many to generate");
-		goto out;
-	}
-	remove_all();
+	remove_all(v6);
 	ret = run(argv, text, false);
 	if (ret) {
 		/* iptables-restore commits table by table: a failure in raw
 		 * can leave mangle installed */
-		gw_err(gw, "rules: iptables-restore failed (%d)", ret);
-		remove_all();
-		ret = ret < 0 ? ret : -EIO;
+		remove_all(v6);
+		return ret < 0 ? ret : -EIO;
+	}
+	return 0;
+}
+
+/* Both families at once: the IPv6 rules in a child while this process
+ * does the IPv4 ones.  Each is a dozen iptables runs (removal) and a
+ * restore, and nothing is bonded until both are done: a CPE restarted
+ * under traffic loses what arrives meanwhile.  The child only runs
+ * commands and reports by its exit status (0, else ip6tables failed). */
+int gw_rules_install(struct gw *gw)
+{
+	char *text, *text6;
+	int ret, ret6, status;
+	pid_t pid;
+
+	text = malloc(GW_RULES_MAX);
+	text6 = malloc(GW_RULES_MAX);
+	ret = -ENOMEM;
+	if (!text || !text6) {
 		goto out;
+	}
+	ret = gw_rules_text(&gw->conf, GW_RULES_IPTABLES, gw->mss, text,
+			    GW_RULES_MAX);
+	if (ret >= 0) {
+		ret = gw_rules_text(&gw->conf, GW_RULES_IP6TABLES, gw->mss,
+				    text6, GW_RULES_MAX);
+	}
+	if (ret < 0) {
+		gw_err(gw, "rules: too many to generate");
+		goto out;
+	}
+	pid = fork();
+	if (pid == 0) {
+		_exit(install(true, text6) ? 1 : 0);
+	}
+	ret = install(false, text);
+	if (pid < 0) {
+		ret6 = install(true, text6); /* one after the other, then */
+	} else {
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+		}
+		ret6 = WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -EIO;
+	}
+	if (ret) {
+		gw_err(gw, "rules: iptables-restore failed (%d)", ret);
+		if (!ret6) {
+			remove_all(true);
+		}
+		goto out;
+	}
+	gw->rules.v6 = !ret6;
+	if (ret6 && needs_ipv6(&gw->conf)) {
+		gw_err(gw, "rules: ip6tables-restore failed (%d)", ret6);
+		remove_all(false);
+		ret = ret6;
+		goto out;
+	}
+	if (ret6) {
+		gw_warn(gw,
+			"rules: ip6tables-restore failed (%d): IPv6 is "
+			"not bonded",
+			ret6);
 	}
 	gw->rules.installed = true;
 	gw->rules.mss = gw->mss;
-	gw_info(gw, "rules installed (chains L3B_ING%s, L3B_EGR)",
-		gw->conf.bond_output ? ", L3B_OUT" : "");
+	gw_info(gw, "rules installed (chains L3B_ING%s, L3B_EGR; %s)",
+		gw->conf.bond_output ? ", L3B_OUT" : "",
+		gw->rules.v6 ? "IPv4 and IPv6" : "IPv4 only");
 out:
 	free(text);
+	free(text6);
 	return ret;
 }
 
-int gw_rules_update(struct gw *gw, const struct conf *c)
+/* L3B_ING of one family replaced in one transaction of the mangle table:
+ * the chain is never seen empty while bonded traffic flows.  1: replaced,
+ * 0: nothing changed, or -errno. */
+static int update(struct gw *gw, const struct conf *c, bool v6)
 {
-	const char *argv[] = {"iptables-restore", "-w", "--noflush", NULL};
-	struct out now = {.len = GW_RULES_MAX, .mss = gw->rules.mss};
-	struct out next = {.len = GW_RULES_MAX, .mss = gw->mss};
+	const char *argv[] = {v6 ? "ip6tables-restore" : "iptables-restore",
+			      "-w", "--noflush", NULL};
+	struct out now = {.len = GW_RULES_MAX, .mss = gw->rules.mss, .v6 = v6};
+	struct out next = {.len = GW_RULES_MAX, .mss = gw->mss, .v6 = v6};
 	struct out txn = {.len = GW_RULES_MAX};
 	int ret = -ENOMEM;
 
@@ -435,8 +572,6 @@ int gw_rules_update(struct gw *gw, const struct conf *c)
 	}
 	ing_rules(&gw->conf, &now);
 	ing_rules(c, &next);
-	/* one transaction of the mangle table: the chain is never seen
-	 * empty while bonded traffic flows */
 	put(&txn, "*mangle\n:L3B_ING - [0:0]\n-F L3B_ING\n%sCOMMIT\n",
 	    next.buf);
 	ret = -ENOSPC;
@@ -445,17 +580,17 @@ int gw_rules_update(struct gw *gw, const struct conf *c)
 		goto out;
 	}
 	ret = 0;
-	if (!gw->rules.installed || !strcmp(now.buf, next.buf)) {
+	if (!strcmp(now.buf, next.buf)) {
 		goto out;
 	}
 	ret = run(argv, txn.buf, false);
 	if (ret) {
-		gw_err(gw, "rules: updating L3B_ING failed (%d)", ret);
+		gw_err(gw, "rules: updating L3B_ING (%s) failed (%d)",
+		       v6 ? "IPv6" : "IPv4", ret);
 		ret = ret < 0 ? ret : -EIO;
 		goto out;
 	}
-	gw->rules.mss = gw->mss;
-	gw_info(gw, "rules: L3B_ING updated (prefixes, or MSS %u)", gw->mss);
+	ret = 1;
 out:
 	free(now.buf);
 	free(next.buf);
@@ -463,13 +598,40 @@ out:
 	return ret;
 }
 
+int gw_rules_update(struct gw *gw, const struct conf *c)
+{
+	int ret, ret6 = 0;
+
+	if (!gw->rules.installed) {
+		return 0;
+	}
+	ret = update(gw, c, false);
+	if (ret >= 0 && gw->rules.v6) {
+		ret6 = update(gw, c, true);
+	}
+	if (ret < 0 || ret6 < 0) {
+		return ret < 0 ? ret : ret6;
+	}
+	if (ret || ret6) {
+		gw_info(gw, "rules: L3B_ING updated (prefixes, or MSS %u)",
+			gw->mss);
+	}
+	gw->rules.mss = gw->mss;
+	return 0;
+}
+
 void gw_rules_remove(struct gw *gw)
 {
 	if (!gw->rules.installed) {
 		return;
 	}
-	remove_all();
+	if (gw->rules.v6) {
+		remove_both();
+	} else {
+		remove_all(false);
+	}
 	gw->rules.installed = false;
+	gw->rules.v6 = false;
 	gw_info(gw, "rules removed");
 }
 

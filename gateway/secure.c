@@ -126,11 +126,14 @@ static void sec_start(struct gw_sess *s, uint64_t r_cpe, uint64_t r_conc)
 /* Sends a HELLO or HELLO_ACK on l's path to the address to, sealed under
  * our handshake key. */
 static int send_hello(struct gw_sess *s, struct gw_link *l, uint8_t type,
-		      const struct wire_hello *hb, const struct sockaddr_in *to,
-		      uint64_t now_us)
+		      const struct wire_hello *hb,
+		      const struct sockaddr_in6 *to, uint64_t now_us)
 {
+	struct sockaddr_in to4;
+	const struct sockaddr *dst;
+	socklen_t dlen;
+	int fd = gw_path_dst(&s->gw->path[l->idx], to, &to4, &dst, &dlen);
 	struct gw_sec *c = &s->sec;
-	const struct gw_path *p = &s->gw->path[l->idx];
 	struct wire_hdr h = {
 		.type = type,
 		.path = (uint8_t)l->idx,
@@ -142,7 +145,7 @@ static int send_hello(struct gw_sess *s, struct gw_link *l, uint8_t type,
 	uint8_t pkt[WIRE_HDR_LEN + WIRE_HELLO_ACK_LEN + WIRE_TAG_LEN];
 	int blen, n;
 
-	if (p->fd < 0) {
+	if (fd < 0) {
 		return -ENOTCONN;
 	}
 	blen = type == WIRE_HELLO ? wire_put_hello(body, sizeof(body), hb)
@@ -155,8 +158,7 @@ static int send_hello(struct gw_sess *s, struct gw_link *l, uint8_t type,
 	}
 	auth_seal(&c->hello_tx, h.pn, c->mode, pkt, WIRE_HDR_LEN,
 		  pkt + WIRE_HDR_LEN, (size_t)blen, pkt + WIRE_HDR_LEN + blen);
-	if (sendto(p->fd, pkt, (size_t)n, MSG_DONTWAIT,
-		   (const struct sockaddr *)to, sizeof(*to)) < 0) {
+	if (sendto(fd, pkt, (size_t)n, MSG_DONTWAIT, dst, dlen) < 0) {
 		l->st.ctrl_errors++;
 		return -errno;
 	}
@@ -348,9 +350,10 @@ static bool ack_ok(struct gw_link *l, uint64_t r_cpe, uint64_t now_us)
 
 /* Concentrator: an authentic HELLO. */
 static void on_hello(struct gw_sess *s, struct gw_link *l,
-		     const struct sockaddr_in *from, uint64_t r_cpe,
+		     const struct sockaddr_in6 *from, uint64_t r_cpe,
 		     uint64_t now_us)
 {
+	char a[GW_ADDR_STR];
 	struct gw_sec *c = &s->sec;
 	struct wire_hello ack = {.r_cpe = r_cpe};
 	struct gw_pending *pd = NULL, *old = &c->pend[0];
@@ -388,9 +391,9 @@ static void on_hello(struct gw_sess *s, struct gw_link *l,
 	pd->since_us = now_us;
 	auth_session_key(&pd->rx, &c->psk, AUTH_C2S, r_cpe, pd->r_conc);
 	ack.r_conc = pd->r_conc;
-	gw_sdbg(s, "path %s: HELLO from %s:%u, handshake %016llx",
-		s->gw->conf.path[l->idx].name, inet_ntoa(from->sin_addr),
-		ntohs(from->sin_port), (unsigned long long)r_cpe);
+	gw_sdbg(s, "path %s: HELLO from %s, handshake %016llx",
+		s->gw->conf.path[l->idx].name, gw_addr_str(from, a, sizeof(a)),
+		(unsigned long long)r_cpe);
 answer:
 	/* to where the HELLO came from: the path's address is learnt only
 	 * from packets under the session keys */
@@ -428,7 +431,7 @@ static void on_hello_ack(struct gw_sess *s, const struct wire_hello *h,
 }
 
 void gw_sec_on_hello(struct gw_sess *s, struct gw_link *l,
-		     const struct sockaddr_in *from, const struct wire_msg *m,
+		     const struct sockaddr_in6 *from, const struct wire_msg *m,
 		     uint64_t now_us)
 {
 	if (m->hdr.type == WIRE_HELLO) {

@@ -8,9 +8,10 @@
  *  - by session id (every tunnel packet carries it): a chained hash table;
  *  - by address (the ingress, for the destination of a packet to bond; the
  *    egress, for the source of what a CPE sends, so that no CPE can send
- *    with another's addresses): the CPEs' prefixes in one open-addressing
- *    hash table keyed by (length, masked address), probed from the longest
- *    prefix length in use to the shortest.  A handful of lengths are in use
+ *    with another's addresses): the CPEs' IPv4 and IPv6 prefixes in one
+ *    open-addressing hash table keyed by (family, length, masked address),
+ *    probed from the longest prefix length in use in the family to the
+ *    shortest.  A handful of lengths are in use
  *    in practice, so a lookup is a handful of probes whatever the number of
  *    CPEs.  The config refuses overlapping prefixes of different CPEs, so
  *    the longest match is the only one.
@@ -30,10 +31,13 @@
 
 #include "gateway/gw.h"
 
+/* An entry of the prefix table: IPv4 addresses take the first 4 bytes of
+ * addr, the rest zero. */
 struct gw_pfx {
 	struct gw_sess *s; /* NULL: free */
-	uint32_t addr;	   /* network order, masked */
+	uint8_t addr[16];  /* masked */
 	uint8_t len;
+	bool v6;
 };
 
 struct gw_sess_table {
@@ -41,8 +45,10 @@ struct gw_sess_table {
 	struct gw_sess **id;
 	uint32_t pfx_mask;
 	struct gw_pfx *pfx;
-	unsigned nlens;
-	uint8_t lens[33]; /* prefix lengths in use, longest first */
+	/* prefix lengths in use, longest first, per family */
+	unsigned nlens4, nlens6;
+	uint8_t lens4[33];
+	uint8_t lens6[129];
 };
 
 static uint32_t hash32(uint32_t v)
@@ -55,9 +61,30 @@ static uint32_t hash32(uint32_t v)
 	return v;
 }
 
-static uint32_t mask_of(uint8_t len)
+/* The table slot of a masked address of length len. */
+static uint32_t pfx_hash(const uint8_t *a, uint8_t len, bool v6)
 {
-	return len ? htonl(~0U << (32 - len)) : 0;
+	uint32_t h = (uint32_t)len | (uint32_t)v6 << 8, w;
+	unsigned i;
+
+	for (i = 0; i < (v6 ? 16u : 4u); i += 4) {
+		memcpy(&w, a + i, 4);
+		h = hash32(h ^ w);
+	}
+	return h;
+}
+
+/* out = the first len bits of a (n bytes), the rest zero (16 bytes). */
+static void mask_addr(uint8_t *out, const uint8_t *a, size_t n, unsigned len)
+{
+	size_t i;
+
+	memset(out, 0, 16);
+	for (i = 0; i < n && i * 8 < len; i++) {
+		out[i] = len >= (i + 1) * 8
+				 ? a[i]
+				 : (uint8_t)(a[i] & (0xff << (8 - len % 8)));
+	}
 }
 
 static uint32_t pow2_at_least(uint32_t n)
@@ -83,7 +110,7 @@ static struct gw_sess_table *table_build(struct gw_sess *const *sess,
 					 unsigned nsess)
 {
 	struct gw_sess_table *t = calloc(1, sizeof(*t));
-	uint64_t used_lens = 0;
+	bool used4[33] = {false}, used6[129] = {false};
 	unsigned npfx = 0, i, k;
 	int len;
 
@@ -109,21 +136,33 @@ static struct gw_sess_table *table_build(struct gw_sess *const *sess,
 		t->id[b] = s;
 		for (i = 0; i < s->nprefixes; i++) {
 			const struct conf_prefix *cp = &s->prefix[i];
-			uint32_t a = cp->addr & mask_of(cp->len);
-			uint32_t h = hash32(a ^ cp->len) & t->pfx_mask;
+			uint8_t a[16];
+			uint32_t h;
 
+			if (cp->v6) {
+				mask_addr(a, cp->addr6, 16, cp->len);
+				used6[cp->len] = true;
+			} else {
+				mask_addr(a, (const uint8_t *)&cp->addr, 4,
+					  cp->len);
+				used4[cp->len] = true;
+			}
+			h = pfx_hash(a, cp->len, cp->v6) & t->pfx_mask;
 			while (t->pfx[h].s) {
 				h = (h + 1) & t->pfx_mask;
 			}
 			t->pfx[h].s = s;
-			t->pfx[h].addr = a;
+			memcpy(t->pfx[h].addr, a, 16);
 			t->pfx[h].len = cp->len;
-			used_lens |= 1ULL << cp->len;
+			t->pfx[h].v6 = cp->v6;
 		}
 	}
-	for (len = 32; len >= 0; len--) {
-		if (used_lens & 1ULL << len) {
-			t->lens[t->nlens++] = (uint8_t)len;
+	for (len = 128; len >= 0; len--) {
+		if (used6[len]) {
+			t->lens6[t->nlens6++] = (uint8_t)len;
+		}
+		if (len <= 32 && used4[len]) {
+			t->lens4[t->nlens4++] = (uint8_t)len;
 		}
 	}
 	return t;
@@ -145,10 +184,13 @@ struct gw_sess *gw_sess_by_id(const struct gw *gw, uint32_t id)
 	return NULL;
 }
 
-struct gw_sess *gw_sess_by_addr(const struct gw *gw, uint32_t addr)
+/* The longest prefix of the family holding addr (n bytes). */
+static struct gw_sess *by_addr(const struct gw *gw, const uint8_t *addr,
+			       bool v6)
 {
 	const struct gw_sess_table *t = gw->table;
-	unsigned i;
+	unsigned i, nlens;
+	const uint8_t *lens;
 
 	if (gw->conf.role == ROLE_CPE) {
 		return gw->nsess ? gw->sess[0] : NULL;
@@ -156,18 +198,32 @@ struct gw_sess *gw_sess_by_addr(const struct gw *gw, uint32_t addr)
 	if (!t) {
 		return NULL;
 	}
-	for (i = 0; i < t->nlens; i++) {
-		uint8_t len = t->lens[i];
-		uint32_t a = addr & mask_of(len);
-		uint32_t h = hash32(a ^ len) & t->pfx_mask;
+	nlens = v6 ? t->nlens6 : t->nlens4;
+	lens = v6 ? t->lens6 : t->lens4;
+	for (i = 0; i < nlens; i++) {
+		uint8_t len = lens[i], a[16];
+		uint32_t h;
 
+		mask_addr(a, addr, v6 ? 16 : 4, len);
+		h = pfx_hash(a, len, v6) & t->pfx_mask;
 		for (; t->pfx[h].s; h = (h + 1) & t->pfx_mask) {
-			if (t->pfx[h].len == len && t->pfx[h].addr == a) {
+			if (t->pfx[h].len == len && t->pfx[h].v6 == v6 &&
+			    !memcmp(t->pfx[h].addr, a, 16)) {
 				return t->pfx[h].s;
 			}
 		}
 	}
 	return NULL;
+}
+
+struct gw_sess *gw_sess_by_addr(const struct gw *gw, uint32_t addr)
+{
+	return by_addr(gw, (const uint8_t *)&addr, false);
+}
+
+struct gw_sess *gw_sess_by_addr6(const struct gw *gw, const uint8_t *addr)
+{
+	return by_addr(gw, addr, true);
 }
 
 static void set_identity(struct gw_sess *s, const struct conf_cpe *cc)

@@ -190,13 +190,20 @@ static void walk_ingress_queue(struct gw *gw, struct walker *w)
 	gauge(w, "mss", "TCP MSS the rules clamp bonded SYNs to, bytes",
 	      gw->mss);
 	counter(w, "too_big",
-		"packets too large for the tunnel with DF: dropped, ICMP "
-		"fragmentation needed sent back, packets",
+		"packets too large for the tunnel with DF (IPv6: any): "
+		"dropped, ICMP fragmentation needed (ICMPv6 packet too big) "
+		"sent back, packets",
 		is->too_big);
 	counter(w, "too_big_mute",
-		"packets too large for the tunnel with DF: dropped without "
-		"ICMP (not to be answered, or over the rate limit), packets",
+		"packets too large for the tunnel with DF (IPv6: any): "
+		"dropped without ICMP (not to be answered, or over the rate "
+		"limit), packets",
 		is->too_big_mute);
+	counter(w, "outer_frag",
+		"IPv6 packets too large for the tunnel whose source was "
+		"already told (its fragments, reassembled by conntrack): sent "
+		"in fragmented outer packets, packets",
+		is->outer_frag);
 	counter(w, "icmp_errors", "ICMP messages the socket refused",
 		is->icmp_errors);
 	counter(w, "fragmented",
@@ -253,9 +260,12 @@ static void walk_egress_queue(struct gw *gw, struct walker *w)
 	counter(w, "pkts", "packets taken from the egress queue, packets",
 		es->pkts);
 	counter(w, "outer_bad",
-		"packets dropped: outer header not IPv4/UDP, truncated or a "
-		"fragment",
+		"packets dropped: outer header not IPv4/IPv6 + UDP, truncated "
+		"or a fragment",
 		es->outer_bad);
+	counter(w, "outer_ext6",
+		"packets dropped: outer IPv6 with an extension header",
+		es->outer_ext6);
 	counter(w, "session", "packets dropped: no session with this id",
 		es->session);
 	counter(w, "path", "packets dropped: path id beyond the paths",
@@ -320,8 +330,17 @@ static void walk_egress(struct gw_sess *se, struct walker *w)
 		rs->overflow);
 	counter(w, "oversize", "DATA dropped: inner packet too large",
 		es->oversize);
-	counter(w, "inner_family", "DATA dropped: inner packet not IPv4",
+	counter(w, "inner_family",
+		"DATA dropped: inner packet of the other family than its "
+		"outer one, and no TUN device",
 		es->inner_family);
+	counter(w, "via_tun",
+		"DATA released through the TUN device (inner family not the "
+		"outer one's)",
+		es->via_tun);
+	counter(w, "tun_errors",
+		"DATA dropped: the TUN device refused it (full, down)",
+		es->tun_errors);
 	counter(w, "spoofed",
 		"DATA dropped: inner source outside the CPE's prefixes",
 		es->spoofed);
@@ -357,13 +376,13 @@ static void walk_path(struct gw_sess *se, struct walker *w, unsigned i)
 	const struct gw_link *p = &se->link[i];
 	const struct egr_loss_path *lp = &se->egr.loss.p[i];
 	const struct ing_sched *s = &se->sched;
-	char addr[INET_ADDRSTRLEN], peer[INET_ADDRSTRLEN + 8];
+	char peer[GW_ADDR_STR];
 
-	if (!p->have_peer ||
-	    !inet_ntop(AF_INET, &p->peer.sin_addr, addr, sizeof(addr))) {
-		strcpy(addr, "-");
+	if (p->have_peer) {
+		gw_addr_str(&p->peer, peer, sizeof(peer));
+	} else {
+		snprintf(peer, sizeof(peer), "-:%u", ntohs(p->peer.sin6_port));
 	}
-	snprintf(peer, sizeof(peer), "%s:%u", addr, ntohs(p->peer.sin_port));
 	w->st.scope = GW_SCOPE_PATH;
 	w->st.path = gw->conf.path[i].name;
 	text(w, "class", "the path's class: fixed or mobile",

@@ -131,8 +131,10 @@ static void assert_defaults_except_paths(const struct conf *c)
 /* ---- the building blocks of the bad files ---------------------------- */
 
 /* The test key: bytes 1..32 (key_1_32()), base64. */
-#define TKEY	 "AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA="
-#define KEYL	 " key = \"" TKEY "\";"
+#define TKEY "AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA="
+#define KEYL " key = \"" TKEY "\";"
+/* another: bytes 2..33 */
+#define TKEY2	 "AgMEBQYHCAkKCwwNDg8QERITFBUWFxgZGhscHR4fICE="
 #define HEAD	 "role = \"cpe\";\nsession_id = 1;" KEYL "\n" /* lines 1-2 */
 #define DSL_KEYS "name = \"dsl\"; class = \"fixed\"; interface = \"wan-dsl\"; "
 #define LTE_KEYS "name = \"lte\"; class = \"mobile\"; interface = \"wan-lte\"; "
@@ -430,8 +432,8 @@ static const struct bad_case bad_cases[] = {
 	{CTOP("prefixes = \"10.1.0.0/24\";"),
 	 ":3: prefixes: bad value '10.1.0.0/24': expected a list of prefixes"},
 	{CTOP("prefixes = [\"10.1.0.0\"];"),
-	 ":3: prefixes[0]: bad value '10.1.0.0': expected an IPv4 prefix "
-	 "a.b.c.d/len"},
+	 ":3: prefixes[0]: bad value '10.1.0.0': expected a prefix "
+	 "a.b.c.d/len or x:y::/len"},
 	{CTOP("prefixes = [\"10.1.0.0/33\"];"),
 	 ":3: prefixes[0]: bad value '10.1.0.0/33': prefix length must be "
 	 "0..32"},
@@ -447,9 +449,23 @@ static const struct bad_case bad_cases[] = {
 	 ":3: prefixes[0]: bad value '0.0.0.1/0': host bits set"},
 	{CTOP("prefixes = [\"10.1.0.256/24\"];"),
 	 ":3: prefixes[0]: bad value '10.1.0.256/24': expected an IPv4"},
-	{CTOP("prefixes = [\"2001:db8::/32\"];"),
-	 ":3: prefixes[0]: bad value '2001:db8::/32': only IPv4 prefixes are "
-	 "supported"},
+	{CTOP("prefixes = [\"2001:db8::/129\"];"),
+	 ":3: prefixes[0]: bad value '2001:db8::/129': prefix length must be "
+	 "0..128"},
+	{CTOP("prefixes = [\"2001:db8::1/64\"];"),
+	 ":3: prefixes[0]: bad value '2001:db8::1/64': host bits set"},
+	{CTOP("prefixes = [\"2001:db8:0:1::/63\"];"),
+	 ":3: prefixes[0]: bad value '2001:db8:0:1::/63': host bits set"},
+	{CTOP("prefixes = [\"::1/0\"];"),
+	 ":3: prefixes[0]: bad value '::1/0': host bits set"},
+	{CTOP("prefixes = [\"2001:db8:::/48\"];"),
+	 ":3: prefixes[0]: bad value '2001:db8:::/48': expected an IPv6 prefix "
+	 "x:y::/len"},
+	{CTOP("prefixes = [\"2001:db8::\"];"),
+	 ":3: prefixes[0]: bad value '2001:db8::': expected a prefix"},
+	{CTOP("prefixes = [\"2001:db8::/48\", \"2001:0db8:0::/48\"];"),
+	 ":3: prefixes[1]: bad value '2001:0db8:0::/48': prefixes[0] is the "
+	 "same"},
 	{CTOP("prefixes = [\"10.1.0.0/24\", \"10.2.0.0/16\", "
 	      "\"10.1.0.0/24\"];"),
 	 ":3: prefixes[2]: bad value '10.1.0.0/24': prefixes[0] is the same"},
@@ -931,6 +947,80 @@ static void test_edges(void **state)
 }
 
 /* The daemon's keys at the edges of their ranges. */
+/* IPv6 prefixes beside IPv4 ones, the same network in both families is
+ * no duplicate, and the overlap test both ways. */
+static void test_prefixes6(void **state)
+{
+	static const uint8_t want[3][16] = {
+		{0x20, 0x01, 0x0d, 0xb8, 0, 0x01},
+		{0},
+		{0x20, 0x01, 0x0d, 0xb8, 0, 0x01, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		 0x80},
+	};
+	struct conf c;
+	struct conf_prefix a, b;
+	char err[CONF_ERR_MAX], path[256], buf[64];
+	int ret;
+
+	(void)state;
+	ret = load_text(CTOP("prefixes = [\"2001:db8:1::/48\", \"::/0\", "
+			     "\"2001:db8:1::80/121\", \"0.0.0.0/0\"];"),
+			&c, err, sizeof(err), path, sizeof(path));
+	if (ret) {
+		print_error("%s\n", err);
+	}
+	assert_int_equal(ret, 0);
+	assert_int_equal(c.nprefixes, 4);
+	assert_true(c.prefix[0].v6);
+	assert_int_equal(c.prefix[0].len, 48);
+	assert_memory_equal(c.prefix[0].addr6, want[0], 16);
+	assert_true(c.prefix[1].v6);
+	assert_int_equal(c.prefix[1].len, 0);
+	assert_memory_equal(c.prefix[1].addr6, want[1], 16);
+	assert_true(c.prefix[2].v6);
+	assert_int_equal(c.prefix[2].len, 121);
+	assert_memory_equal(c.prefix[2].addr6, want[2], 16);
+	assert_false(c.prefix[3].v6);
+	assert_int_equal(c.prefix[3].addr, 0);
+	assert_string_equal(conf_prefix_str(&c.prefix[2], buf, sizeof(buf)),
+			    "2001:db8:1::80/121");
+	assert_string_equal(conf_prefix_str(&c.prefix[3], buf, sizeof(buf)),
+			    "0.0.0.0/0");
+	/* overlap: the shorter prefix's bits decide, families never mix */
+	assert_true(conf_prefix_overlap(&c.prefix[0], &c.prefix[2]));
+	assert_true(conf_prefix_overlap(&c.prefix[2], &c.prefix[0]));
+	assert_true(conf_prefix_overlap(&c.prefix[1], &c.prefix[0]));
+	assert_false(conf_prefix_overlap(&c.prefix[1], &c.prefix[3]));
+	assert_false(conf_prefix_overlap(&c.prefix[3], &c.prefix[1]));
+	a = c.prefix[2];
+	b = c.prefix[2];
+	b.addr6[15] = 0x00; /* 2001:db8:1::/121: next to a, not in it */
+	assert_false(conf_prefix_overlap(&a, &b));
+	b.len = 120; /* contains a */
+	assert_true(conf_prefix_overlap(&a, &b));
+	b.len = 121;
+	b.addr6[15] = 0x80;
+	b.addr6[14] = 0x01; /* differs in a whole byte before the last */
+	assert_false(conf_prefix_overlap(&a, &b));
+
+	/* two CPEs whose IPv6 prefixes overlap are refused */
+	ret = load_text(
+		"role = \"concentrator\";\nport = 7000;\n"
+		"paths = (\n{ " DSL_KEYS "},\n{ " LTE_KEYS "}\n);\n"
+		"cpes = (\n{ name = \"a\"; session_id = 1; key = \"" TKEY
+		"\"; prefixes = [\"2001:db8:1::/48\"]; },\n"
+		"{ name = \"b\"; session_id = 2; key = \"" TKEY2
+		"\"; prefixes = [\"10.0.0.0/8\", "
+		"\"2001:db8:1:2::/64\"]; }\n);\n",
+		&c, err, sizeof(err), path, sizeof(path));
+	assert_int_equal(ret, -EINVAL);
+	if (!strstr(err, "overlaps")) {
+		print_error("%s\n", err);
+	}
+	assert_non_null(strstr(err, "prefix 2001:db8:1:2::/64 overlaps "
+				    "2001:db8:1::/48 of CPE \"a\""));
+}
+
 static void test_daemon_keys(void **state)
 {
 	char path[64], err[CONF_ERR_MAX];
@@ -976,6 +1066,9 @@ static void test_daemon_keys(void **state)
 	assert_int_equal(c.prefix[2].addr, htonl(0xc0000207));
 	assert_int_equal(c.prefix[2].len, 32);
 	assert_int_equal(c.prefix[3].len, 9);
+	for (int i = 0; i < 4; i++) {
+		assert_false(c.prefix[i].v6);
+	}
 	assert_int_equal(c.dead_after_ms, 3000); /* 3 x keepalive_ms */
 	assert_int_equal(c.log_level, CONF_LOG_ERROR);
 	assert_false(c.bond_output);
@@ -1286,6 +1379,7 @@ int main(void)
 		cmocka_unit_test(test_minimal),
 		cmocka_unit_test(test_edges),
 		cmocka_unit_test(test_daemon_keys),
+		cmocka_unit_test(test_prefixes6),
 		cmocka_unit_test(test_ops_keys),
 		cmocka_unit_test(test_auth_keys),
 		cmocka_unit_test(test_set),

@@ -8,6 +8,7 @@
  * tests/netns/test_ctl.sh.
  */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +20,7 @@
 
 #include "gateway/ctl.c"
 #include "gateway/log.c"
+#include "gateway/outer.c"
 #include "gateway/stats.c"
 #include "gateway/status.c"
 
@@ -116,9 +118,9 @@ static void fake_gw(void)
 	g.egr.kst.queue_dropped = 7;
 	fs.link[0].alive = true;
 	fs.link[0].have_peer = true;
-	fs.link[0].peer.sin_family = AF_INET;
-	fs.link[0].peer.sin_addr.s_addr = htonl(0x0a0c0001);
-	fs.link[0].peer.sin_port = htons(7040);
+	fs.link[0].peer.sin6_family = AF_INET6;
+	inet_pton(AF_INET6, "::ffff:10.12.0.1", &fs.link[0].peer.sin6_addr);
+	fs.link[0].peer.sin6_port = htons(7040);
 	fs.link[0].st.tx_pkts = 1343;
 	fs.link[0].st.tx_bytes = 1924528;
 	fs.link[0].rtt_us = 26552;

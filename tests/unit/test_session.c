@@ -110,7 +110,12 @@ static uint32_t a4(const char *s)
 	return a;
 }
 
-/* The reference: every prefix of every session, the longest match. */
+static uint32_t mask4(uint8_t len)
+{
+	return len ? htonl(~0U << (32 - len)) : 0;
+}
+
+/* The reference: every IPv4 prefix of every session, the longest match. */
 static struct gw_sess *brute(uint32_t addr)
 {
 	struct gw_sess *best = NULL;
@@ -122,8 +127,11 @@ static struct gw_sess *brute(uint32_t addr)
 
 		for (i = 0; i < s->nprefixes; i++) {
 			uint8_t len = s->prefix[i].len;
-			uint32_t m = mask_of(len);
+			uint32_t m = mask4(len);
 
+			if (s->prefix[i].v6) {
+				continue;
+			}
 			if ((addr & m) == (s->prefix[i].addr & m) &&
 			    len > best_len) {
 				best = s;
