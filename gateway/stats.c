@@ -244,8 +244,22 @@ static void walk_ingress(struct gw_sess *se, struct walker *w)
 	counter(w, "iwi", "immediate weight increases of the mobile weight",
 		ss->iwi);
 	counter(w, "dwd", "decrements of the mobile weight", ss->dwd);
-	counter(w, "dwd_held", "DWD steps withheld because a fixed path queues",
+	counter(w, "dwd_held",
+		"REPORTs with a fixed path queueing over queue_target_ms: no "
+		"DWD step",
 		ss->dwd_held);
+	counter(w, "qwi",
+		"increases of the mobile weight for a fixed path's standing "
+		"queue",
+		ss->qwi);
+	counter(w, "loss_noise",
+		"REPORTs whose fixed-path loss came without a standing queue "
+		"and under 1 %: line errors, no increase",
+		ss->loss_noise);
+	counter(w, "mobile_full",
+		"increases withheld because a mobile path queues over "
+		"queue_target_ms",
+		ss->mobile_full);
 }
 
 /* The egress queue's own values: what is dropped before a session is
@@ -399,6 +413,10 @@ static void walk_path(struct gw_sess *se, struct walker *w, unsigned i)
 		"times the path's socket was opened again (interface "
 		"re-created, new address)",
 		gw->path[i].reopens);
+	gauge(w, "peer_queue_us",
+	      "standing queue the peer's egress saw on this path in its last "
+	      "REPORT, us",
+	      s->path[i].rep_qdelay_us);
 	gauge_f(w, "weight", "SWRR weight now (0: down)",
 		ing_sched_weight(s, i));
 	counter(w, "sent", "DATA the scheduler picked this path for, packets",

@@ -30,6 +30,22 @@
 
 #include "common/wire.h"
 
+enum {
+	/* Loss on a fixed path that comes without a standing queue counts as
+	 * congestion only from this ratio on (parts per million): under it,
+	 * it is the line's own errors. */
+	ING_LOSS_NOISE_PPM = 10000,
+	/* A mobile path's floor is the smallest standing queue of the last
+	 * one to two windows of this many reports (5 to 10 s at 50 ms). */
+	ING_FLOOR_REPORTS = 100,
+	/* A standing queue over the target is drained over this many
+	 * report intervals (sched.c, queue_increase). */
+	ING_QUEUE_REPORTS = 4,
+	/* A mobile path queues when its standing queue is this many targets
+	 * over its floor (and over twice its variation). */
+	ING_MOBILE_TARGETS = 4,
+};
+
 enum path_class {
 	PATH_FIXED = 0,
 	PATH_MOBILE = 1,
@@ -57,6 +73,11 @@ struct ing_sched_path {
 	/* last cumulative counters seen in a report */
 	bool have_report;
 	uint32_t rep_lost;
+	uint32_t rep_qdelay_us; /* standing queue in the last report */
+	/* mobile paths: their own floor and variation of it (us) */
+	bool have_floor;
+	uint32_t floor_cur, floor_prev, floor_left;
+	uint32_t qdev_us;
 };
 
 struct ing_sched_stats {
@@ -65,7 +86,11 @@ struct ing_sched_stats {
 	uint64_t awi;
 	uint64_t iwi;
 	uint64_t dwd;
-	uint64_t dwd_held; /* DWD steps withheld: the fixed path queues */
+	uint64_t dwd_held; /* reports with a fixed path queueing over the
+			    * target: DWD withheld */
+	uint64_t qwi;	   /* increases for a fixed path's standing queue */
+	uint64_t loss_noise; /* fixed-path loss taken as line errors */
+	uint64_t mobile_full; /* increases withheld: a mobile path queues */
 	uint64_t no_path;  /* picks refused: no path up */
 };
 
@@ -78,6 +103,8 @@ struct ing_sched {
 	uint64_t picks;		/* picks since start, never wraps */
 	uint32_t fixed_sent;	/* sent on fixed paths since the last report */
 	uint32_t quiet_reports; /* consecutive loss-free reports */
+	uint32_t prev_qf;	/* the fixed paths' standing queue in the
+				 * previous report, us */
 	bool have_report_seq;
 	uint32_t report_seq; /* last applied report sequence */
 	struct ing_sched_stats st;

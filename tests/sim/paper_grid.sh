@@ -7,9 +7,12 @@
 #    - loss at k = 0.1 is above 1 % in every column;
 #    - at k = 0.5, T_dwd = 250 ms the fixed path is at least 90 % utilised
 #      while the offered load is at or above its capacity.
-# 2. With l3bond's defaults (DWD hold on), the product's target holds: at
-#    k = 0.5, T_dwd = 250 ms, loss at or below the paper's 0.53 % with the
-#    fixed path at least 95 % utilised; and loss still falls as k rises.
+# 2. With l3bond's defaults (the queue target on), the product's targets
+#    hold: loss at most 0.25 % (half the paper's 0.53 % at k 0.5 / 250) in
+#    every cell, and at k = 0.5, T_dwd = 250 ms the fixed path at least
+#    95 % utilised.  Loss no longer falls as k rises: with the queueing
+#    delay as a signal the bond engages before the fixed line drops, so
+#    what loss remains (0 to 0.03 % here) is no longer k's doing.
 # Both runs: 9 cells, releases in order, each sweep under 60 s.
 # usage: tests/sim/paper_grid.sh PATH/TO/l3bond-sim
 set -euo pipefail
@@ -44,9 +47,14 @@ END {
 	split("50 250 500", dwd, " ")
 	for (i = 1; i <= 3; i++) {
 		d = dwd[i]
-		if (!(loss["0.1", d] + 0 > loss["1", d] + 0))
+		if (mode == "paper" && !(loss["0.1", d] + 0 > loss["1", d] + 0))
 			fail("T_dwd " d ": loss at k=0.1 (" loss["0.1", d] \
 			     "%) not above loss at k=1 (" loss["1", d] "%)")
+		split("0.1 0.5 1", ks, " ")
+		for (j = 1; j <= 3; j++)
+			if (mode == "l3bond" && !(loss[ks[j], d] + 0 <= 0.25))
+				fail("k=" ks[j] " T_dwd=" d ": loss " \
+				     loss[ks[j], d] "% > 0.25%")
 		if (mode == "paper" && !(loss["0.1", d] + 0 > 1))
 			fail("T_dwd " d ": loss at k=0.1 is " loss["0.1", d] \
 			     "%, not above 1%")
@@ -54,8 +62,6 @@ END {
 	if (mode == "paper" && !(util["0.5", "250"] + 0 >= 90))
 		fail("k=0.5 T_dwd=250: fixed-path utilisation " \
 		     util["0.5", "250"] "% < 90%")
-	if (mode == "l3bond" && !(loss["0.5", "250"] + 0 <= 0.53))
-		fail("k=0.5 T_dwd=250: loss " loss["0.5", "250"] "% > 0.53%")
 	if (mode == "l3bond" && !(util["0.5", "250"] + 0 >= 95))
 		fail("k=0.5 T_dwd=250: fixed-path utilisation " \
 		     util["0.5", "250"] "% < 95%")

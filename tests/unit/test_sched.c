@@ -543,33 +543,59 @@ static void test_dwd(void **state)
 
 /* ---- what goes into L and fixed_sent ---- */
 
-/* DWD hold: a loss-free report in which a FIXED path queued more than
- * dwd_hold_us takes nothing off w_mobile (st.dwd_held counts it); the mobile
- * path's queueing never holds; dwd_hold_us 0 never holds.  Each row: the
- * queueing delay reported for path 0 (fixed) and path 1 (mobile), and
- * w_mobile after the report.  Start: w_mobile 10 by IWI, T_dwd 0 (every
- * quiet report may decrement), hold 3000 us. */
-struct hold_row {
-	uint32_t q_fixed, q_mobile;
+/* Queue target (beyond the paper): a fixed path's standing queue over the
+ * target raises w_mobile by k * w_fixed * excess / T_report (at most k *
+ * w_fixed, at least 1 from 0) and withholds DWD (st.dwd_held); a mobile
+ * path's queue never raises it; loss under 1 % without a standing queue is
+ * line noise; a mobile path that queues (four targets over its floor)
+ * withholds every increase.  Each
+ * row: the queueing delay reported for path 0 (fixed) and path 1 (mobile),
+ * more loss on path 0, packets sent on path 0 before the report, and
+ * w_mobile and the counters after it.  Start: w_mobile 10 by IWI, k 0.5,
+ * w_fixed 50, T_dwd 0 (every quiet report may decrement), target 3000 us.
+ * The mobile rows stay at 0 except row 9's, whose floor is 0 and whose
+ * variation is 0 (a steady path): its whole queue counts. */
+struct target_row {
+	uint32_t q_fixed, q_mobile, lost, sent;
 	double w_after;
-	uint64_t held_after;
+	uint64_t held, qwi, noise, mfull, awi, dwd;
 };
 
-static const struct hold_row hold_rows[] = {
-	{0, 0, 9, 0},          /* 0: no queueing: 10 - 1 */
-	{3000, 0, 8, 0},       /* 1: at the threshold: not above, 9 - 1 */
-	{3001, 0, 8, 1},       /* 2: above: held */
-	{50000, 0, 8, 2},      /* 3: held again */
-	{0, 50000, 7, 2},      /* 4: mobile queueing does not hold: 8 - 1 */
-	{2999, 90000, 6, 2},   /* 5: 7 - 1 */
+static const struct target_row target_rows[] = {
+	/* 0: no queueing: 10 - 1 */
+	{0, 0, 0, 0, 9, 0, 0, 0, 0, 0, 1},
+	/* 1: at the target: not above, 9 - 1 */
+	{3000, 0, 0, 0, 8, 0, 0, 0, 0, 0, 2},
+	/* 2: 2 ms over, growing: 8 + 0.5 * 50 * 2000 / 200000 */
+	{5000, 0, 0, 0, 8.25, 1, 1, 0, 0, 0, 2},
+	/* 3: 100 ms over: 0.5 * 50 * 100000 / 200000 = 12.5 more */
+	{103000, 0, 0, 0, 20.75, 2, 2, 0, 0, 0, 2},
+	/* 4: the mobile path queues alone: not congestion, DWD */
+	{0, 50000, 0, 0, 19.75, 2, 2, 0, 0, 0, 3},
+	/* 5: loss 2 of 1000 (0.2 %) without a queue: noise, DWD */
+	{0, 0, 2, 1000, 18.75, 2, 2, 1, 0, 0, 4},
+	/* 6: loss 10 of 1000 (1 %) without a queue: AWI 0.25 */
+	{0, 0, 10, 1000, 19, 2, 2, 1, 0, 1, 4},
+	/* 7: loss 2 of 1000 with a queue over the target: congestion;
+	 * AWI 0.05, the queue's 25 * 1000 / 200000 = 0.125 is larger */
+	{4000, 0, 2, 1000, 19.125, 3, 3, 1, 0, 2, 4},
+	/* 8: loss and queue (growing), fixed_sent 0 (ratio 1): AWI 25 is
+	 * larger than the queue's 0.75 */
+	{9000, 0, 1, 0, 44.125, 4, 4, 1, 0, 3, 4},
+	/* 9: over the target but shrunk by more than the target: draining,
+	 * neither up nor DWD */
+	{4000, 0, 0, 0, 44.125, 5, 4, 1, 0, 3, 4},
+	/* 10: drained: DWD again */
+	{0, 0, 0, 0, 43.125, 5, 4, 1, 0, 3, 5},
 };
 
-static void test_dwd_hold(void **state)
+static void test_queue_target(void **state)
 {
-	struct ing_sched_params p = prm(0.5, 0, 50, 45);
+	struct ing_sched_params p = prm(0.5, 0, 50, 100);
 	enum path_class cls[2] = {PATH_FIXED, PATH_MOBILE};
 	struct ing_sched s;
 	struct wire_report r = {.n = 2, .p = {{.path = 0}, {.path = 1}}};
+	struct wire_hdr h;
 	uint32_t seq = 0;
 
 	(void)state;
@@ -579,115 +605,157 @@ static void test_dwd_hold(void **state)
 	r.p[0].lost_pkts = 10;
 	ing_sched_on_report(&s, ++seq, &r); /* IWI: w 10 */
 	assert_near(s.w_mobile, 10);
-	for (size_t i = 0; i < ARRAY_SIZE(hold_rows); i++) {
-		r.p[0].delay_us = hold_rows[i].q_fixed;
-		r.p[1].delay_us = hold_rows[i].q_mobile;
+	for (size_t i = 0; i < ARRAY_SIZE(target_rows); i++) {
+		const struct target_row *t = &target_rows[i];
+
+		ing_sched_set_up(&s, 1, false); /* all picks on path 0 */
+		for (uint32_t k = 0; k < t->sent; k++) {
+			assert_int_equal(ing_sched_pick(&s, &h), 0);
+		}
+		ing_sched_set_up(&s, 1, true);
+		r.p[0].delay_us = t->q_fixed;
+		r.p[1].delay_us = t->q_mobile;
+		r.p[0].lost_pkts += t->lost;
 		ing_sched_on_report(&s, ++seq, &r);
-		if (fabs(s.w_mobile - hold_rows[i].w_after) > 1e-9 ||
-		    s.st.dwd_held != hold_rows[i].held_after)
-			fail_msg("row %zu: w %g held %llu, want %g %llu", i,
-				 s.w_mobile, (unsigned long long)s.st.dwd_held,
-				 hold_rows[i].w_after,
-				 (unsigned long long)hold_rows[i].held_after);
+		if (fabs(s.w_mobile - t->w_after) > 1e-9 ||
+		    s.st.dwd_held != t->held || s.st.qwi != t->qwi ||
+		    s.st.loss_noise != t->noise ||
+		    s.st.mobile_full != t->mfull || s.st.awi != t->awi ||
+		    s.st.dwd != t->dwd)
+			fail_msg("row %zu: w %g held %llu qwi %llu noise %llu "
+				 "mfull %llu awi %llu dwd %llu, want %g %llu "
+				 "%llu %llu %llu %llu %llu",
+				 i, s.w_mobile,
+				 (unsigned long long)s.st.dwd_held,
+				 (unsigned long long)s.st.qwi,
+				 (unsigned long long)s.st.loss_noise,
+				 (unsigned long long)s.st.mobile_full,
+				 (unsigned long long)s.st.awi,
+				 (unsigned long long)s.st.dwd, t->w_after,
+				 (unsigned long long)t->held,
+				 (unsigned long long)t->qwi,
+				 (unsigned long long)t->noise,
+				 (unsigned long long)t->mfull,
+				 (unsigned long long)t->awi,
+				 (unsigned long long)t->dwd);
 	}
-	/* hold off: the same large fixed queueing decrements */
+	/* target 0 is the paper: queues are ignored, loss is loss */
 	p.dwd_hold_us = 0;
 	assert_int_equal(ing_sched_set_params(&s, &p), 0);
 	r.p[0].delay_us = 50000;
 	ing_sched_on_report(&s, ++seq, &r);
-	assert_near(s.w_mobile, 5);
+	assert_near(s.w_mobile, 42.125);
+	r.p[0].lost_pkts += 1; /* 1 of 1000: AWI all the same */
+	for (uint32_t k = 0; k < 1000; k++) {
+		ing_sched_set_up(&s, 1, false);
+		ing_sched_pick(&s, &h);
+	}
+	ing_sched_set_up(&s, 1, true);
+	ing_sched_on_report(&s, ++seq, &r);
+	assert_near(s.w_mobile, 42.15);
+	assert_int_equal(s.st.loss_noise, 1);
 }
 
-/* DWD hold, the conditions around it (semantics, CHANGES after review):
- * only on a loss-free report with quiet_reports > N and w_mobile > 0;
- * quiet_reports still counts while held; entries are matched by their path
- * id, and an entry whose path is >= n is ignored for the hold. */
-static void test_dwd_hold_conditions(void **state)
+/* From w_mobile 0 a queue over the target raises it by at least 1 (the
+ * IWI of queueing), with no loss at all; and the paper's algorithm (target
+ * 0) never moves without loss, however long the queue. */
+static void test_queue_from_zero(void **state)
 {
-	/* T_dwd 100, T_report 50: N = 2 */
-	struct ing_sched_params p = prm(0.5, 100, 50, 45);
+	struct ing_sched_params p = prm(0.5, 250, 50, 45);
 	enum path_class cls[2] = {PATH_FIXED, PATH_MOBILE};
-	struct ing_sched s;
 	struct wire_report r = {.n = 2, .p = {{.path = 0}, {.path = 1}}};
+	struct ing_sched s, paper;
 	uint32_t seq = 0;
-	unsigned i;
 
 	(void)state;
-	p.dwd_hold_us = 3000;
+	p.dwd_hold_us = 5000;
 	assert_int_equal(ing_sched_init(&s, &p, 2, cls), 0);
-
-	/* w_mobile 0: a queueing fixed path counts no hold (nothing to
-	 * withhold), whatever quiet_reports is */
-	r.p[0].delay_us = 50000;
-	for (i = 0; i < 5; i++) {
-		ing_sched_on_report(&s, ++seq, &r); /* first: baselines */
+	p.dwd_hold_us = 0;
+	assert_int_equal(ing_sched_init(&paper, &p, 2, cls), 0);
+	ing_sched_on_report(&s, ++seq, &r);
+	ing_sched_on_report(&paper, seq, &r);
+	r.p[0].delay_us = 5100; /* 0.1 ms over: 0.05, raised to 1 */
+	ing_sched_on_report(&s, ++seq, &r);
+	ing_sched_on_report(&paper, seq, &r);
+	assert_near(s.w_mobile, 1);
+	assert_near(paper.w_mobile, 0);
+	/* a growing queue keeps raising it, with no loss at all */
+	for (uint32_t q = 10000; q <= 50000; q += 10000) {
+		r.p[0].delay_us = q;
+		ing_sched_on_report(&s, ++seq, &r);
+		ing_sched_on_report(&paper, seq, &r);
 	}
-	assert_near(s.w_mobile, 0);
-	assert_int_equal(s.st.dwd_held, 0);
-	assert_int_equal(s.st.dwd, 0);
+	/* 1 + 25 * (5 + 15 + 25 + 35 + 45) / 200 */
+	assert_near(s.w_mobile, 16.625);
+	assert_near(paper.w_mobile, 0);
+	assert_int_equal(s.st.qwi, 6);
+	assert_int_equal(s.st.iwi + s.st.awi + paper.st.iwi + paper.st.awi,
+			 0);
+}
 
-	/* IWI: w 10, quiet 0 */
-	r.p[0].lost_pkts = 10;
-	ing_sched_on_report(&s, ++seq, &r);
-	assert_near(s.w_mobile, 10);
-	assert_int_equal(s.st.iwi, 1);
+/* A mobile path is measured against its own floor and variation: a steady
+ * 10 ms of jitter is no queue; reports jumping between 2 and 40 ms are
+ * under their own noise; a queue that grows well past both withholds the
+ * fixed path's increase (st.mobile_full), and entries are matched by path
+ * id, an entry of a path >= n being ignored. */
+static void test_mobile_floor(void **state)
+{
+	struct ing_sched_params p = prm(0.5, 250, 50, 45);
+	enum path_class cls[2] = {PATH_FIXED, PATH_MOBILE};
+	struct wire_report r = {.n = 2, .p = {{.path = 0}, {.path = 1}}};
+	struct ing_sched s;
+	uint32_t seq = 0;
+	double w;
 
-	/* quiet 1, 2 (not > N): no decrement and no hold counted; quiet
-	 * 3, 4: held */
+	(void)state;
+	p.dwd_hold_us = 5000;
+	assert_int_equal(ing_sched_init(&s, &p, 2, cls), 0);
+	/* steady jitter floor of 10 ms on the mobile path, fixed queueing */
+	r.p[1].delay_us = 10000;
+	for (int i = 0; i < 20; i++) {
+		r.p[0].delay_us = i < 10 ? 0 : 15000;
+		ing_sched_on_report(&s, ++seq, &r);
+	}
+	assert_int_equal(s.st.mobile_full, 0);
+	assert_int_equal(s.st.qwi, 10);
+	/* jumping between 2 and 40 ms: the floor is 2; an excess of 38 is
+	 * over four targets (20) but, once the variation is learnt (about
+	 * 38 ms; the first jumps read as a queue), under twice it */
+	for (int i = 0; i < 80; i++) {
+		if (i == 40) {
+			w = (double)s.st.mobile_full;
+		}
+		r.p[1].delay_us = i % 2 ? 40000 : 2000;
+		ing_sched_on_report(&s, ++seq, &r);
+	}
+	assert_true(w > 0 && w < 10);
+	assert_int_equal(s.st.mobile_full, (uint64_t)w);
+	s.st.mobile_full = 0;
+	/* a steady 22 ms over a floor of 2 with no variation: a queue */
+	r.p[1].delay_us = 24000;
+	for (int i = 0; i < 30; i++) {
+		ing_sched_on_report(&s, ++seq, &r);
+	}
+	assert_true(s.st.mobile_full > 0);
+	s.st.mobile_full = 0;
+	/* the mobile queue grows to 100 ms: the fixed path's queue raises
+	 * nothing any more */
+	w = s.w_mobile;
+	r.p[1].delay_us = 100000;
 	ing_sched_on_report(&s, ++seq, &r);
+	assert_int_equal(s.st.mobile_full, 1);
+	assert_near(s.w_mobile, w);
+	/* by path id: entry 0 names the mobile path, entry 1 the fixed; an
+	 * entry for path 15 (>= n) changes nothing */
+	r.n = 3;
+	r.p[0] = (struct wire_report_path){.path = 1, .delay_us = 100000};
+	r.p[1] = (struct wire_report_path){.path = 0, .delay_us = 15000};
+	r.p[2] = (struct wire_report_path){.path = 15, .delay_us = 900000};
 	ing_sched_on_report(&s, ++seq, &r);
-	assert_near(s.w_mobile, 10);
-	assert_int_equal(s.st.dwd_held, 0);
-	ing_sched_on_report(&s, ++seq, &r);
-	ing_sched_on_report(&s, ++seq, &r);
-	assert_near(s.w_mobile, 10);
-	assert_int_equal(s.st.dwd_held, 2);
-	assert_int_equal(s.st.dwd, 0);
-
-	/* the queue drains: quiet 5 > N (the held reports counted), so the
-	 * very next report decrements */
-	r.p[0].delay_us = 0;
-	ing_sched_on_report(&s, ++seq, &r);
-	assert_near(s.w_mobile, 9);
-	assert_int_equal(s.st.dwd, 1);
-	assert_int_equal(s.st.dwd_held, 2);
-
-	/* entries matched by path id, not position: entry 0 is the mobile
-	 * path (no queueing), entry 1 the fixed one (queueing): held */
-	r.p[0] = (struct wire_report_path){.path = 1, .delay_us = 0};
-	r.p[1] = (struct wire_report_path){.path = 0, .lost_pkts = 10,
-					   .delay_us = 3001};
-	ing_sched_on_report(&s, ++seq, &r);
-	assert_near(s.w_mobile, 9);
-	assert_int_equal(s.st.dwd_held, 3);
-	/* and the mobile one queueing in entry 0 does not hold */
-	r.p[0].delay_us = 50000;
-	r.p[1].delay_us = 0;
-	ing_sched_on_report(&s, ++seq, &r);
-	assert_near(s.w_mobile, 8);
-	assert_int_equal(s.st.dwd_held, 3);
-
-	/* an entry for path 2 or 15 (>= n) is ignored for the hold, however
-	 * large its delay */
-	r.n = 4;
-	r.p[2] = (struct wire_report_path){.path = 2, .delay_us = 90000};
-	r.p[3] = (struct wire_report_path){.path = 15, .delay_us = 90000};
-	ing_sched_on_report(&s, ++seq, &r);
-	assert_near(s.w_mobile, 7);
-	assert_int_equal(s.st.dwd_held, 3);
-	assert_int_equal(s.st.dwd, 3);
-	/* while a queueing fixed path in the same report still holds */
-	r.p[1].delay_us = 4000;
-	ing_sched_on_report(&s, ++seq, &r);
-	assert_near(s.w_mobile, 7);
-	assert_int_equal(s.st.dwd_held, 4);
-	/* a loss report with a queueing fixed path is AWI, not a hold:
-	 * L 1, fixed_sent 0 -> ratio 1: 7 + 0.5 * 50 = 32 */
-	r.p[1].lost_pkts = 11;
-	ing_sched_on_report(&s, ++seq, &r);
-	assert_near(s.w_mobile, 32);
-	assert_int_equal(s.st.awi, 1);
-	assert_int_equal(s.st.dwd_held, 4);
+	assert_int_equal(s.st.mobile_full, 2);
+	assert_near(s.w_mobile, w);
+	assert_int_equal(s.path[1].rep_qdelay_us, 100000);
+	assert_int_equal(s.path[0].rep_qdelay_us, 15000);
 }
 
 /* Peer restarted: report baselines and report sequence are forgotten (its
@@ -1488,8 +1556,9 @@ int main(void)
 		cmocka_unit_test(test_awi_mixed_picks),
 		cmocka_unit_test(test_iwi_table),
 		cmocka_unit_test(test_dwd),
-		cmocka_unit_test(test_dwd_hold),
-		cmocka_unit_test(test_dwd_hold_conditions),
+		cmocka_unit_test(test_queue_target),
+		cmocka_unit_test(test_queue_from_zero),
+		cmocka_unit_test(test_mobile_floor),
 		cmocka_unit_test(test_peer_restarted),
 		cmocka_unit_test(test_fixed_sent_and_loss_sum),
 		cmocka_unit_test(test_report_seq),
