@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-_Static_assert(WIRE_OVERHEAD == 72, "tunnel overhead must stay at 72 bytes");
+_Static_assert(WIRE_OVERHEAD == 76, "tunnel overhead must stay at 76 bytes");
 _Static_assert(WIRE_TYPE_MAX < 16, "type must fit its nibble");
 _Static_assert(WIRE_VERSION < 16, "version must fit its nibble");
 _Static_assert(WIRE_MAX_PATHS <= 32, "report path set is a 32-bit mask");
@@ -25,7 +25,10 @@ enum {
 	OFF_GSEQ = 16,
 	OFF_LSEQ = 20,
 	OFF_TSTAMP = 24,
-	OFF_END = 28,
+	OFF_FGAP = 28,
+	OFF_FLAGS = 30,
+	OFF_CLS = 31,
+	OFF_END = 32,
 };
 _Static_assert((int)OFF_END == (int)WIRE_HDR_LEN, "header layout");
 
@@ -75,6 +78,9 @@ void wire_put_hdr(uint8_t *buf, const struct wire_hdr *h)
 	put32(buf + OFF_GSEQ, h->gseq);
 	put32(buf + OFF_LSEQ, h->lseq);
 	put32(buf + OFF_TSTAMP, h->tstamp);
+	put16(buf + OFF_FGAP, h->fgap);
+	buf[OFF_FLAGS] = h->flags;
+	buf[OFF_CLS] = h->cls;
 }
 
 static void get_hdr(const uint8_t *buf, struct wire_hdr *h)
@@ -88,6 +94,9 @@ static void get_hdr(const uint8_t *buf, struct wire_hdr *h)
 	h->gseq = be32(buf + OFF_GSEQ);
 	h->lseq = be32(buf + OFF_LSEQ);
 	h->tstamp = be32(buf + OFF_TSTAMP);
+	h->fgap = be16(buf + OFF_FGAP);
+	h->flags = buf[OFF_FLAGS];
+	h->cls = buf[OFF_CLS];
 }
 
 /* The inner packet must be one whole IPv4 or IPv6 packet: the egress hands
@@ -144,11 +153,17 @@ static enum wire_drop get_report(const uint8_t *p, size_t len,
 		if (e[0] >= WIRE_MAX_PATHS || (seen & 1u << e[0])) {
 			return WIRE_E_REPORT_COUNT;
 		}
+		/* reserved, so that a flag gets its meaning only with a new
+		 * version */
+		if (e[1] != 0) {
+			return WIRE_E_REPORT_COUNT;
+		}
 		seen |= 1u << e[0];
 		r->p[i].path = e[0];
 		r->p[i].rx_pkts = be32(e + 4);
 		r->p[i].lost_pkts = be32(e + 8);
 		r->p[i].delay_us = be32(e + 12);
+		r->p[i].lseq_next = be32(e + 16);
 	}
 	return WIRE_OK;
 }
@@ -195,9 +210,18 @@ enum wire_drop wire_parse_hdr(const uint8_t *pkt, size_t len,
 	m->body = pkt + WIRE_HDR_LEN;
 	m->body_len = len - WIRE_HDR_LEN - WIRE_TAG_LEN;
 	m->tag = pkt + len - WIRE_TAG_LEN;
-	if (m->hdr.type != WIRE_DATA &&
-	    (m->hdr.lseq != 0 || m->hdr.pgap != 0)) {
-		return WIRE_E_CONTROL_SEQ;
+	if (m->hdr.type != WIRE_DATA) {
+		if (m->hdr.lseq != 0 || m->hdr.pgap != 0 || m->hdr.fgap != 0 ||
+		    m->hdr.flags != 0 || m->hdr.cls != 0) {
+			return WIRE_E_CONTROL_SEQ;
+		}
+		return WIRE_OK;
+	}
+	/* A flow's first packet waits for no earlier one, so it cannot also
+	 * name one. */
+	if ((m->hdr.flags & ~WIRE_F_ALL) != 0 ||
+	    ((m->hdr.flags & WIRE_F_FLOW_FIRST) && m->hdr.fgap != 0)) {
+		return WIRE_E_FLAGS;
 	}
 	return WIRE_OK;
 }
@@ -273,6 +297,7 @@ int wire_put_report(uint8_t *buf, size_t cap, const struct wire_report *r)
 		put32(e + 4, r->p[i].rx_pkts);
 		put32(e + 8, r->p[i].lost_pkts);
 		put32(e + 12, r->p[i].delay_us);
+		put32(e + 16, r->p[i].lseq_next);
 	}
 	return (int)len;
 }
@@ -325,6 +350,7 @@ const char *wire_drop_name(enum wire_drop d)
 		[WIRE_E_BODY_LEN] = "bad_body_length",
 		[WIRE_E_REPORT_COUNT] = "bad_report",
 		[WIRE_E_CONTROL_SEQ] = "control_with_seq",
+		[WIRE_E_FLAGS] = "bad_flags",
 	};
 
 	if ((unsigned)d >= WIRE_DROP_MAX || !names[d]) {

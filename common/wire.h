@@ -16,7 +16,9 @@
  *   |     local sequence (lseq)     |
  *   +-------------------------------+
  *   |   sender timestamp (us, u32)  |
- *   +-------------------------------+
+ *   +-------+-------+-------+-------+
+ *   |     fgap      | flags |  cls  |
+ *   +-------+-------+-------+-------+
  *   |  body (DATA: whole inner IP)  |
  *   +-------------------------------+
  *   |   authentication tag (16 B)   |
@@ -28,8 +30,28 @@
  * a one-packet gap in a path's local sequence was, and can give that hole up
  * at once instead of waiting for the reorder timeout (paths are FIFO).
  *
+ * fgap does for flows what pgap does for paths: the distance in global
+ * sequence to the previous DATA packet of the same flow (hash of the inner
+ * 5-tuple) sent by this ingress (0: unknown or more than 65535).  The egress
+ * orders per flow with it: a packet is released once its flow's previous
+ * packet has been released or given up, so one flow never waits for another
+ * flow's packets on the slower path (a ping sent on DSL does not wait for a
+ * bulk packet that took LTE).  With fgap 0 the egress keeps global order for
+ * that packet.
+ *
+ * flags (DATA):
+ *   WIRE_F_FLOW_FIRST  the first packet of its flow the ingress remembers:
+ *                      it waits for no earlier packet (fgap must be 0);
+ *   WIRE_F_RESENT      a copy sent again after its path failed (failover;
+ *                      parsed and kept, no behaviour yet);
+ *   WIRE_F_DUP         a redundant copy (steering; parsed and kept, no
+ *                      behaviour yet).
+ * Any other bit is malformed (WIRE_E_FLAGS), so that a bit gets its meaning
+ * only with a new version.  cls is the sender's traffic class id (0:
+ * default), any value.
+ *
  * For control types (REPORT, PROBE, ...) gseq carries the sender's control
- * counter, lseq is 0 and pgap is 0.
+ * counter; lseq, pgap, fgap, flags and cls are 0.
  *
  * pn is the sender's packet number, the nonce of the authentication tag
  * (common/auth.h): one counter per session key for every packet, data and
@@ -53,19 +75,27 @@
 #include <stdint.h>
 
 enum wire_limits {
-	WIRE_VERSION = 2,
-	WIRE_HDR_LEN = 28,
+	WIRE_VERSION = 3,
+	WIRE_HDR_LEN = 32,
 	WIRE_TAG_LEN = 16,
 	WIRE_OUTER4_LEN = 28, /* outer IPv4 20 + UDP 8 */
 	WIRE_OVERHEAD = WIRE_OUTER4_LEN + WIRE_HDR_LEN + WIRE_TAG_LEN,
 	WIRE_MAX_PATHS = 16,
 	WIRE_MIN_INNER = 20,	/* smallest IPv4 packet */
 	WIRE_MAX_INNER = 65535, /* largest inner packet we carry */
-	WIRE_REPORT_ENTRY = 16,
+	WIRE_REPORT_ENTRY = 20,
 	WIRE_REPORT_MAX = 4 + WIRE_MAX_PATHS * WIRE_REPORT_ENTRY,
 	WIRE_PROBE_LEN = 8,
 	WIRE_HELLO_LEN = 8,	 /* u64 r_cpe */
 	WIRE_HELLO_ACK_LEN = 16, /* u64 r_cpe (echoed), u64 r_conc */
+};
+
+/* DATA header flags (see the top of this file). */
+enum wire_flags {
+	WIRE_F_FLOW_FIRST = 0x01,
+	WIRE_F_RESENT = 0x02,
+	WIRE_F_DUP = 0x04,
+	WIRE_F_ALL = WIRE_F_FLOW_FIRST | WIRE_F_RESENT | WIRE_F_DUP,
 };
 
 enum wire_type {
@@ -97,10 +127,13 @@ enum wire_drop {
 	WIRE_E_INNER_LEN,
 	/* control body of the wrong size for its type */
 	WIRE_E_BODY_LEN,
-	/* REPORT: too many entries, a bad or a repeated path */
+	/* REPORT: too many entries, a bad or a repeated path, or an entry
+	 * with its reserved flags byte set */
 	WIRE_E_REPORT_COUNT,
-	/* control packet with lseq or pgap set */
+	/* control packet with lseq, pgap, fgap, flags or cls set */
 	WIRE_E_CONTROL_SEQ,
+	/* DATA: an unknown flag, or FLOW_FIRST with fgap set */
+	WIRE_E_FLAGS,
 	WIRE_DROP_MAX,
 };
 
@@ -114,6 +147,9 @@ struct wire_hdr {
 	uint32_t gseq;
 	uint32_t lseq;
 	uint32_t tstamp;
+	uint16_t fgap;
+	uint8_t flags;
+	uint8_t cls;
 };
 
 struct wire_report_path {
@@ -123,10 +159,14 @@ struct wire_report_path {
 	uint32_t delay_us;  /* queueing delay: the lowest one-way delay above
 			     * its recent minimum seen since the last report
 			     * (a standing queue) */
+	uint32_t lseq_next; /* the next local sequence number expected on
+			     * the path: one past the highest received (0
+			     * before any); acknowledges what arrived */
 };
 
-/* Report body: u8 count, 3 bytes zero, then count entries of 16 bytes:
- * u8 path, 3 bytes zero, u32 rx, u32 lost, u32 delay_us.  rx and lost are
+/* Report body: u8 count, 3 bytes zero, then count entries of 20 bytes:
+ * u8 path, u8 flags (reserved: must be 0, else WIRE_E_REPORT_COUNT), u16
+ * zero, u32 rx, u32 lost, u32 delay_us, u32 lseq_next.  rx and lost are
  * cumulative (wrapping) so that a lost report loses no information; the
  * report sequence number travels in the header's gseq. */
 struct wire_report {
@@ -166,8 +206,8 @@ struct wire_msg {
  * is always WIRE_VERSION (h->version is ignored). */
 void wire_put_hdr(uint8_t *buf, const struct wire_hdr *h);
 
-/* Step 1: the header (version, type, path, no sequence fields on control
- * types) and that a tag follows; sets m->hdr, body, body_len and tag.
+/* Step 1: the header (version, type, path, no sequence, flow or flag fields
+ * on control types, known DATA flags) and that a tag follows; sets m->hdr, body, body_len and tag.
  * Reads nothing of the body.  WIRE_OK or the reason. */
 enum wire_drop wire_parse_hdr(const uint8_t *pkt, size_t len,
 			      struct wire_msg *m);

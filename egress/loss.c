@@ -89,6 +89,7 @@ uint32_t egr_loss_report(struct egr_loss *l, struct wire_report *r)
 		r->p[i].rx_pkts = l->p[i].rx;
 		r->p[i].lost_pkts = l->p[i].lost;
 		r->p[i].delay_us = l->p[i].qdelay_any ? l->p[i].qdelay_min : 0;
+		r->p[i].lseq_next = l->p[i].started ? l->p[i].next_lseq : 0;
 		l->p[i].qdelay_max = 0;
 		l->p[i].qdelay_any = false;
 	}
