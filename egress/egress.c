@@ -25,6 +25,6 @@ enum egr_verdict egr_on_data(struct egr *e, const struct wire_hdr *h,
 	}
 	missing = egr_loss_on_packet(&e->loss, h->path, h->lseq);
 	egr_loss_on_delay(&e->loss, h->path, h->tstamp, now_us);
-	return egr_reseq_push(&e->reseq, h->gseq, h->path, missing, h->pgap,
-			      now_us, cookie);
+	return egr_reseq_push_flow(&e->reseq, h->gseq, h->path, missing,
+				   h->pgap, h->fgap, h->flags, now_us, cookie);
 }

@@ -12,6 +12,18 @@
  * ones already released, gives that earliest arrival in O(1) amortised.
  * While its front packet stays buffered every entry lies within two
  * capacities of sequence space, so 2 * capacity entries always suffice.
+ *
+ * Per-flow release: a packet whose header names its flow's previous packet
+ * (fgap) or says it has none (FLOW_FIRST) goes out as soon as that packet
+ * is out or given up, ahead of the head; its slot is then SLOT_OUT until
+ * the head passes it.  A packet still waiting for its predecessor is
+ * recorded in the predecessor's slot (waiter), which may still be empty:
+ * w_of says whose waiter it is, so that a slot reused for a later sequence
+ * number never wakes the wrong packet.  Each packet has at most one
+ * successor in its flow, so the waiters form chains, woken in a loop.
+ * Packets with fgap 0 and no flag keep the global order, as before.
+ * Packets released ahead of the head stay in the arrival FIFO: a hole's
+ * wait starts when the first packet beyond it arrived, whichever flow.
  */
 #include "egress/reseq.h"
 
@@ -27,11 +39,17 @@ enum slot_state {
 	SLOT_LOST,     /* known lost (early release), not yet at the head */
 	SLOT_RELEASED, /* behind the head: was released */
 	SLOT_SKIPPED,  /* behind the head: was given up */
+	SLOT_OUT,      /* ahead of the head: released for its flow */
 };
 
 struct egr_reseq_slot {
 	uint32_t gseq;
 	uint8_t state;
+	bool flow;	 /* SLOT_PKT waits for dep only, not the head */
+	bool has_waiter; /* waiter waits for w_of */
+	uint32_t dep;
+	uint32_t w_of;
+	uint32_t waiter;
 	uint64_t arrival_us;
 	uint64_t cookie;
 };
@@ -97,27 +115,105 @@ int egr_reseq_set_params(struct egr_reseq *r, const struct egr_reseq_params *p)
 	return 0;
 }
 
+static void wake(struct egr_reseq *r, uint32_t g);
+
+/* A buffered packet leaves: the time it waited. */
+static void account_hold(struct egr_reseq *r, const struct egr_reseq_slot *s)
+{
+	if (r->now_us > s->arrival_us) {
+		r->st.hold_us += r->now_us - s->arrival_us;
+	}
+	r->st.held++;
+}
+
 /* Hands the head packet out and moves the head on. */
 static void release_head(struct egr_reseq *r)
 {
 	struct egr_reseq_slot *s = slot_of(r, r->next);
+	uint32_t g = r->next;
 
+	if (s->arrival_us) {
+		account_hold(r, s);
+	}
 	s->state = SLOT_RELEASED;
 	r->count--;
 	r->st.released++;
-	r->release(r->ctx, s->cookie, r->next);
+	r->release(r->ctx, s->cookie, g);
 	r->next++;
+	wake(r, g);
+}
+
+/* Hands out packet g ahead of the head: its flow's previous packet is out
+ * or given up.  waited: it was buffered (else it goes on arrival). */
+static void release_flow(struct egr_reseq *r, uint32_t g, bool waited)
+{
+	struct egr_reseq_slot *s = slot_of(r, g);
+
+	if (waited) {
+		account_hold(r, s);
+		r->st.flow_early++;
+	} else {
+		r->st.flow_now++;
+	}
+	s->state = SLOT_OUT;
+	r->count--;
+	r->ahead++;
+	r->st.released++;
+	r->release(r->ctx, s->cookie, g);
 }
 
 /* Gives up the hole at the head. */
 static void skip_head(struct egr_reseq *r, uint64_t *counter)
 {
 	struct egr_reseq_slot *s = slot_of(r, r->next);
+	uint32_t g = r->next;
 
 	s->state = SLOT_SKIPPED;
-	s->gseq = r->next;
+	s->gseq = g;
 	(*counter)++;
 	r->next++;
+	wake(r, g);
+}
+
+/* The head reaches a packet already released for its flow. */
+static void pass_out(struct egr_reseq *r)
+{
+	slot_of(r, r->next)->state = SLOT_RELEASED;
+	r->ahead--;
+	r->next++;
+}
+
+/* Packet g is out or given up: the packets of its flow that waited for it
+ * go, each in turn freeing the next.  One that reached the head meanwhile
+ * is left to the head. */
+static void wake(struct egr_reseq *r, uint32_t g)
+{
+	for (;;) {
+		struct egr_reseq_slot *s = slot_of(r, g);
+		struct egr_reseq_slot *w;
+		uint32_t x;
+
+		if (!s->has_waiter || s->w_of != g) {
+			return;
+		}
+		s->has_waiter = false;
+		x = s->waiter;
+		w = slot_of(r, x);
+		if (!holds(r, x, SLOT_PKT) || !w->flow || w->dep != g ||
+		    x == r->next) {
+			return;
+		}
+		release_flow(r, x, true);
+		g = x;
+	}
+}
+
+/* Whether packet g of a flow may go: its predecessor dep is behind the
+ * head (released or given up), out for its flow, or known lost. */
+static bool dep_done(const struct egr_reseq *r, uint32_t dep)
+{
+	return seq_before(dep, r->next) || holds(r, dep, SLOT_OUT) ||
+	       holds(r, dep, SLOT_LOST);
 }
 
 /* A path's highest delivered gseq, if it still means something: a path
@@ -144,6 +240,11 @@ static bool all_passed(const struct egr_reseq *r, uint32_t g)
 	return true;
 }
 
+static bool waiting_or_out(const struct egr_reseq *r, uint32_t g)
+{
+	return holds(r, g, SLOT_PKT) || holds(r, g, SLOT_OUT);
+}
+
 /* Drops the arrival FIFO's front entries that are no longer buffered, so
  * that the earliest arrival is found in O(1). */
 static void prune_arrivals(struct egr_reseq *r)
@@ -151,7 +252,7 @@ static void prune_arrivals(struct egr_reseq *r)
 	uint32_t amask = 2 * r->p.capacity - 1;
 
 	while (r->arr_head != r->arr_tail &&
-	       !holds(r, r->arrivals[r->arr_head & amask], SLOT_PKT)) {
+	       !waiting_or_out(r, r->arrivals[r->arr_head & amask])) {
 		r->arr_head++;
 	}
 }
@@ -161,9 +262,11 @@ static void prune_arrivals(struct egr_reseq *r)
  * passed. */
 static void drain(struct egr_reseq *r, uint64_t *passed_counter)
 {
-	while (r->count > 0) {
+	while (r->count + r->ahead > 0) {
 		if (holds(r, r->next, SLOT_PKT)) {
 			release_head(r);
+		} else if (holds(r, r->next, SLOT_OUT)) {
+			pass_out(r);
 		} else if (holds(r, r->next, SLOT_LOST)) {
 			skip_head(r, &r->st.hole_early);
 		} else if (passed_counter && all_passed(r, r->next)) {
@@ -185,11 +288,13 @@ static void mark_lost(struct egr_reseq *r, uint32_t g)
 	struct egr_reseq_slot *s = slot_of(r, g);
 	int32_t d = seq_diff(g, r->next);
 
-	if (d < 0 || (uint32_t)d >= r->p.capacity || holds(r, g, SLOT_PKT)) {
+	if (d < 0 || (uint32_t)d >= r->p.capacity || holds(r, g, SLOT_PKT) ||
+	    holds(r, g, SLOT_OUT)) {
 		return;
 	}
 	s->state = SLOT_LOST;
 	s->gseq = g;
+	wake(r, g);
 }
 
 /* Packet g arrived on a path whose previous delivery was prev, with missing
@@ -225,9 +330,11 @@ static void mark_path_loss(struct egr_reseq *r, bool prev_ok, uint32_t prev,
 static void force_head(struct egr_reseq *r, uint32_t target)
 {
 	r->st.overflow++;
-	while (r->count > 0 && seq_before(r->next, target)) {
+	while (r->count + r->ahead > 0 && seq_before(r->next, target)) {
 		if (holds(r, r->next, SLOT_PKT)) {
 			release_head(r);
+		} else if (holds(r, r->next, SLOT_OUT)) {
+			pass_out(r);
 		} else {
 			skip_head(r, &r->st.hole_overflow);
 		}
@@ -257,7 +364,7 @@ static const struct egr_reseq_slot *first_arrival(const struct egr_reseq *r,
 	for (uint32_t i = *pos; i != r->arr_tail; i++) {
 		uint32_t g = r->arrivals[i & amask];
 
-		if (holds(r, g, SLOT_PKT)) {
+		if (waiting_or_out(r, g)) {
 			*pos = i;
 			return slot_of(r, g);
 		}
@@ -270,14 +377,25 @@ enum egr_verdict egr_reseq_push(struct egr_reseq *r, uint32_t g, unsigned path,
 				uint32_t missing, uint16_t pgap,
 				uint64_t now_us, uint64_t cookie)
 {
+	return egr_reseq_push_flow(r, g, path, missing, pgap, 0, 0, now_us,
+				   cookie);
+}
+
+enum egr_verdict egr_reseq_push_flow(struct egr_reseq *r, uint32_t g,
+				     unsigned path, uint32_t missing,
+				     uint16_t pgap, uint16_t fgap,
+				     uint8_t flags, uint64_t now_us,
+				     uint64_t cookie)
+{
 	struct egr_reseq_slot *s;
-	bool prev_ok;
-	uint32_t prev;
+	bool prev_ok, flow;
+	uint32_t prev, dep = 0;
 	int32_t d;
 
 	if (path >= r->npaths) {
 		return EGR_DROP_PATH;
 	}
+	r->now_us = now_us;
 	if (!r->started) {
 		r->started = true;
 		r->next = g;
@@ -312,32 +430,55 @@ enum egr_verdict egr_reseq_push(struct egr_reseq *r, uint32_t g, unsigned path,
 		s->state = SLOT_PKT;
 		s->gseq = g;
 		s->cookie = cookie;
+		s->arrival_us = 0;
 		r->count++;
 		r->st.in_order++;
 		release_head(r);
 		drain_normal(r);
 		return EGR_RELEASED;
 	}
-	if (holds(r, g, SLOT_PKT)) {
+	if (holds(r, g, SLOT_PKT) || holds(r, g, SLOT_OUT)) {
 		/* Its path bookkeeping above may still free the head. */
 		r->st.dup++;
 		drain_normal(r);
 		return EGR_DROP_DUP;
 	}
+	/* Per flow: FLOW_FIRST waits for nothing, fgap names the packet it
+	 * waits for (never beyond the window: behind the head, it is done) */
+	flow = (flags & WIRE_F_FLOW_FIRST) || fgap != 0;
+	if (fgap != 0) {
+		dep = g - fgap;
+	}
 	s->state = SLOT_PKT;
 	s->gseq = g;
+	s->flow = flow;
+	s->dep = dep;
 	s->arrival_us = now_us;
 	s->cookie = cookie;
 	r->count++;
-	r->st.buffered++;
 	arrival_push(r, g);
+	if (flow && ((flags & WIRE_F_FLOW_FIRST) || dep_done(r, dep))) {
+		release_flow(r, g, false);
+		wake(r, g);
+		drain_normal(r);
+		return EGR_RELEASED;
+	}
+	r->st.buffered++;
+	if (flow) {
+		struct egr_reseq_slot *ps = slot_of(r, dep);
+
+		ps->has_waiter = true;
+		ps->w_of = dep;
+		ps->waiter = g;
+	}
 	drain_normal(r);
 	return holds(r, g, SLOT_PKT) ? EGR_BUFFERED : EGR_RELEASED;
 }
 
 void egr_reseq_poll(struct egr_reseq *r, uint64_t now_us)
 {
-	while (r->count > 0) {
+	r->now_us = now_us;
+	while (r->count + r->ahead > 0) {
 		const struct egr_reseq_slot *first =
 			first_arrival(r, &r->arr_head);
 
@@ -354,7 +495,7 @@ bool egr_reseq_deadline(const struct egr_reseq *r, uint64_t *when_us)
 	uint32_t pos = r->arr_head;
 	const struct egr_reseq_slot *first;
 
-	if (r->count == 0) {
+	if (r->count + r->ahead == 0) {
 		return false;
 	}
 	first = first_arrival(r, &pos);
@@ -378,9 +519,11 @@ void egr_reseq_set_path_up(struct egr_reseq *r, unsigned path, bool up)
 
 void egr_reseq_flush(struct egr_reseq *r)
 {
-	while (r->count > 0) {
+	while (r->count + r->ahead > 0) {
 		if (holds(r, r->next, SLOT_PKT)) {
 			release_head(r);
+		} else if (holds(r, r->next, SLOT_OUT)) {
+			pass_out(r);
 		} else {
 			skip_head(r, &r->st.hole_flush);
 		}

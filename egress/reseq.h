@@ -3,11 +3,17 @@
  * Packets are identified by their global sequence number; the resequencer
  * keeps only metadata and an opaque cookie per packet (the daemon's slot and
  * kernel packet id, the simulator's packet record), and hands cookies back
- * through the release callback, in global sequence order.
+ * through the release callback: in order per flow, where the header says
+ * which packet of its flow came before (fgap, FLOW_FIRST), and in global
+ * sequence order otherwise.
  *
  * Rules:
  * - the next expected packet is released at once, with every buffered
  *   packet that then follows in order;
+ * - a packet of a flow is released as soon as its flow's previous packet
+ *   is released or given up, whatever other flows still wait for: one
+ *   flow never waits for another flow's packets on a slower path, nor for
+ *   another flow's hole;
  * - an early packet is buffered with its arrival time;
  * - the hole at the head is given up (counted as lost) when
  *   a) it has waited t_lto since the first packet beyond it arrived, or
@@ -52,7 +58,7 @@ enum egr_verdict {
 };
 
 struct egr_reseq_stats {
-	uint64_t in_order;	/* released on arrival */
+	uint64_t in_order;	/* released on arrival at the head */
 	uint64_t buffered;	/* buffered on arrival */
 	uint64_t released;	/* all releases */
 	uint64_t late;		/* dropped: behind the head, never released */
@@ -63,6 +69,12 @@ struct egr_reseq_stats {
 	uint64_t overflow;	/* packets that forced the window forward */
 	uint64_t hole_path_down; /* holes given up when a path went down */
 	uint64_t hole_flush;	 /* holes given up by flush/reset */
+	uint64_t flow_now;	 /* released on arrival ahead of the head: its
+				  * flow had nothing outstanding */
+	uint64_t flow_early;	 /* released from the buffer ahead of the
+				  * head, when their flow's hole was filled */
+	uint64_t held;		 /* packets released after waiting */
+	uint64_t hold_us;	 /* the time they waited, in all */
 };
 
 struct egr_reseq_slot;
@@ -79,6 +91,8 @@ struct egr_reseq {
 	bool started;
 	uint32_t next;	/* head: next expected gseq */
 	uint32_t count; /* packets buffered */
+	uint32_t ahead; /* packets released ahead of the head */
+	uint64_t now_us; /* of the call in progress (hold times) */
 	bool path_up[WIRE_MAX_PATHS];
 	bool path_seen[WIRE_MAX_PATHS];
 	uint32_t path_top[WIRE_MAX_PATHS]; /* highest gseq delivered per path */
@@ -99,6 +113,14 @@ int egr_reseq_set_params(struct egr_reseq *r, const struct egr_reseq_params *p);
 enum egr_verdict egr_reseq_push(struct egr_reseq *r, uint32_t gseq,
 				unsigned path, uint32_t missing, uint16_t pgap,
 				uint64_t now_us, uint64_t cookie);
+
+/* The same for a packet of a flow: fgap and flags from its header (fgap 0
+ * and no WIRE_F_FLOW_FIRST: global order, as egr_reseq_push). */
+enum egr_verdict egr_reseq_push_flow(struct egr_reseq *r, uint32_t gseq,
+				     unsigned path, uint32_t missing,
+				     uint16_t pgap, uint16_t fgap,
+				     uint8_t flags, uint64_t now_us,
+				     uint64_t cookie);
 
 /* Gives up holes whose time is over and releases what follows. */
 void egr_reseq_poll(struct egr_reseq *r, uint64_t now_us);

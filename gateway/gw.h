@@ -347,6 +347,7 @@ struct gw {
 	enum conf_log_level log_level; /* conf's, or debug with -v */
 	bool verbose;
 	uint64_t start_us;
+	uint32_t flow_seed; /* of the ingress's flow hash (ingress/flow.h) */
 	unsigned npaths;
 	struct gw_path path[WIRE_MAX_PATHS];
 	/* sessions (session.c): an array, an id table, a prefix table */

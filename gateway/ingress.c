@@ -130,7 +130,9 @@ static int bond(struct gw *gw, struct gw_sess *s, uint32_t id,
 		s->ist.no_session++;
 		return -1;
 	}
-	path = ing_sched_pick(&s->sched, &h);
+	path = ing_sched_pick_flow(&s->sched, &h,
+				   ing_flow_hash(data, len, gw->flow_seed),
+				   (uint32_t)len, ing->now_us);
 	if (path < 0) {
 		s->ist.no_path++;
 		return -1;

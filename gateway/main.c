@@ -332,6 +332,7 @@ static int start(struct gw *gw)
 	int err;
 
 	gw->start_us = gw_now_us();
+	gw->flow_seed = (uint32_t)auth_random64();
 	gw->npaths = gw->conf.npaths;
 	/* first: a second daemon started by mistake is told that another
 	 * one runs (its socket answers) before it touches queues or rules;

@@ -794,6 +794,9 @@ void gw_on_control(struct gw_sess *s, struct gw_link *l,
 		/* our own clock came back: no clock sync needed */
 		l->rtt_us = (uint32_t)now_us - m->u.probe.value;
 		gw_link_rtt_sample(l, l->rtt_us);
+		/* sparse flows take the path with the lowest RTT now */
+		ing_sched_set_delay(&s->sched, (unsigned)(l - s->link),
+				    l->srtt_us);
 		break;
 	default:
 		break;

@@ -256,6 +256,10 @@ static void walk_ingress(struct gw_sess *se, struct walker *w)
 		"REPORTs whose fixed-path loss came without a standing queue "
 		"and under 1 %: line errors, no increase",
 		ss->loss_noise);
+	counter(w, "sparse",
+		"packets of sparse flows, sent on the path with the lowest "
+		"RTT",
+		ss->sparse);
 	counter(w, "mobile_full",
 		"increases withheld because a mobile path queues over "
 		"queue_target_ms",
@@ -315,8 +319,23 @@ static void walk_egress(struct gw_sess *se, struct walker *w)
 	w->st.scope = GW_SCOPE_EGRESS;
 	counter(w, "released", "inner packets released to the LAN, packets",
 		es->released);
-	counter(w, "in_order", "DATA released on arrival, packets",
+	counter(w, "in_order",
+		"DATA released on arrival at the head of the global order, "
+		"packets",
 		rs->in_order);
+	counter(w, "flow_now",
+		"DATA released on arrival ahead of the global order: its "
+		"flow had nothing outstanding, packets",
+		rs->flow_now);
+	counter(w, "flow_early",
+		"DATA released from the buffer ahead of the global order, "
+		"when its flow's hole was filled, packets",
+		rs->flow_early);
+	counter(w, "held", "DATA released after waiting in the buffer, packets",
+		rs->held);
+	counter(w, "hold_us",
+		"time the packets released after waiting waited, in all, us",
+		rs->hold_us);
 	counter(w, "buffered", "DATA buffered behind a hole, packets",
 		rs->buffered);
 	counter(w, "late",

@@ -100,13 +100,12 @@ double ing_sched_weight(const struct ing_sched *s, unsigned path)
 	return weight(s, path, up);
 }
 
-int ing_sched_pick(struct ing_sched *s, struct wire_hdr *h)
+/* The WRR choice: the path index, or -1 if no path is up. */
+static int wrr(struct ing_sched *s)
 {
 	double w[WIRE_MAX_PATHS], total = 0;
 	int best = -1;
-	struct ing_sched_path *p;
 	unsigned up[2];
-	uint64_t gap;
 
 	count_up(s, up);
 	for (unsigned i = 0; i < s->n; i++) {
@@ -114,8 +113,7 @@ int ing_sched_pick(struct ing_sched *s, struct wire_hdr *h)
 		total += w[i];
 	}
 	if (total <= 0) {
-		s->st.no_path++;
-		return -ENETDOWN;
+		return -1;
 	}
 	for (unsigned i = 0; i < s->n; i++) {
 		if (w[i] <= 0) {
@@ -127,12 +125,32 @@ int ing_sched_pick(struct ing_sched *s, struct wire_hdr *h)
 			best = (int)i;
 		}
 	}
-	p = &s->path[best];
-	p->cur -= total;
+	s->path[best].cur -= total;
+	return best;
+}
 
+/* The path that is up with the lowest delay (ties: the first), or -1. */
+static int lowest_delay(const struct ing_sched *s)
+{
+	int best = -1;
+
+	for (unsigned i = 0; i < s->n; i++) {
+		if (s->path[i].up &&
+		    (best < 0 || s->path[i].delay_us < s->path[best].delay_us)) {
+			best = (int)i;
+		}
+	}
+	return best;
+}
+
+/* Packet of path best: its global and local sequence numbers and pgap. */
+static void consume(struct ing_sched *s, int best, struct wire_hdr *h)
+{
+	struct ing_sched_path *p = &s->path[best];
 	/* counted in 64 bits: a path idle for 2^32 + k picks must not send
 	 * pgap k */
-	gap = s->picks - p->last_pick;
+	uint64_t gap = s->picks - p->last_pick;
+
 	h->path = (uint8_t)best;
 	h->gseq = s->gseq;
 	h->lseq = p->lseq++;
@@ -144,7 +162,46 @@ int ing_sched_pick(struct ing_sched *s, struct wire_hdr *h)
 	if (p->cls == PATH_FIXED) {
 		s->fixed_sent++;
 	}
+}
+
+int ing_sched_pick(struct ing_sched *s, struct wire_hdr *h)
+{
+	int best = wrr(s);
+
+	if (best < 0) {
+		s->st.no_path++;
+		return -ENETDOWN;
+	}
+	consume(s, best, h);
 	return best;
+}
+
+int ing_sched_pick_flow(struct ing_sched *s, struct wire_hdr *h,
+			uint32_t hash, uint32_t len, uint64_t now_us)
+{
+	struct ing_flow *b;
+	bool sparse;
+	int best;
+
+	b = ing_flow_note(&s->flows, hash, len, now_us, &sparse);
+	best = sparse ? lowest_delay(s) : wrr(s);
+	if (best < 0) {
+		s->st.no_path++;
+		return -ENETDOWN;
+	}
+	if (sparse) {
+		s->st.sparse++;
+	}
+	consume(s, best, h);
+	ing_flow_sent(b, h->gseq, &h->fgap, &h->flags);
+	return best;
+}
+
+void ing_sched_set_delay(struct ing_sched *s, unsigned path, uint32_t us)
+{
+	if (path < s->n) {
+		s->path[path].delay_us = us;
+	}
 }
 
 /* A mobile path's delay varies by itself (radio scheduling, retries): its
@@ -375,6 +432,7 @@ void ing_sched_peer_restarted(struct ing_sched *s)
 	s->have_report_seq = false;
 	s->fixed_sent = 0;
 	s->quiet_reports = 0;
+	ing_flows_reset(&s->flows);
 }
 
 void ing_sched_reset_seq(struct ing_sched *s, uint32_t gseq0)
@@ -390,4 +448,5 @@ void ing_sched_reset_seq(struct ing_sched *s, uint32_t gseq0)
 	s->have_report_seq = false;
 	s->fixed_sent = 0;
 	s->quiet_reports = 0;
+	ing_flows_reset(&s->flows);
 }

@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "common/wire.h"
+#include "ingress/flow.h"
 
 enum {
 	/* Loss on a fixed path that comes without a standing queue counts as
@@ -74,6 +75,8 @@ struct ing_sched_path {
 	bool have_report;
 	uint32_t rep_lost;
 	uint32_t rep_qdelay_us; /* standing queue in the last report */
+	uint32_t delay_us;	/* its delay now (the daemon: smoothed RTT),
+				 * for sparse flows */
 	/* mobile paths: their own floor and variation of it (us) */
 	bool have_floor;
 	uint32_t floor_cur, floor_prev, floor_left;
@@ -92,6 +95,8 @@ struct ing_sched_stats {
 	uint64_t loss_noise; /* fixed-path loss taken as line errors */
 	uint64_t mobile_full; /* increases withheld: a mobile path queues */
 	uint64_t no_path;  /* picks refused: no path up */
+	uint64_t sparse;   /* packets of sparse flows, on the lowest-delay
+			    * path */
 };
 
 struct ing_sched {
@@ -107,6 +112,7 @@ struct ing_sched {
 				 * previous report, us */
 	bool have_report_seq;
 	uint32_t report_seq; /* last applied report sequence */
+	struct ing_flows flows;
 	struct ing_sched_stats st;
 };
 
@@ -127,6 +133,17 @@ void ing_sched_set_up(struct ing_sched *s, unsigned path, bool up);
  * up (nothing consumed). */
 int ing_sched_pick(struct ing_sched *s, struct wire_hdr *h);
 
+/* The same for an inner packet of len bytes of flow hash (ing_flow_hash)
+ * at now_us: also sets h->fgap and h->flags (per-flow ordering), and a
+ * packet of a sparse flow takes the path that is up with the lowest delay
+ * (ing_sched_set_delay) instead of the WRR pick. */
+int ing_sched_pick_flow(struct ing_sched *s, struct wire_hdr *h,
+			uint32_t hash, uint32_t len, uint64_t now_us);
+
+/* A path's current delay, in any unit common to the paths (the daemon: its
+ * smoothed RTT, us). */
+void ing_sched_set_delay(struct ing_sched *s, unsigned path, uint32_t us);
+
 /* Applies a REPORT from the peer's egress: seq is the report sequence (the
  * header's gseq).  Runs AWI/IWI on fixed-path loss, DWD otherwise. */
 void ing_sched_on_report(struct ing_sched *s, uint32_t seq,
@@ -135,7 +152,8 @@ void ing_sched_on_report(struct ing_sched *s, uint32_t seq,
 /* Effective SWRR weight of a path now (0 if down). */
 double ing_sched_weight(const struct ing_sched *s, unsigned path);
 
-/* Restarts sequence numbers and report baselines; weights are kept. */
+/* Restarts sequence numbers, report baselines and the flows; weights are
+ * kept. */
 void ing_sched_reset_seq(struct ing_sched *s, uint32_t gseq0);
 
 /* The peer restarted (a new session): its egress counters and report sequence

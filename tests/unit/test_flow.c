@@ -1,0 +1,320 @@
+/* Unit tests of the ingress's flows (ingress/flow.c) and of the scheduler's
+ * per-flow pick (ing_sched_pick_flow):
+ * - the hash: what keys a flow (addresses, protocol, ports of port
+ *   protocols, not of fragments; IPv6's flow label), the seed, and that
+ *   truncated or unknown packets hash without reading past their length;
+ * - sparse or not: a vector table of packet sizes and times;
+ * - fgap and FLOW_FIRST: first packet, followers, a gap over 65535, reset;
+ * - the pick: a sparse flow takes the path with the lowest delay and never
+ *   the WRR's, a bulk flow follows the weights; every packet of a bucket
+ *   names its predecessor exactly (a randomized check against a map of
+ *   the last gseq per bucket).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "common/wire.h"
+#include "ingress/flow.h"
+#include "ingress/sched.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* An IPv4 packet of len bytes: addresses, protocol, ports, fragment bits. */
+static void ip4(uint8_t *p, size_t len, uint32_t src, uint32_t dst,
+		uint8_t proto, uint16_t sport, uint16_t dport, uint16_t frag)
+{
+	memset(p, 0, len);
+	p[0] = 0x45;
+	p[2] = (uint8_t)(len >> 8);
+	p[3] = (uint8_t)len;
+	p[6] = (uint8_t)(frag >> 8);
+	p[7] = (uint8_t)frag;
+	p[8] = 64;
+	p[9] = proto;
+	for (int i = 0; i < 4; i++) {
+		p[12 + i] = (uint8_t)(src >> (24 - 8 * i));
+		p[16 + i] = (uint8_t)(dst >> (24 - 8 * i));
+	}
+	p[20] = (uint8_t)(sport >> 8);
+	p[21] = (uint8_t)sport;
+	p[22] = (uint8_t)(dport >> 8);
+	p[23] = (uint8_t)dport;
+}
+
+static void ip6(uint8_t *p, size_t len, uint8_t last_src, uint32_t label,
+		uint8_t next, uint16_t sport, uint16_t dport)
+{
+	memset(p, 0, len);
+	p[0] = (uint8_t)(0x60 | (label >> 16 & 0x0f));
+	p[1] = (uint8_t)(label >> 8);
+	p[2] = (uint8_t)label;
+	p[6] = next;
+	p[7] = 64;
+	p[8] = 0xfd;
+	p[23] = last_src;
+	p[24] = 0xfd;
+	p[39] = 1;
+	p[40] = (uint8_t)(sport >> 8);
+	p[41] = (uint8_t)sport;
+	p[42] = (uint8_t)(dport >> 8);
+	p[43] = (uint8_t)dport;
+}
+
+static uint32_t h4(uint32_t src, uint32_t dst, uint8_t proto, uint16_t sport,
+		   uint16_t dport, uint16_t frag, uint32_t seed)
+{
+	uint8_t p[64];
+
+	ip4(p, sizeof(p), src, dst, proto, sport, dport, frag);
+	return ing_flow_hash(p, sizeof(p), seed);
+}
+
+static void test_hash(void **state)
+{
+	uint32_t a = 0x0a000102, b = 0x0a000202, base;
+	uint8_t p[64];
+
+	(void)state;
+	base = h4(a, b, 17, 1000, 53, 0, 1);
+	/* ports key UDP and TCP flows, and the protocol keys them */
+	assert_int_not_equal(base, h4(a, b, 17, 1001, 53, 0, 1));
+	assert_int_not_equal(base, h4(a, b, 17, 1000, 54, 0, 1));
+	assert_int_not_equal(base, h4(a, b, 6, 1000, 53, 0, 1));
+	assert_int_not_equal(base, h4(b, a, 17, 1000, 53, 0, 1));
+	assert_int_not_equal(base, h4(a, b, 17, 1000, 53, 0, 2)); /* seed */
+	assert_int_equal(base, h4(a, b, 17, 1000, 53, 0, 1));
+	/* ICMP (1) has no ports: the bytes where they would be do not count */
+	assert_int_equal(h4(a, b, 1, 1, 2, 0, 1), h4(a, b, 1, 3, 4, 0, 1));
+	/* fragments (MF, or an offset) are keyed without ports, so every
+	 * fragment of a datagram is one flow */
+	assert_int_equal(h4(a, b, 17, 1000, 53, 0x2000, 1),
+			 h4(a, b, 17, 7, 8, 0x00b9, 1));
+	assert_int_not_equal(h4(a, b, 17, 1000, 53, 0x2000, 1), base);
+	/* DF alone is not a fragment */
+	assert_int_equal(h4(a, b, 17, 1000, 53, 0x4000, 1), base);
+	/* a packet too short for its ports hashes without them, within len */
+	ip4(p, sizeof(p), a, b, 17, 1000, 53, 0);
+	assert_int_equal(ing_flow_hash(p, 23, 1), ing_flow_hash(p, 20, 1));
+	/* unparseable: one flow, whatever the bytes */
+	memset(p, 0xff, sizeof(p));
+	p[0] = 0x50;
+	assert_int_equal(ing_flow_hash(p, sizeof(p), 9),
+			 ing_flow_hash(p, 3, 9));
+	assert_int_equal(ing_flow_hash(p, 0, 9), ing_flow_hash(p, 19, 9));
+}
+
+static void test_hash6(void **state)
+{
+	uint8_t p[80];
+	uint32_t base;
+
+	(void)state;
+	ip6(p, sizeof(p), 2, 0, 17, 1000, 53);
+	base = ing_flow_hash(p, sizeof(p), 1);
+	ip6(p, sizeof(p), 2, 0, 17, 1001, 53);
+	assert_int_not_equal(base, ing_flow_hash(p, sizeof(p), 1));
+	ip6(p, sizeof(p), 3, 0, 17, 1000, 53);
+	assert_int_not_equal(base, ing_flow_hash(p, sizeof(p), 1));
+	ip6(p, sizeof(p), 2, 0x12345, 17, 1000, 53); /* flow label */
+	assert_int_not_equal(base, ing_flow_hash(p, sizeof(p), 1));
+	/* a fragment header (44) as next header: no ports */
+	ip6(p, sizeof(p), 2, 0, 44, 1, 2);
+	base = ing_flow_hash(p, sizeof(p), 1);
+	ip6(p, sizeof(p), 2, 0, 44, 3, 4);
+	assert_int_equal(base, ing_flow_hash(p, sizeof(p), 1));
+	/* 39 bytes are no IPv6 header */
+	assert_int_equal(ing_flow_hash(p, 39, 1), ing_flow_hash(p, 0, 1));
+}
+
+/* Sparse or not: packets of one flow at given times.  Row: size, time (us),
+ * sparse after it.  The bucket drains 125 bytes a ms, holds 4500. */
+struct sparse_row {
+	uint32_t len;
+	uint64_t t_us;
+	bool sparse;
+};
+
+static const struct sparse_row sparse_rows[] = {
+	{1500, 1000000, true},	/* 0: 1500 */
+	{1500, 1000000, true},	/* 1: 3000 */
+	{1500, 1000000, true},	/* 2: 4500, at the limit */
+	{1, 1000000, false},	/* 3: 4501 */
+	{1500, 1004000, false}, /* 4: 4501 - 500 + 1500 = 5501 */
+	{100, 1050000, true},	/* 5: drained to 0 (46 ms), 100 */
+	{100, 1060000, true},	/* 6: a ping every 10 ms stays sparse */
+	{100, 1070000, true},	/* 7 */
+	{4400, 1070000, true},	/* 8: 100 + 4400 = 4500 */
+	{1, 1070000, false},	/* 9 */
+	{100, 4000000000ULL, true}, /* 10: hours later */
+};
+
+static void test_sparse(void **state)
+{
+	struct ing_flows *f = calloc(1, sizeof(*f));
+	bool sparse;
+
+	(void)state;
+	assert_non_null(f);
+	for (size_t i = 0; i < ARRAY_SIZE(sparse_rows); i++) {
+		struct ing_flow *b = ing_flow_note(f, 5, sparse_rows[i].len,
+						   sparse_rows[i].t_us, &sparse);
+		uint16_t fgap;
+		uint8_t flags;
+
+		ing_flow_sent(b, (uint32_t)i, &fgap, &flags);
+		if (sparse != sparse_rows[i].sparse) {
+			fail_msg("row %zu: sparse %d, want %d (backlog %u)", i,
+				 sparse, sparse_rows[i].sparse, b->backlog);
+		}
+	}
+	/* another bucket is another flow: fresh */
+	ing_flow_note(f, 6, 1500, 4000000000ULL, &sparse);
+	assert_true(sparse);
+	free(f);
+}
+
+static void test_fgap(void **state)
+{
+	struct ing_flows *f = calloc(1, sizeof(*f));
+	struct ing_flow *b;
+	uint16_t fgap;
+	uint8_t flags;
+	bool sparse;
+
+	(void)state;
+	assert_non_null(f);
+	b = ing_flow_note(f, 77, 100, 0, &sparse);
+	ing_flow_sent(b, 1000, &fgap, &flags);
+	assert_int_equal(fgap, 0);
+	assert_int_equal(flags, WIRE_F_FLOW_FIRST);
+	ing_flow_sent(b, 1001, &fgap, &flags);
+	assert_int_equal(fgap, 1);
+	assert_int_equal(flags, 0);
+	ing_flow_sent(b, 1001 + 65535, &fgap, &flags);
+	assert_int_equal(fgap, 65535);
+	assert_int_equal(flags, 0);
+	/* more than 65535 since the flow's last packet: first again */
+	ing_flow_sent(b, 1001 + 65535 + 65536, &fgap, &flags);
+	assert_int_equal(fgap, 0);
+	assert_int_equal(flags, WIRE_F_FLOW_FIRST);
+	/* across the wrap of gseq */
+	ing_flow_sent(b, UINT32_MAX - 1, &fgap, &flags);
+	ing_flow_sent(b, 2, &fgap, &flags);
+	assert_int_equal(fgap, 4);
+	/* the same number again (sequence restarted under us): first */
+	ing_flow_sent(b, 2, &fgap, &flags);
+	assert_int_equal(flags, WIRE_F_FLOW_FIRST);
+	/* buckets by the hash's low bits */
+	assert_ptr_equal(ing_flow_note(f, 77 + ING_FLOW_BUCKETS, 1, 0, &sparse),
+			 b);
+	ing_flows_reset(f);
+	ing_flow_sent(b, 3, &fgap, &flags);
+	assert_int_equal(flags, WIRE_F_FLOW_FIRST);
+	free(f);
+}
+
+static struct ing_sched_params params(void)
+{
+	struct ing_sched_params p = {
+		.k = 0.5, .t_dwd_ms = 250, .t_report_ms = 50,
+		.w_fixed = 50, .w_mobile_max = 45,
+	};
+
+	return p;
+}
+
+/* A sparse flow goes on the path with the lowest delay, whatever the
+ * weights; a bulk one follows the weights; fgap names, for every packet,
+ * the previous packet of its bucket (checked against a map). */
+static void test_pick_flow(void **state)
+{
+	enum path_class cls[2] = {PATH_FIXED, PATH_MOBILE};
+	struct ing_sched_params p = params();
+	struct ing_sched *s = calloc(1, sizeof(*s));
+	uint32_t *last = calloc(ING_FLOW_BUCKETS, sizeof(*last));
+	bool *seen = calloc(ING_FLOW_BUCKETS, sizeof(*seen));
+	unsigned on[2] = {0, 0};
+	struct wire_hdr h;
+	uint64_t t = 1000000;
+
+	(void)state;
+	assert_non_null(s);
+	assert_non_null(last);
+	assert_non_null(seen);
+	assert_int_equal(ing_sched_init(s, &p, 2, cls), 0);
+	s->w_mobile = 45;
+	/* mobile faster now: the sparse flow goes there */
+	ing_sched_set_delay(s, 0, 40000);
+	ing_sched_set_delay(s, 1, 30000);
+	srand(7);
+	for (int i = 0; i < 20000; i++) {
+		/* flow 1: 100 bytes every 10 ms; flows 2..9: bulk */
+		bool ping = i % 100 == 0;
+		uint32_t hash = ping ? 1 : 2 + (uint32_t)rand() % 8;
+		uint32_t bkt = hash & (ING_FLOW_BUCKETS - 1);
+		uint64_t sparse0 = s->st.sparse;
+		int path;
+
+		t += 100;
+		path = ing_sched_pick_flow(s, &h, hash, ping ? 100 : 1400, t);
+		assert_true(path == 0 || path == 1);
+		if (s->st.sparse != sparse0) {
+			/* sparse: the pings, and a bulk flow's first three */
+			assert_int_equal(path, 1);
+		} else {
+			assert_false(ping);
+			on[path]++;
+		}
+		if (seen[bkt]) {
+			assert_int_equal(h.flags, 0);
+			assert_int_equal(h.fgap, h.gseq - last[bkt]);
+		} else {
+			assert_int_equal(h.flags, WIRE_F_FLOW_FIRST);
+			assert_int_equal(h.fgap, 0);
+		}
+		seen[bkt] = true;
+		last[bkt] = h.gseq;
+	}
+	assert_int_equal(s->st.sparse, 200 + 8 * 3);
+	/* bulk: 50:45 by the weights, within a packet */
+	assert_true(abs((int)on[0] * 45 - (int)on[1] * 50) <= 50);
+	/* the fixed path faster again; the mobile one down: sparse on the
+	 * fixed one either way */
+	ing_sched_set_delay(s, 0, 10000);
+	assert_int_equal(ing_sched_pick_flow(s, &h, 1, 100, t + 1000000), 0);
+	ing_sched_set_delay(s, 0, 90000);
+	ing_sched_set_up(s, 1, false);
+	assert_int_equal(ing_sched_pick_flow(s, &h, 1, 100, t + 2000000), 0);
+	ing_sched_set_up(s, 0, false);
+	assert_int_equal(ing_sched_pick_flow(s, &h, 1, 100, t + 3000000),
+			 -ENETDOWN);
+	/* reset: every flow starts again */
+	ing_sched_set_up(s, 0, true);
+	ing_sched_reset_seq(s, 5);
+	assert_int_equal(ing_sched_pick_flow(s, &h, 3, 100, t + 4000000), 0);
+	assert_int_equal(h.flags, WIRE_F_FLOW_FIRST);
+	assert_int_equal(h.gseq, 5);
+	free(seen);
+	free(last);
+	free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_hash),
+		cmocka_unit_test(test_hash6),
+		cmocka_unit_test(test_sparse),
+		cmocka_unit_test(test_fgap),
+		cmocka_unit_test(test_pick_flow),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

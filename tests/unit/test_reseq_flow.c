@@ -1,0 +1,375 @@
+/* Unit tests of the resequencer's per-flow release (egress/reseq.c,
+ * egr_reseq_push_flow), written from reseq.h's rules:
+ * - vectors: a sparse flow is not held behind another flow's hole; a
+ *   flow's packets wait for their own hole and go, in order, when it is
+ *   filled or given up (timeout, early release, path down, flush);
+ *   packets without flow information keep the global order; duplicates of
+ *   packets released ahead of the head are refused;
+ * - a randomized test over two paths of different delays with loss and
+ *   duplicates, against the rules: every packet that arrives is released
+ *   exactly once, in order within its flow; none waits once its flow's
+ *   previous packet is out or given up; a packet without flow information
+ *   is released only at the head of the global order.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "common/seq.h"
+#include "common/wire.h"
+#include "egress/reseq.h"
+
+enum { CAP = 256, MAXG = 4096 };
+
+struct log {
+	unsigned n;
+	uint32_t g[MAXG];
+	struct egr_reseq *r;
+	/* randomized test: what is known of each gseq */
+	bool global[MAXG]; /* no flow information */
+	unsigned released[MAXG];
+};
+
+static void on_release(void *ctx, uint64_t cookie, uint32_t g)
+{
+	struct log *l = ctx;
+
+	assert_int_equal(cookie, (uint64_t)g * 10 + 7);
+	assert_true(l->n < MAXG);
+	l->g[l->n++] = g;
+	if (g < MAXG) {
+		l->released[g]++;
+		/* global order: only at the head */
+		if (l->global[g]) {
+			assert_int_equal(g, l->r->next);
+		}
+	}
+}
+
+static void setup(struct egr_reseq *r, struct log *l, bool early)
+{
+	struct egr_reseq_params p = {
+		.t_lto_us = 50000, .early_release = early, .capacity = CAP};
+
+	memset(l, 0, sizeof(*l));
+	l->r = r;
+	assert_int_equal(egr_reseq_init(r, &p, 2, on_release, l), 0);
+}
+
+static enum egr_verdict push(struct egr_reseq *r, uint32_t g, unsigned path,
+			     uint16_t fgap, uint8_t flags, uint64_t t)
+{
+	return egr_reseq_push_flow(r, g, path, 0, 0, fgap, flags, t,
+				   (uint64_t)g * 10 + 7);
+}
+
+static void want(const struct log *l, const uint32_t *g, unsigned n)
+{
+	if (l->n != n) {
+		fail_msg("released %u packets, want %u", l->n, n);
+	}
+	for (unsigned i = 0; i < n; i++) {
+		if (l->g[i] != g[i]) {
+			fail_msg("release %u: gseq %u, want %u", i, l->g[i],
+				 g[i]);
+		}
+	}
+}
+
+#define WANT(l, ...)                                                           \
+	do {                                                                   \
+		const uint32_t w_[] = {__VA_ARGS__};                           \
+		want(l, w_, sizeof(w_) / sizeof(w_[0]));                       \
+	} while (0)
+
+/* Flow A: 0, 2, 4 on the slow path (1); flow B: 1, 3, 5 on the fast path
+ * (0), each naming its predecessor.  B goes at once although A's 0 is
+ * not here; A's 2 and 4 wait for 0 and go with it. */
+static void test_two_flows(void **state)
+{
+	struct egr_reseq r;
+	struct log l;
+
+	(void)state;
+	setup(&r, &l, false);
+	assert_int_equal(push(&r, 0, 0, 0, WIRE_F_FLOW_FIRST, 10), EGR_RELEASED);
+	/* the head is 1 now; A's 2 goes before 1 arrives?  It names 0,
+	 * which is out: yes */
+	assert_int_equal(push(&r, 2, 0, 2, 0, 11), EGR_RELEASED);
+	/* B: 1 first of its flow, at the head */
+	assert_int_equal(push(&r, 3, 0, 2, 0, 12), EGR_BUFFERED); /* names 1 */
+	assert_int_equal(push(&r, 1, 1, 0, WIRE_F_FLOW_FIRST, 13),
+			 EGR_RELEASED);
+	WANT(&l, 0, 2, 1, 3);
+	assert_int_equal(r.next, 4);
+	assert_int_equal(r.st.flow_now, 1);   /* 2 */
+	/* 3 went when 1 did, ahead of the head (at 2, out already) */
+	assert_int_equal(r.st.flow_early, 1);
+	/* a hole at 4 (flow A, slow path); B's 5 and 7 go at once, A's 6
+	 * waits */
+	assert_int_equal(push(&r, 5, 0, 2, 0, 20), EGR_RELEASED);
+	assert_int_equal(push(&r, 7, 0, 2, 0, 21), EGR_RELEASED);
+	assert_int_equal(push(&r, 6, 1, 2, 0, 22), EGR_BUFFERED);
+	assert_int_equal(egr_reseq_depth(&r), 1);
+	assert_int_equal(r.next, 4);
+	WANT(&l, 0, 2, 1, 3, 5, 7);
+	/* 4 arrives: 4, then 6 (its flow), and the head passes 5..7 */
+	assert_int_equal(push(&r, 4, 1, 2, 0, 30), EGR_RELEASED);
+	WANT(&l, 0, 2, 1, 3, 5, 7, 4, 6);
+	assert_int_equal(r.next, 8);
+	assert_int_equal(egr_reseq_depth(&r), 0);
+	assert_int_equal(r.ahead, 0);
+	/* 3 waited 1 us, 6 waited 8 */
+	assert_int_equal(r.st.held, 2);
+	assert_int_equal(r.st.hold_us, 9);
+	/* duplicates: 7 is behind the head (released), 9 out ahead of it */
+	assert_int_equal(push(&r, 7, 0, 2, 0, 31), EGR_DROP_DUP);
+	assert_int_equal(push(&r, 10, 0, 3, 0, 32), EGR_RELEASED); /* 7->10 */
+	assert_int_equal(push(&r, 10, 1, 3, 0, 33), EGR_DROP_DUP);
+	WANT(&l, 0, 2, 1, 3, 5, 7, 4, 6, 10);
+	egr_reseq_free(&r);
+}
+
+/* A flow's hole given up by the timeout: its waiting packets go in order;
+ * the hole is timed from the first packet beyond it, of any flow. */
+static void test_timeout(void **state)
+{
+	struct egr_reseq r;
+	struct log l;
+	uint64_t when;
+
+	(void)state;
+	setup(&r, &l, false);
+	assert_int_equal(push(&r, 0, 0, 0, WIRE_F_FLOW_FIRST, 0), EGR_RELEASED);
+	/* 1 (flow A) lost; 2 (flow B) goes at 1000 us; 3, 4 (flow A) wait */
+	assert_int_equal(push(&r, 2, 0, 0, WIRE_F_FLOW_FIRST, 1000),
+			 EGR_RELEASED);
+	assert_int_equal(push(&r, 3, 0, 2, 0, 2000), EGR_BUFFERED);
+	assert_int_equal(push(&r, 4, 0, 1, 0, 3000), EGR_BUFFERED);
+	assert_true(egr_reseq_deadline(&r, &when));
+	assert_int_equal(when, 51000); /* from 2's arrival */
+	egr_reseq_poll(&r, 50999);
+	WANT(&l, 0, 2);
+	egr_reseq_poll(&r, 51000);
+	WANT(&l, 0, 2, 3, 4);
+	assert_int_equal(r.st.hole_timeout, 1);
+	assert_int_equal(r.next, 5);
+	assert_false(egr_reseq_deadline(&r, &when));
+	/* the lost packet comes after all: late */
+	assert_int_equal(push(&r, 1, 1, 1, 0, 60000), EGR_DROP_LATE);
+	egr_reseq_free(&r);
+}
+
+/* Without flow information a packet keeps the global order; a flow packet
+ * naming a global one waits for it; flush releases everything in order. */
+static void test_global_and_flush(void **state)
+{
+	struct egr_reseq r;
+	struct log l;
+
+	(void)state;
+	setup(&r, &l, false);
+	assert_int_equal(push(&r, 0, 0, 0, 0, 0), EGR_RELEASED);
+	assert_int_equal(push(&r, 2, 0, 0, 0, 1), EGR_BUFFERED); /* global */
+	assert_int_equal(push(&r, 3, 0, 1, 0, 2), EGR_BUFFERED); /* names 2 */
+	assert_int_equal(push(&r, 4, 0, 0, WIRE_F_FLOW_FIRST, 3),
+			 EGR_RELEASED);
+	assert_int_equal(push(&r, 6, 0, 2, 0, 4), EGR_RELEASED); /* names 4 */
+	WANT(&l, 0, 4, 6);
+	egr_reseq_flush(&r);
+	WANT(&l, 0, 4, 6, 2, 3);
+	assert_int_equal(r.st.hole_flush, 2); /* 1 and 5 */
+	assert_int_equal(egr_reseq_depth(&r), 0);
+	assert_int_equal(r.ahead, 0);
+	assert_int_equal(r.next, 7);
+	egr_reseq_free(&r);
+}
+
+/* A path goes down: its holes are given up and the flows waiting for them
+ * go. */
+static void test_path_down(void **state)
+{
+	struct egr_reseq r;
+	struct log l;
+
+	(void)state;
+	setup(&r, &l, false);
+	assert_int_equal(push(&r, 0, 0, 0, WIRE_F_FLOW_FIRST, 0), EGR_RELEASED);
+	assert_int_equal(push(&r, 2, 0, 1, 0, 1), EGR_BUFFERED); /* names 1 */
+	assert_int_equal(push(&r, 3, 0, 0, WIRE_F_FLOW_FIRST, 1),
+			 EGR_RELEASED);
+	egr_reseq_set_path_up(&r, 1, false);
+	WANT(&l, 0, 3, 2);
+	assert_int_equal(r.st.hole_path_down, 1);
+	assert_int_equal(r.next, 4);
+	egr_reseq_free(&r);
+}
+
+/* Randomized: flows over two FIFO paths (delays 10 and 30 ms plus FIFO
+ * jitter), with loss, duplicates and some packets without flow
+ * information, checked against the rules after every call. */
+static void test_random(void **state)
+{
+	struct arrival {
+		uint64_t t;
+		uint32_t g;
+		unsigned path;
+		uint16_t fgap;
+		uint8_t flags;
+	};
+	static struct arrival a[MAXG + MAXG / 8];
+	static uint32_t flow_of[MAXG], prev_of[MAXG];
+	static bool arrived[MAXG];
+	struct egr_reseq r;
+	struct log l;
+	unsigned n = 0, late = 0;
+
+	(void)state;
+	for (unsigned seed = 1; seed <= 20; seed++) {
+		uint32_t last[8];
+		bool used[8] = {false};
+		uint64_t path_t[2] = {0, 0};
+
+		srand(seed);
+		setup(&r, &l, seed % 2);
+		memset(arrived, 0, sizeof(arrived));
+		n = 0;
+		for (uint32_t g = 0; g < 2000; g++) {
+			unsigned f = (unsigned)rand() % 8;
+			unsigned path = (unsigned)rand() % 3 == 0;
+			uint64_t t = (uint64_t)g * 100 +
+				     (path ? 30000 : 10000) +
+				     (uint64_t)(rand() % 5000);
+			struct arrival *x = &a[n];
+
+			flow_of[g] = f;
+			l.global[g] = f == 7; /* flow 7 sends no fgap */
+			x->g = g;
+			x->path = path;
+			x->fgap = 0;
+			x->flags = 0;
+			if (f != 7) {
+				if (used[f] && g - last[f] <= 65535) {
+					x->fgap = (uint16_t)(g - last[f]);
+				} else {
+					x->flags = WIRE_F_FLOW_FIRST;
+				}
+			}
+			prev_of[g] = used[f] ? last[f] : UINT32_MAX;
+			used[f] = true;
+			last[f] = g;
+			/* FIFO per path */
+			if (t < path_t[path]) {
+				t = path_t[path];
+			}
+			path_t[path] = t;
+			x->t = t;
+			if (rand() % 50 == 0) {
+				continue; /* lost */
+			}
+			n++;
+			if (rand() % 100 == 0) {
+				a[n] = *x; /* a duplicate on the same path */
+				a[n].t++;
+				n++;
+			}
+		}
+		/* arrival order: by time, stable (sort by t, then index) */
+		for (unsigned i = 1; i < n; i++) {
+			struct arrival k = a[i];
+			unsigned j = i;
+
+			while (j > 0 && a[j - 1].t > k.t) {
+				a[j] = a[j - 1];
+				j--;
+			}
+			a[j] = k;
+		}
+		for (unsigned i = 0; i < n; i++) {
+			enum egr_verdict v;
+
+			egr_reseq_poll(&r, a[i].t);
+			v = push(&r, a[i].g, a[i].path, a[i].fgap, a[i].flags,
+				 a[i].t);
+			if (arrived[a[i].g]) {
+				assert_true(v == EGR_DROP_DUP ||
+					    v == EGR_DROP_LATE);
+			} else if (v == EGR_DROP_LATE) {
+				/* its hole was given up before it came */
+				late++;
+			} else {
+				assert_true(v == EGR_RELEASED ||
+					    v == EGR_BUFFERED);
+				arrived[a[i].g] = true;
+			}
+			/* nothing waits whose flow's previous packet is
+			 * out or behind the head */
+			for (uint32_t g = r.next; seq_before(g, r.next + CAP) &&
+						  g < 2000;
+			     g++) {
+				uint32_t pv = prev_of[g];
+
+				if (!arrived[g] || l.released[g] ||
+				    l.global[g]) {
+					continue;
+				}
+				if (pv == UINT32_MAX ||
+				    seq_before(pv, r.next) ||
+				    l.released[pv]) {
+					/* FLOW_FIRST, or its predecessor
+					 * done: must be out, unless 65535
+					 * away (never here) */
+					fail_msg("seed %u: %u waits, its "
+						 "flow's %u is done",
+						 seed, g, pv);
+				}
+			}
+		}
+		egr_reseq_flush(&r);
+		/* exactly once, in order within each flow */
+		for (uint32_t g = 0; g < 2000; g++) {
+			assert_int_equal(l.released[g], arrived[g] ? 1 : 0);
+		}
+		{
+			int64_t top[8];
+
+			for (int f = 0; f < 8; f++) {
+				top[f] = -1;
+			}
+			for (unsigned i = 0; i < l.n; i++) {
+				uint32_t g = l.g[i];
+
+				if ((int64_t)g <= top[flow_of[g]]) {
+					fail_msg("seed %u: flow %u released "
+						 "%u after %lld",
+						 seed, flow_of[g], g,
+						 (long long)top[flow_of[g]]);
+				}
+				top[flow_of[g]] = g;
+			}
+		}
+		assert_true(r.st.flow_now + r.st.flow_early > 0);
+		egr_reseq_free(&r);
+	}
+	/* the timeout gave up some holes whose packet was only slow */
+	print_message("late after their hole was given up: %u\n", late);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_two_flows),
+		cmocka_unit_test(test_timeout),
+		cmocka_unit_test(test_global_and_flush),
+		cmocka_unit_test(test_path_down),
+		cmocka_unit_test(test_random),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
