@@ -1,9 +1,7 @@
 /* Unit tests of the simulator's internals (sim/): random numbers, event
  * heap, packet pool, delay histogram, link model, traffic profiles, and
- * whole runs checked for conservation and determinism.
- *
- * The simulator is a program, not a library, so its files are included
- * here whole (as wireguard-tools' fuzzers do) to reach their functions.
+ * whole runs checked for conservation and determinism, through the
+ * simulator's library (everything of l3bond-sim but main.c).
  */
 #include <errno.h>
 #include <math.h>
@@ -19,14 +17,13 @@
 
 #include <cmocka.h>
 
-#include "sim/event.c"
-#include "sim/hist.c"
-#include "sim/link.c"
-#include "sim/pool.c"
-#include "sim/profile.c"
-#include "sim/report.c"
-#include "sim/rng.c"
-#include "sim/run.c"
+#include "sim/event.h"
+#include "sim/hist.h"
+#include "sim/link.h"
+#include "sim/pool.h"
+#include "sim/profile.h"
+#include "sim/rng.h"
+#include "sim/sim.h"
 
 /* ---- rng ------------------------------------------------------------- */
 
