@@ -115,52 +115,22 @@ static uint32_t a4(const char *s)
 	return a;
 }
 
-static uint32_t mask4(uint8_t len)
+/* The reference: every prefix of the address's family in every session,
+ * compared bit by bit, the longest match. */
+static bool in_prefix(const uint8_t *a, const struct conf_prefix *p)
 {
-	return len ? htonl(~0U << (32 - len)) : 0;
-}
-
-/* The reference: every IPv4 prefix of every session, the longest match. */
-static struct gw_sess *brute(uint32_t addr)
-{
-	struct gw_sess *best = NULL;
-	int best_len = -1;
-	unsigned k, i;
-
-	for (k = 0; k < g.nsess; k++) {
-		struct gw_sess *s = g.sess[k];
-
-		for (i = 0; i < s->nprefixes; i++) {
-			uint8_t len = s->prefix[i].len;
-			uint32_t m = mask4(len);
-
-			if (s->prefix[i].v6) {
-				continue;
-			}
-			if ((addr & m) == (s->prefix[i].addr & m) &&
-			    len > best_len) {
-				best = s;
-				best_len = len;
-			}
-		}
-	}
-	return best;
-}
-
-/* The same for IPv6, bit by bit. */
-static bool in_prefix6(const uint8_t *a, const struct conf_prefix *p)
-{
+	const uint8_t *net = p->v6 ? p->addr6 : (const uint8_t *)&p->addr;
 	unsigned i;
 
 	for (i = 0; i < p->len; i++) {
-		if ((a[i / 8] ^ p->addr6[i / 8]) & (0x80 >> i % 8)) {
+		if ((a[i / 8] ^ net[i / 8]) & (0x80 >> i % 8)) {
 			return false;
 		}
 	}
 	return true;
 }
 
-static struct gw_sess *brute6(const uint8_t *a)
+static struct gw_sess *brute(const uint8_t *a, bool v6)
 {
 	struct gw_sess *best = NULL;
 	int best_len = -1;
@@ -172,13 +142,18 @@ static struct gw_sess *brute6(const uint8_t *a)
 		for (i = 0; i < s->nprefixes; i++) {
 			const struct conf_prefix *p = &s->prefix[i];
 
-			if (p->v6 && in_prefix6(a, p) && p->len > best_len) {
+			if (p->v6 == v6 && in_prefix(a, p) && p->len > best_len) {
 				best = s;
 				best_len = p->len;
 			}
 		}
 	}
 	return best;
+}
+
+static struct gw_sess *brute4(uint32_t addr)
+{
+	return brute((const uint8_t *)&addr, false);
 }
 
 static void test_lookup(void **state)
@@ -216,7 +191,7 @@ static void test_lookup(void **state)
 		uint32_t addr =
 			i & 1 ? x : (x & htonl(0x00ffffff)) | a4("10.0.0.0");
 
-		assert_ptr_equal(gw_sess_by_addr(&g, addr), brute(addr));
+		assert_ptr_equal(gw_sess_by_addr(&g, addr), brute4(addr));
 	}
 	gw_sessions_close(&g);
 	assert_int_equal(n_close, 4);
@@ -286,7 +261,7 @@ static void test_lookup6(void **state)
 			}
 		}
 		memcpy(&a4n, a, 4);
-		want = v6 ? brute6(a) : brute(a4n);
+		want = brute(a, v6);
 		got = v6 ? gw_sess_by_addr6(&g, a) : gw_sess_by_addr(&g, a4n);
 		assert_ptr_equal(got, want);
 		k = 0; /* which session, 3: none */
@@ -331,7 +306,7 @@ static void test_many(void **state)
 			i & 1 ? (x & htonl(0x0003ffff)) | a4("10.0.0.0")
 			      : (x & htonl(0x0003ffff)) | a4("172.16.0.0");
 
-		assert_ptr_equal(gw_sess_by_addr(&g, addr), brute(addr));
+		assert_ptr_equal(gw_sess_by_addr(&g, addr), brute4(addr));
 	}
 	gw_sessions_close(&g);
 }
