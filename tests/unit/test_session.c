@@ -85,10 +85,10 @@ static void cpe(struct conf *c, unsigned i, uint32_t id, const char *name,
 
 		*slash = '\0';
 		p->v6 = strchr(tok, ':') != NULL;
-		assert_int_equal(inet_pton(p->v6 ? AF_INET6 : AF_INET, tok,
-					   p->v6 ? (void *)p->addr6
-						 : (void *)&p->addr),
-				 1);
+		assert_int_equal(
+			inet_pton(p->v6 ? AF_INET6 : AF_INET, tok,
+				  p->v6 ? (void *)p->addr6 : (void *)&p->addr),
+			1);
 		p->len = (uint8_t)atoi(slash + 1);
 	}
 	if (c->ncpes < i + 1) {
@@ -142,7 +142,8 @@ static struct gw_sess *brute(const uint8_t *a, bool v6)
 		for (i = 0; i < s->nprefixes; i++) {
 			const struct conf_prefix *p = &s->prefix[i];
 
-			if (p->v6 == v6 && in_prefix(a, p) && p->len > best_len) {
+			if (p->v6 == v6 && in_prefix(a, p) &&
+			    p->len > best_len) {
 				best = s;
 				best_len = p->len;
 			}
