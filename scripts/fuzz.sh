@@ -4,8 +4,8 @@
 #   scripts/fuzz.sh [OUT_DIR]          (default: build-fuzz/out)
 #
 # Installs clang-14 and libFuzzer (Debian 12) if missing, builds the
-# targets of tests/fuzz/ alone with clang, ASan and UBSan (build dir
-# $FUZZ_BUILD, default build-fuzz), then runs each target for
+# targets of tests/fuzz/ alone with clang, ASan and UBSan, warnings as
+# errors (build dir $FUZZ_BUILD, default build-fuzz), then runs each target for
 # $FUZZ_SECONDS seconds (default 30) on a copy of its seeds and saved
 # crashers, in OUT_DIR/<target>/.  Prints execs/s and coverage per target.
 # A crash, a leak, a sanitizer report, a hang (10 s per input) or a broken
@@ -42,18 +42,19 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 echo "== fuzz: building in $build"
-# this directory alone, not the whole project (which -DL3BOND_FUZZ=ON
-# builds): another build dir is needed for that
+# the project without its tests, and of it only the fuzz targets
 home=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' \
 	"$build/CMakeCache.txt" 2>/dev/null || true)
-if [ -n "$home" ] && [ "$home" != "$PWD/tests/fuzz" ]; then
-	echo "fuzz: $build is a build of $home; set FUZZ_BUILD" >&2
+if [ -n "$home" ] && [ "$home" != "$PWD" ]; then
+	echo "fuzz: $build is a build of $home; remove it or set FUZZ_BUILD" >&2
 	exit 2
 fi
 mkdir -p "$build"
-if ! { cmake -S tests/fuzz -B "$build" -DCMAKE_C_COMPILER=clang-14 \
-	-DCMAKE_BUILD_TYPE=RelWithDebInfo &&
-	cmake --build "$build" -j "$(nproc)"; } >"$build/build.log" 2>&1; then
+if ! { cmake -S . -B "$build" -DCMAKE_C_COMPILER=clang-14 \
+	-DCMAKE_BUILD_TYPE=RelWithDebInfo -DL3BOND_FUZZ=ON \
+	-DL3BOND_TESTS=OFF -DL3BOND_WERROR=ON &&
+	cmake --build "$build" -j "$(nproc)" --target "${targets[@]}"; } \
+	>"$build/build.log" 2>&1; then
 	cat "$build/build.log"
 	echo "fuzz: the build failed" >&2
 	exit 1
@@ -92,12 +93,12 @@ for t in "${targets[@]}"; do
 
 	echo "== $t: ${seconds} s"
 	rc=0
-	"$build/$t" "${args[@]}" "$work/corpus" >"$work/log" 2>&1 || rc=$?
+	"$build/tests/fuzz/$t" "${args[@]}" "$work/corpus" >"$work/log" 2>&1 || rc=$?
 	# Every input of the corpus it ended with, once, in one process:
 	# LeakSanitizer then reports at exit whatever any of them leaked.
 	if [ "$rc" -eq 0 ]; then
 		find "$work/corpus" -type f -print0 |
-			xargs -0 "$build/$t" >"$work/replay.log" 2>&1 || {
+			xargs -0 "$build/tests/fuzz/$t" >"$work/replay.log" 2>&1 || {
 			rc=$?
 			cat "$work/replay.log" >>"$work/log"
 		}

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # The test command: installs dependencies, builds twice (plain and with
-# ASan+UBSan) and runs every test in both builds.
+# ASan+UBSan) and runs every test in both builds; before that, the
+# optimised builds (Release and MinSizeRel, gcc and clang) must compile
+# without a warning.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/deps.sh
+echo "== optimised builds"
+scripts/build-matrix.sh
 for variant in plain asan; do
 	if [ $variant = asan ]; then
 		scripts/build.sh --asan

@@ -1460,9 +1460,11 @@ static void dsink_release(void *ctx, uint64_t cookie, uint32_t gseq)
 
 enum { D_SCENARIOS = 3000, D_WITHHELD = 64, D_HIST = 64 };
 
-/* The last events of a scenario, printed when it fails. */
-enum { TRAIL = 24 };
-static char trail[TRAIL][112];
+/* The last events of a scenario, printed when it fails: each an event's
+ * description (up to WHAT - 1 characters) and the reference's state, whole
+ * (67 characters besides the description at most). */
+enum { TRAIL = 24, WHAT = 96 };
+static char trail[TRAIL][WHAT + 67];
 static unsigned trail_n;
 
 static void trail_add(unsigned ev, const char *what, const struct ref *r)
@@ -1544,7 +1546,7 @@ static bool run_scenario(unsigned sc, bool verbose, struct dcover *cov)
 		uint32_t k = rnd_below(100);
 		bool push = false, huge = false;
 		uint32_t g = 0;
-		char what[96] = "";
+		char what[WHAT] = "";
 
 		if (rnd_below(4) == 0) {
 			t += rnd_below(t_lto / 3 + 1);

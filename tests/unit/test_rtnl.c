@@ -671,7 +671,7 @@ static void enter_netns(void)
 			 0);
 }
 
-static void run(const char *fmt, ...)
+static void __attribute__((format(printf, 1, 2))) run(const char *fmt, ...)
 {
 	char cmd[512];
 	va_list ap;

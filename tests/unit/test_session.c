@@ -1,5 +1,6 @@
 /* Unit tests of gateway/session.c: the lookup tables (session by id, by
- * address with the longest prefix) against a brute-force reference, and a
+ * address with the longest prefix, IPv4 and IPv6 apart) against a
+ * brute-force reference, and a
  * reload's add / remove / new key / keep, which must leave a kept session
  * the same object.  session.c is included to reach its statics; what a
  * session is made of (keys, links, egress) is stubbed here, not tested:
@@ -70,7 +71,7 @@ static void cpe(struct conf *c, unsigned i, uint32_t id, const char *name,
 		unsigned key, const char *pfx)
 {
 	struct conf_cpe *e = &c->cpe[i];
-	char buf[64], *tok, *save = NULL;
+	char buf[128], *tok, *save = NULL;
 
 	memset(e, 0, sizeof(*e));
 	e->session_id = id;
@@ -83,7 +84,11 @@ static void cpe(struct conf *c, unsigned i, uint32_t id, const char *name,
 		char *slash = strchr(tok, '/');
 
 		*slash = '\0';
-		assert_int_equal(inet_pton(AF_INET, tok, &p->addr), 1);
+		p->v6 = strchr(tok, ':') != NULL;
+		assert_int_equal(
+			inet_pton(p->v6 ? AF_INET6 : AF_INET, tok,
+				  p->v6 ? (void *)p->addr6 : (void *)&p->addr),
+			1);
 		p->len = (uint8_t)atoi(slash + 1);
 	}
 	if (c->ncpes < i + 1) {
@@ -110,13 +115,22 @@ static uint32_t a4(const char *s)
 	return a;
 }
 
-static uint32_t mask4(uint8_t len)
+/* The reference: every prefix of the address's family in every session,
+ * compared bit by bit, the longest match. */
+static bool in_prefix(const uint8_t *a, const struct conf_prefix *p)
 {
-	return len ? htonl(~0U << (32 - len)) : 0;
+	const uint8_t *net = p->v6 ? p->addr6 : (const uint8_t *)&p->addr;
+	unsigned i;
+
+	for (i = 0; i < p->len; i++) {
+		if ((a[i / 8] ^ net[i / 8]) & (0x80 >> i % 8)) {
+			return false;
+		}
+	}
+	return true;
 }
 
-/* The reference: every IPv4 prefix of every session, the longest match. */
-static struct gw_sess *brute(uint32_t addr)
+static struct gw_sess *brute(const uint8_t *a, bool v6)
 {
 	struct gw_sess *best = NULL;
 	int best_len = -1;
@@ -126,20 +140,21 @@ static struct gw_sess *brute(uint32_t addr)
 		struct gw_sess *s = g.sess[k];
 
 		for (i = 0; i < s->nprefixes; i++) {
-			uint8_t len = s->prefix[i].len;
-			uint32_t m = mask4(len);
+			const struct conf_prefix *p = &s->prefix[i];
 
-			if (s->prefix[i].v6) {
-				continue;
-			}
-			if ((addr & m) == (s->prefix[i].addr & m) &&
-			    len > best_len) {
+			if (p->v6 == v6 && in_prefix(a, p) &&
+			    p->len > best_len) {
 				best = s;
-				best_len = len;
+				best_len = p->len;
 			}
 		}
 	}
 	return best;
+}
+
+static struct gw_sess *brute4(uint32_t addr)
+{
+	return brute((const uint8_t *)&addr, false);
 }
 
 static void test_lookup(void **state)
@@ -177,10 +192,90 @@ static void test_lookup(void **state)
 		uint32_t addr =
 			i & 1 ? x : (x & htonl(0x00ffffff)) | a4("10.0.0.0");
 
-		assert_ptr_equal(gw_sess_by_addr(&g, addr), brute(addr));
+		assert_ptr_equal(gw_sess_by_addr(&g, addr), brute4(addr));
 	}
 	gw_sessions_close(&g);
 	assert_int_equal(n_close, 4);
+}
+
+/* IPv4 and IPv6 prefixes side by side: the longest match per family; an
+ * address never matches a prefix of the other family. */
+static void test_lookup6(void **state)
+{
+	unsigned i, k, hits[4] = {0};
+	uint32_t x = 12345, a4n;
+	uint8_t a[16];
+
+	(void)state;
+	setup();
+	cpe(&g.conf, 0, 1, "c0", 1, "10.0.0.0/8 2001:db8::/32");
+	cpe(&g.conf, 1, 2, "c1", 2,
+	    "10.1.0.0/16 2001:db8:1::/48 2001:db8:1:2:3:4:5:0/125");
+	cpe(&g.conf, 2, 3, "c2", 3, "10.1.2.3/32 2001:db8:1:2::/64 ::/0");
+	assert_int_equal(gw_sessions_open(&g), 0);
+
+	inet_pton(AF_INET6, "2001:db8:1:2:3:4:5:6", a);
+	assert_ptr_equal(gw_sess_by_addr6(&g, a), g.sess[1]); /* /125 */
+	inet_pton(AF_INET6, "2001:db8:1:2:3:4:5:8", a);
+	assert_ptr_equal(gw_sess_by_addr6(&g, a), g.sess[2]); /* /64 */
+	inet_pton(AF_INET6, "2001:db8:1:3::1", a);
+	assert_ptr_equal(gw_sess_by_addr6(&g, a), g.sess[1]); /* /48 */
+	inet_pton(AF_INET6, "2001:db8:ffff::1", a);
+	assert_ptr_equal(gw_sess_by_addr6(&g, a), g.sess[0]); /* /32 */
+	inet_pton(AF_INET6, "fe80::1", a);
+	assert_ptr_equal(gw_sess_by_addr6(&g, a), g.sess[2]); /* ::/0 */
+	/* no IPv4 default: an IPv4 address never matches an IPv6 prefix */
+	assert_null(gw_sess_by_addr(&g, a4("192.0.2.1")));
+	assert_ptr_equal(gw_sess_by_addr(&g, a4("10.1.2.3")), g.sess[2]);
+	assert_ptr_equal(gw_sess_by_addr(&g, a4("10.1.2.4")), g.sess[1]);
+	/* an IPv6 address whose first 4 bytes are 10.x: still IPv6 */
+	memset(a, 0, 16);
+	a[0] = 10;
+	assert_ptr_equal(gw_sess_by_addr6(&g, a), g.sess[2]);
+
+	/* random addresses near the prefixes against the reference */
+	for (i = 0; i < 200000; i++) {
+		bool v6 = i & 1;
+		struct gw_sess *want, *got;
+
+		for (k = 0; k < 16; k++) {
+			x = x * 1103515245u + 12345u;
+			a[k] = (uint8_t)(x >> 16);
+		}
+		/* mostly inside 10.0.0.0/8 or 2001:db8::/32, some hits
+		 * deeper */
+		if (v6 && (i & 2)) {
+			memcpy(a, "\x20\x01\x0d\xb8\x00\x01\x00\x02",
+			       i & 4 ? 8 : 6);
+			if ((i & 12) == 12) {
+				memcpy(a + 8, "\x00\x03\x00\x04\x00\x05\x00",
+				       7);
+			}
+		} else if (!v6 && (i & 2)) {
+			a[0] = 10;
+			if (i & 4) {
+				a[1] = 1;
+				if (i & 8) {
+					a[2] = 2;
+					a[3] = (i & 16) ? 3 : a[3];
+				}
+			}
+		}
+		memcpy(&a4n, a, 4);
+		want = brute(a, v6);
+		got = v6 ? gw_sess_by_addr6(&g, a) : gw_sess_by_addr(&g, a4n);
+		assert_ptr_equal(got, want);
+		k = 0; /* which session, 3: none */
+		while (k < 3 && g.sess[k] != want) {
+			k++;
+		}
+		hits[k]++;
+	}
+	/* every CPE and the no-match case were reached */
+	for (k = 0; k < 4; k++) {
+		assert_true(hits[k] > 100);
+	}
+	gw_sessions_close(&g);
 }
 
 /* Many CPEs and prefix lengths: the table against the reference. */
@@ -212,7 +307,7 @@ static void test_many(void **state)
 			i & 1 ? (x & htonl(0x0003ffff)) | a4("10.0.0.0")
 			      : (x & htonl(0x0003ffff)) | a4("172.16.0.0");
 
-		assert_ptr_equal(gw_sess_by_addr(&g, addr), brute(addr));
+		assert_ptr_equal(gw_sess_by_addr(&g, addr), brute4(addr));
 	}
 	gw_sessions_close(&g);
 }
@@ -295,6 +390,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lookup),
+		cmocka_unit_test(test_lookup6),
 		cmocka_unit_test(test_many),
 		cmocka_unit_test(test_update),
 		cmocka_unit_test(test_cpe),

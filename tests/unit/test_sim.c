@@ -1,9 +1,7 @@
 /* Unit tests of the simulator's internals (sim/): random numbers, event
  * heap, packet pool, delay histogram, link model, traffic profiles, and
- * whole runs checked for conservation and determinism.
- *
- * The simulator is a program, not a library, so its files are included
- * here whole (as wireguard-tools' fuzzers do) to reach their functions.
+ * whole runs checked for conservation and determinism, through the
+ * simulator's library (everything of l3bond-sim but main.c).
  */
 #include <errno.h>
 #include <math.h>
@@ -19,14 +17,13 @@
 
 #include <cmocka.h>
 
-#include "sim/event.c"
-#include "sim/hist.c"
-#include "sim/link.c"
-#include "sim/pool.c"
-#include "sim/profile.c"
-#include "sim/report.c"
-#include "sim/rng.c"
-#include "sim/run.c"
+#include "sim/event.h"
+#include "sim/hist.h"
+#include "sim/link.h"
+#include "sim/pool.h"
+#include "sim/profile.h"
+#include "sim/rng.h"
+#include "sim/sim.h"
 
 /* ---- rng ------------------------------------------------------------- */
 
@@ -220,7 +217,12 @@ static uint32_t mkpkt(struct linkbed *b, uint32_t bytes, uint32_t gseq)
 {
 	uint32_t idx;
 
-	assert_int_equal(sim_pool_get(&b->pool, &idx), 0);
+	/* cmocka's fail() returns as far as the compiler knows: idx is
+	 * not read on that path */
+	if (sim_pool_get(&b->pool, &idx) != 0) {
+		fail_msg("sim_pool_get: no record");
+		return SIM_NONE;
+	}
 	sim_pool_at(&b->pool, idx)->bytes = bytes;
 	sim_pool_at(&b->pool, idx)->gseq = gseq;
 	return idx;
@@ -369,6 +371,7 @@ static void test_link_wandering_jitter(void **state)
 	struct linkbed b;
 	uint64_t last = 0, deliver, done = 0;
 	uint32_t i, idx, lo = UINT32_MAX, hi = 0, below35 = 0;
+	enum sim_fate fate;
 	bool started;
 
 	(void)state;
@@ -382,9 +385,14 @@ static void test_link_wandering_jitter(void **state)
 		assert_int_equal(sim_link_enqueue(&b.l, &b.pool, idx, now,
 						  &started, &done),
 				 SIM_FATE_OK);
-		assert_int_equal(sim_link_tx_done(&b.l, &b.pool, done, &idx,
-						  &deliver, &started, &done),
-				 SIM_FATE_OK);
+		fate = sim_link_tx_done(&b.l, &b.pool, done, &idx, &deliver,
+					&started, &done);
+		if (fate != SIM_FATE_OK) {
+			/* deliver is set only when it was sent (and cmocka's
+			 * fail() returns as far as the compiler knows) */
+			fail_msg("packet %u: fate %d", (unsigned)i, (int)fate);
+			break;
+		}
 		sim_pool_put(&b.pool, idx);
 		assert_true(deliver >= last);
 		d = (uint32_t)(deliver - now);

@@ -1,0 +1,312 @@
+/* Unit tests of gateway/rules.c: the rules the daemon generates (exact
+ * text, as --print-rules prints and iptables-restore installs), for
+ * iptables, ip6tables and nft, a buffer too small, and the TCP MSS the
+ * clamp rules use.  The netns test (tests/netns/test_daemon.sh) checks the
+ * same rules against iptables-restore --test and nft -c, and the whole
+ * daemon end to end.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "gateway/gw.h"
+
+static void base(struct conf *c, enum conf_role role)
+{
+	conf_defaults(c);
+	c->role = role;
+	c->session_id = 1;
+	c->npaths = 2;
+	strcpy(c->path[0].name, "dsl");
+	c->path[0].cls = PATH_FIXED;
+	strcpy(c->path[0].ifname, "wan-dsl");
+	strcpy(c->path[1].name, "lte");
+	c->path[1].cls = PATH_MOBILE;
+	strcpy(c->path[1].ifname, "wan-lte");
+}
+
+static void assert_text(const struct conf *c, enum gw_rules_kind kind,
+			const char *want)
+{
+	char buf[GW_RULES_MAX];
+	int n;
+
+	n = gw_rules_text(c, kind, gw_conf_mss(c), buf, sizeof(buf));
+	if (n < 0 || strcmp(buf, want)) {
+		print_error("got:\n%s\nwant:\n%s\n", buf, want);
+		fail();
+	}
+	assert_int_equal(n, (int)strlen(want));
+}
+
+#define CLAMP                                                                  \
+	"-p tcp --tcp-flags SYN,RST SYN -m tcpmss --mss 1389:65535 "           \
+	"-j TCPMSS --set-mss 1388\n"
+#define DEFRAG                                                                 \
+	":L3B_DEFRAG - [0:0]\n"                                                \
+	"-A L3B_DEFRAG -m conntrack --ctstate INVALID -j RETURN\nCOMMIT\n"
+#define EGR_RAW                                                                \
+	"COMMIT\n*raw\n:L3B_EGR - [0:0]\n"                                     \
+	"-A L3B_EGR -i wan-dsl -p udp --dport 7040 -m addrtype --dst-type "    \
+	"LOCAL -j NFQUEUE --queue-num 1\n"                                     \
+	"-A L3B_EGR -i wan-lte -p udp --dport 7040 -m addrtype --dst-type "    \
+	"LOCAL -j NFQUEUE --queue-num 1\n"                                     \
+	"-A PREROUTING -j L3B_EGR\n" DEFRAG
+
+static void test_rules_cpe(void **state)
+{
+	struct conf c;
+
+	(void)state;
+	base(&c, ROLE_CPE);
+	c.nlan = 1;
+	strcpy(c.lan[0], "br-lan");
+	assert_text(&c, false,
+		    "*mangle\n:L3B_ING - [0:0]\n"
+		    "-A L3B_ING -i br-lan -o wan-dsl " CLAMP
+		    "-A L3B_ING -i br-lan -o wan-dsl -j NFQUEUE --queue-num 0 "
+		    "--queue-bypass\n"
+		    "-A L3B_ING -i br-lan -o wan-lte " CLAMP
+		    "-A L3B_ING -i br-lan -o wan-lte -j NFQUEUE --queue-num 0 "
+		    "--queue-bypass\n"
+		    "-A FORWARD -j L3B_ING\n" EGR_RAW);
+}
+
+/* Local output: the tunnel's own packets first, out of the way. */
+static void test_rules_cpe_output(void **state)
+{
+	struct conf c;
+
+	(void)state;
+	base(&c, ROLE_CPE);
+	c.bond_output = true;
+	c.ingress_queue = 5;
+	c.egress_queue = 6;
+	c.port = 9000;
+	strcpy(c.path[1].ifname, "wan-dsl"); /* a shared device, once */
+	assert_text(&c, false,
+		    "*mangle\n:L3B_ING - [0:0]\n:L3B_OUT - [0:0]\n"
+		    "-A L3B_OUT -p udp --sport 9000 -j RETURN\n"
+		    "-A L3B_OUT -o wan-dsl " CLAMP
+		    "-A L3B_OUT -o wan-dsl -j NFQUEUE --queue-num 5 "
+		    "--queue-bypass\n"
+		    "-A FORWARD -j L3B_ING\n-A OUTPUT -j L3B_OUT\n"
+		    "COMMIT\n*raw\n:L3B_EGR - [0:0]\n"
+		    "-A L3B_EGR -i wan-dsl -p udp --dport 9000 -m addrtype "
+		    "--dst-type LOCAL -j NFQUEUE --queue-num 6\n"
+		    "-A PREROUTING -j L3B_EGR\n" DEFRAG);
+}
+
+static void test_rules_concentrator(void **state)
+{
+	struct conf c;
+
+	(void)state;
+	base(&c, ROLE_CONCENTRATOR);
+	/* the rules bond every CPE's prefixes */
+	c.ncpes = 1;
+	c.cpe[0].nprefixes = 2;
+	c.cpe[0].prefix[0].addr = htonl(0xcb007100);
+	c.cpe[0].prefix[0].len = 24;
+	c.cpe[0].prefix[1].addr = 0;
+	c.cpe[0].prefix[1].len = 0;
+	assert_text(&c, false,
+		    "*mangle\n:L3B_ING - [0:0]\n"
+		    "-A L3B_ING -d 203.0.113.0/24 " CLAMP
+		    "-A L3B_ING -d 203.0.113.0/24 -j NFQUEUE --queue-num 0 "
+		    "--queue-bypass\n"
+		    "-A L3B_ING -d 0.0.0.0/0 " CLAMP
+		    "-A L3B_ING -d 0.0.0.0/0 -j NFQUEUE --queue-num 0 "
+		    "--queue-bypass\n"
+		    "-A FORWARD -j L3B_ING\n" EGR_RAW);
+}
+
+static void test_rules_nft(void **state)
+{
+	struct conf c;
+
+	(void)state;
+	base(&c, ROLE_CONCENTRATOR);
+	c.ncpes = 1;
+	c.cpe[0].nprefixes = 1;
+	c.cpe[0].prefix[0].addr = htonl(0x0a000100);
+	c.cpe[0].prefix[0].len = 24;
+	assert_text(&c, true,
+		    "table inet l3bond\ndelete table inet l3bond\n"
+		    "table inet l3bond {\n"
+		    "\tchain ingress {\n"
+		    "\t\ttype filter hook forward priority mangle; policy "
+		    "accept;\n"
+		    "\t\tip daddr 10.0.1.0/24 tcp flags & (syn | rst) == syn "
+		    "tcp option maxseg size 1389-65535 tcp option maxseg size "
+		    "set 1388\n"
+		    "\t\tip daddr 10.0.1.0/24 queue num 0 bypass\n"
+		    "\t}\n"
+		    "\tchain egress {\n"
+		    "\t\ttype filter hook prerouting priority raw; policy "
+		    "accept;\n"
+		    "\t\tiifname \"wan-dsl\" udp dport 7040 fib daddr type "
+		    "local queue num 1\n"
+		    "\t\tiifname \"wan-lte\" udp dport 7040 fib daddr type "
+		    "local queue num 1\n"
+		    "\t}\n"
+		    "\tchain defrag {\n\t\tct state invalid return\n\t}\n"
+		    "}\n");
+}
+
+#define CLAMP6                                                                 \
+	"-p tcp --tcp-flags SYN,RST SYN -m tcpmss --mss 1369:65535 "           \
+	"-j TCPMSS --set-mss 1368\n"
+
+/* ip6tables: the IPv6 prefixes only, the IPv6 MSS (20 less); the egress
+ * and defrag chains as for IPv4.  An IPv4-only config gets no capture. */
+static void test_rules_ip6(void **state)
+{
+	struct conf c;
+
+	(void)state;
+	base(&c, ROLE_CONCENTRATOR);
+	c.ncpes = 2;
+	c.cpe[0].nprefixes = 2;
+	c.cpe[0].prefix[0].addr = htonl(0xcb007100);
+	c.cpe[0].prefix[0].len = 24;
+	c.cpe[0].prefix[1].v6 = true;
+	inet_pton(AF_INET6, "2001:db8:1::", c.cpe[0].prefix[1].addr6);
+	c.cpe[0].prefix[1].len = 48;
+	c.cpe[1].nprefixes = 1;
+	c.cpe[1].prefix[0].v6 = true;
+	c.cpe[1].prefix[0].len = 0;
+	assert_text(&c, GW_RULES_IP6TABLES,
+		    "*mangle\n:L3B_ING - [0:0]\n"
+		    "-A L3B_ING -d 2001:db8:1::/48 " CLAMP6
+		    "-A L3B_ING -d 2001:db8:1::/48 -j NFQUEUE --queue-num 0 "
+		    "--queue-bypass\n"
+		    "-A L3B_ING -d ::/0 " CLAMP6
+		    "-A L3B_ING -d ::/0 -j NFQUEUE --queue-num 0 "
+		    "--queue-bypass\n"
+		    "-A FORWARD -j L3B_ING\n" EGR_RAW);
+	assert_text(&c, GW_RULES_IPTABLES,
+		    "*mangle\n:L3B_ING - [0:0]\n"
+		    "-A L3B_ING -d 203.0.113.0/24 " CLAMP
+		    "-A L3B_ING -d 203.0.113.0/24 -j NFQUEUE --queue-num 0 "
+		    "--queue-bypass\n"
+		    "-A FORWARD -j L3B_ING\n" EGR_RAW);
+	c.ncpes = 1;
+	c.cpe[0].nprefixes = 1;
+	assert_text(&c, GW_RULES_IP6TABLES,
+		    "*mangle\n:L3B_ING - [0:0]\n"
+		    "-A FORWARD -j L3B_ING\n" EGR_RAW);
+
+	/* a CPE: by device, both families, each its own MSS */
+	base(&c, ROLE_CPE);
+	c.nlan = 1;
+	strcpy(c.lan[0], "br-lan");
+	strcpy(c.path[0].peer, "192.0.2.1");
+	strcpy(c.path[1].peer, "192.0.2.2");
+	assert_text(&c, GW_RULES_IP6TABLES,
+		    "*mangle\n:L3B_ING - [0:0]\n"
+		    "-A L3B_ING -i br-lan -o wan-dsl " CLAMP6
+		    "-A L3B_ING -i br-lan -o wan-dsl -j NFQUEUE --queue-num 0 "
+		    "--queue-bypass\n"
+		    "-A L3B_ING -i br-lan -o wan-lte " CLAMP6
+		    "-A L3B_ING -i br-lan -o wan-lte -j NFQUEUE --queue-num 0 "
+		    "--queue-bypass\n"
+		    "-A FORWARD -j L3B_ING\n" EGR_RAW);
+}
+
+/* The MSS: the smallest inner maximum of the paths, each with its outer
+ * header (an IPv6 peer: 20 bytes more). */
+static void test_conf_mss(void **state)
+{
+	struct conf c;
+
+	(void)state;
+	base(&c, ROLE_CPE);
+	strcpy(c.path[0].peer, "192.0.2.1");
+	strcpy(c.path[1].peer, "192.0.2.2");
+	assert_int_equal(gw_conf_mss(&c), 1388);
+	strcpy(c.path[1].peer, "2001:db8::2");
+	assert_int_equal(gw_conf_mss(&c), 1368);
+	c.path[0].mtu = 1400; /* IPv4 1400: 1288; IPv6 1500: 1368 */
+	assert_int_equal(gw_conf_mss(&c), 1288);
+	c.path[0].mtu = 1492;
+	assert_int_equal(gw_conf_mss(&c), 1368);
+	/* a concentrator assumes IPv4 until it learns an IPv6 peer */
+	base(&c, ROLE_CONCENTRATOR);
+	assert_int_equal(gw_conf_mss(&c), 1388);
+}
+
+/* nft: ip6 daddr for an IPv6 prefix; the CPE's clamp per family. */
+static void test_rules_nft6(void **state)
+{
+	char buf[GW_RULES_MAX];
+	struct conf c;
+
+	(void)state;
+	base(&c, ROLE_CONCENTRATOR);
+	c.ncpes = 1;
+	c.cpe[0].nprefixes = 1;
+	c.cpe[0].prefix[0].v6 = true;
+	inet_pton(AF_INET6, "2001:db8:1::", c.cpe[0].prefix[0].addr6);
+	c.cpe[0].prefix[0].len = 48;
+	assert_true(gw_rules_text(&c, GW_RULES_NFT, 1388, buf, sizeof(buf)) >
+		    0);
+	assert_non_null(strstr(
+		buf, "\t\tip6 daddr 2001:db8:1::/48 tcp flags & (syn | rst) "
+		     "== syn tcp option maxseg size 1369-65535 tcp option "
+		     "maxseg size set 1368\n"
+		     "\t\tip6 daddr 2001:db8:1::/48 queue num 0 bypass\n"));
+	base(&c, ROLE_CPE);
+	c.nlan = 1;
+	strcpy(c.lan[0], "lan");
+	assert_true(gw_rules_text(&c, GW_RULES_NFT, 1388, buf, sizeof(buf)) >
+		    0);
+	assert_non_null(strstr(
+		buf, "\t\tiifname \"lan\" oifname \"wan-dsl\" meta nfproto "
+		     "ipv4 tcp flags & (syn | rst) == syn tcp option maxseg "
+		     "size 1389-65535 tcp option maxseg size set 1388\n"
+		     "\t\tiifname \"lan\" oifname \"wan-dsl\" meta nfproto "
+		     "ipv6 tcp flags & (syn | rst) == syn tcp option maxseg "
+		     "size 1369-65535 tcp option maxseg size set 1368\n"));
+}
+
+/* A buffer too small is refused, never overrun. */
+static void test_rules_overflow(void **state)
+{
+	char buf[64 + 1];
+	struct conf c;
+	size_t n;
+
+	(void)state;
+	base(&c, ROLE_CPE);
+	c.nlan = 1;
+	strcpy(c.lan[0], "lan");
+	for (n = 0; n < 64; n += 7) {
+		memset(buf, 'Z', sizeof(buf));
+		assert_int_equal(gw_rules_text(&c, n & 1, 1388, buf, n),
+				 -ENOSPC);
+		assert_int_equal(buf[n], 'Z');
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rules_cpe),
+		cmocka_unit_test(test_rules_cpe_output),
+		cmocka_unit_test(test_rules_concentrator),
+		cmocka_unit_test(test_rules_nft),
+		cmocka_unit_test(test_rules_overflow),
+		cmocka_unit_test(test_rules_ip6),
+		cmocka_unit_test(test_conf_mss),
+		cmocka_unit_test(test_rules_nft6),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
