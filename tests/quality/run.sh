@@ -1,0 +1,316 @@
+#!/usr/bin/env bash
+# tests/quality/run.sh: l3bond measured the way users measure it (entry:
+# scripts/quality.sh).  On the namespace testbed with both daemons real,
+# for each link buffer, in the same run: DSL alone (no daemon: the traffic
+# goes natively over the DSL), the paper's algorithm (queue target 0: loss
+# is the only congestion signal) and l3bond with its defaults.
+#
+#            LAN                 access links                  LAN
+#   cli ---------- cpe ===dsl=== [dsl] ===dsl=== conc ---------- srv
+#   10.0.1.2     l3bondd ===lte=== [lte] ===lte=== l3bondd      10.0.2.2
+#   iperf3, ping, irtt,           NAT                    iperf3, irtt server,
+#   l3b-traffic                                          l3b-traffic
+#   DSL 64 Mbit/s 13 ms, LTE 60 Mbit/s 25 ms + 0..20 ms FIFO jitter, both
+#   directions; link buffer (tbf latency) BUF ms on both.
+#
+# Cases, each direction in its own run:
+#   tcp    Debian's iperf3, 1 and 4 streams, down (srv -> cli) and up, with
+#          cubic and bbr senders (iperf3 -C): goodput, retransmits, the
+#          bytes each line carried (tbf counters);
+#   rrul   4 TCP streams down and 4 up, a ping every 10 ms and irtt's
+#          VoIP-like stream (-i 20ms -l 172): added latency p50/p99 over
+#          the idle figure measured just before, and its grade (A+ < 5 ms,
+#          A < 30, B < 60, C beyond);
+#   ramp   the paper's UDP ramp (63 -> 105 -> 63 Mbit/s) with 1428- and
+#          1492-byte packets, down and up: loss, one-way delay p50/p99, DSL
+#          utilisation while the offered line rate exceeds the DSL's;
+#   c40    40 Mbit/s constant (fits the DSL): the LTE share.
+# Prints a line per case and writes OUT/report.md, OUT/results.tsv and
+# plots (goodput bars and ping CDFs under the RRUL load, per buffer).
+#
+# usage: run.sh [--quick] [--out DIR] [--build DIR] [--buffers "30 50 .."]
+#               [--modes "dsl paper l3bond"] [--duration S]
+#   --quick: one buffer (50 ms), one case of each kind, short runs (what CI
+#   runs: it checks that the benchmark works, it asserts no figure).
+# Needs root, iperf3, irtt, ping (scripts/deps.sh), gnuplot for the plots.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+
+quick=0
+out=$root/build/quality
+build=$root/build
+buffers="30 50 100 200"
+modes="dsl paper l3bond"
+dur=30
+while [ $# -gt 0 ]; do
+	case $1 in
+	--quick) quick=1 ;;
+	--out) out=$2; shift ;;
+	--build) build=$2; shift ;;
+	--buffers) buffers=$2; shift ;;
+	--modes) modes=$2; shift ;;
+	--duration) dur=$2; shift ;;
+	*)
+		echo "usage: $0 [--quick] [--out DIR] [--build DIR]" \
+			"[--buffers LIST] [--modes LIST] [--duration S]" >&2
+		exit 2
+		;;
+	esac
+	shift
+done
+if [ $quick = 1 ]; then
+	buffers=50
+	dur=10
+fi
+for t in iperf3 irtt ping jq; do
+	command -v $t >/dev/null || {
+		echo "quality: $t missing (scripts/deps.sh installs it)" >&2
+		exit 1
+	}
+done
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+export L3B_TOOLS_DIR=$build/tests/tools
+L3BONDD=$build/gateway/l3bondd
+TB_PREFIX=${TB_PREFIX:-l3bq-$$-}
+# shellcheck source=../netns/lib.sh
+source "$root/tests/netns/lib.sh"
+# shellcheck source=../netns/daemon_lib.sh
+source "$root/tests/netns/daemon_lib.sh"
+
+results=$out/results.tsv
+printf 'buffer_ms\tmode\tcase\tmetric\tvalue\n' >"$results"
+
+say() {
+	echo "quality: $*"
+}
+
+put() { # CASE METRIC VALUE (buffer and mode from the loop)
+	printf '%s\t%s\t%s\t%s\t%s\n' "$buf" "$mode" "$1" "$2" "$3" >>"$results"
+}
+
+# Bytes a line's tbf sent in a direction: down = towards the cpe.
+line_bytes() { # PATH DIR
+	local dev=cpe
+	[ "$2" = up ] && dev=conc
+	tb_exec "$1" tc -s qdisc show dev $dev | awk '/Sent/ { print $2; exit }'
+}
+
+# The boxes of a direction: sender and receiver, and the receiver's address.
+ends() { # DIR -> "SENDER RECEIVER RECEIVER_IP"
+	if [ "$1" = down ]; then
+		echo "srv cli $TB_CLI_IP"
+	else
+		echo "cli srv $TB_SRV_IP"
+	fi
+}
+
+percentiles() { # FILE of numbers -> "p50 p99 n"
+	sort -g "$1" | awk '{ v[NR] = $1 } END {
+		if (NR == 0) { print "nan nan 0"; exit }
+		i50 = int(NR * 0.50); if (i50 < 1) i50 = 1
+		i99 = int(NR * 0.99); if (i99 < 1) i99 = 1
+		print v[i50], v[i99], NR }'
+}
+
+grade() { # added ms -> grade
+	awk -v a="$1" 'BEGIN { if (a != a + 0) print "?"; else if (a < 5) print "A+";
+		else if (a < 30) print "A"; else if (a < 60) print "B"; else print "C" }'
+}
+
+start_mode() {
+	case $mode in
+	dsl) return 0 ;;
+	paper) write_confs 0.5 "dwd_hold_ms = 0;" ;;
+	l3bond) write_confs 0.5 ;;
+	esac
+	daemon_start conc
+	daemon_start cpe
+	wait_up cpe || say "warning: paths not both up on the cpe"
+	wait_up conc || say "warning: paths not both up on the concentrator"
+}
+
+stop_mode() {
+	local b
+	[ $mode = dsl ] && return 0
+	for b in cpe conc; do
+		kill -TERM "${DPID[$b]}" 2>/dev/null || true
+		tb_wait "${DPID[$b]}" 10 || true
+	done
+}
+
+case_tcp() { # DIR CC STREAMS
+	local dir=$1 cc=$2 p=$3 s r ip name j d0 l0 d1 l1
+	read -r s r ip <<<"$(ends "$dir")"
+	name=tcp-$dir-$cc-$p
+	j=$TB_DIR/$name.json
+	d0=$(line_bytes dsl "$dir")
+	l0=$(line_bytes lte "$dir")
+	tb_exec "$s" iperf3 -c "$ip" -p 5201 -t "$dur" -C "$cc" -P "$p" -J \
+		>"$j" 2>/dev/null || true
+	d1=$(line_bytes dsl "$dir")
+	l1=$(line_bytes lte "$dir")
+	put "$name" goodput_mbit "$(jq -r '(.end.sum_received.bits_per_second // 0) / 1e6' "$j")"
+	put "$name" retransmits "$(jq -r '.end.sum_sent.retransmits // 0' "$j")"
+	put "$name" dsl_mb "$(((d1 - d0) / 1000000))"
+	put "$name" lte_mb "$(((l1 - l0) / 1000000))"
+	say "$buf ms $mode $name: $(jq -r '((.end.sum_received.bits_per_second // 0) / 1e6 | floor | tostring) + " Mbit/s, " + ((.end.sum_sent.retransmits // 0) | tostring) + " retransmits"' "$j"), DSL $(((d1 - d0) / 1000000)) MB, LTE $(((l1 - l0) / 1000000)) MB"
+}
+
+# ping and irtt for S seconds from cli to srv: RTTs in ms, one a line
+probe() { # NAME SECONDS
+	local name=$1 secs=$2 ppid ipid
+	tb_bg cli "$TB_DIR/$name.ping" ping -n -i 0.01 -w "$secs" "$TB_SRV_IP"
+	ppid=$TB_LAST_PID
+	tb_bg cli "$TB_DIR/$name.irtt.log" irtt client -Q -i 20ms -l 172 \
+		-d "${secs}s" --wait=200ms -o "$TB_DIR/$name.irtt.json" "$TB_SRV_IP"
+	ipid=$TB_LAST_PID
+	tb_wait $ppid $((secs + 10)) || true
+	tb_wait $ipid $((secs + 10)) || true
+	sed -n 's/.*time=\([0-9.]*\) ms.*/\1/p' "$TB_DIR/$name.ping" >"$out/$buf-$mode-$name.ping.txt"
+	jq -r '.round_trips[] | select(.delay.rtt != null) | .delay.rtt / 1e6' \
+		"$TB_DIR/$name.irtt.json" >"$out/$buf-$mode-$name.irtt.txt" 2>/dev/null || true
+}
+
+case_rrul() { # CC
+	local cc=$1 a b i50 i99 n p50 p99 ii50 ii99 in j50 j99 jn k
+	probe idle 5
+	read -r i50 i99 in <<<"$(percentiles "$out/$buf-$mode-idle.ping.txt")"
+	read -r ii50 ii99 n <<<"$(percentiles "$out/$buf-$mode-idle.irtt.txt")"
+	tb_bg srv "$TB_DIR/rrul-dn.json" iperf3 -c "$TB_CLI_IP" -p 5201 \
+		-t $((dur + 4)) -C "$cc" -P 4 -J
+	a=$TB_LAST_PID
+	tb_bg cli "$TB_DIR/rrul-up.json" iperf3 -c "$TB_SRV_IP" -p 5202 \
+		-t $((dur + 4)) -C "$cc" -P 4 -J
+	b=$TB_LAST_PID
+	sleep 3
+	probe "rrul-$cc" "$dur"
+	tb_wait $a $((dur + 20)) || true
+	tb_wait $b $((dur + 20)) || true
+	read -r p50 p99 n <<<"$(percentiles "$out/$buf-$mode-rrul-$cc.ping.txt")"
+	read -r j50 j99 jn <<<"$(percentiles "$out/$buf-$mode-rrul-$cc.irtt.txt")"
+	k=rrul-$cc
+	put $k down_mbit "$(jq -r '(.end.sum_received.bits_per_second // 0) / 1e6' "$TB_DIR/rrul-dn.json")"
+	put $k up_mbit "$(jq -r '(.end.sum_received.bits_per_second // 0) / 1e6' "$TB_DIR/rrul-up.json")"
+	put $k ping_idle_p50_ms "$i50"
+	put $k ping_added_p50_ms "$(awk -v a="$p50" -v b="$i50" 'BEGIN { print a - b }')"
+	put $k ping_added_p99_ms "$(awk -v a="$p99" -v b="$i50" 'BEGIN { print a - b }')"
+	put $k ping_samples "$n"
+	put $k irtt_idle_p50_ms "$ii50"
+	put $k irtt_added_p50_ms "$(awk -v a="$j50" -v b="$ii50" 'BEGIN { print a - b }')"
+	put $k irtt_added_p99_ms "$(awk -v a="$j99" -v b="$ii50" 'BEGIN { print a - b }')"
+	put $k irtt_samples "$jn"
+	say "$buf ms $mode $k: down $(jq -r '(.end.sum_received.bits_per_second // 0) / 1e6 | floor' "$TB_DIR/rrul-dn.json") up $(jq -r '(.end.sum_received.bits_per_second // 0) / 1e6 | floor' "$TB_DIR/rrul-up.json") Mbit/s; ping idle $i50 ms, loaded p50 $p50 p99 $p99 (grade $(grade "$(awk -v a="$p99" -v b="$i50" 'BEGIN { print a - b }')")); irtt idle $ii50, loaded p50 $j50 p99 $j99"
+}
+
+# UDP from l3b-traffic: the paper's ramp (63 -> 105 -> 63 Mbit/s) or a
+# constant rate.  Samples the DSL's tbf every 200 ms for its utilisation
+# while the offered line rate is above the DSL's 64 Mbit/s.
+case_udp() { # NAME DIR SIZE PROFILE-ARGS...
+	local name=$1 dir=$2 size=$3 s r ip secs rx samp line d0 l0 d1 l1
+	shift 3
+	read -r s r ip <<<"$(ends "$dir")"
+	secs=$(awk -v a="$*" 'BEGIN { n = split(a, w, " ");
+		for (i = 1; i < n; i++) if (w[i] == "--duration") print w[i + 1] }')
+	rm -f "$TB_DIR/$name.ready"
+	tb_bg "$r" "$TB_DIR/$name.rx.log" "$TB_TRAFFIC" recv --port 5000 \
+		--duration $((secs + 6)) --linger-ms 1000 \
+		--json "$TB_DIR/$name.rx.json" --ready-file "$TB_DIR/$name.ready"
+	rx=$TB_LAST_PID
+	for _ in $(seq 100); do
+		[ -e "$TB_DIR/$name.ready" ] && break
+		sleep 0.02
+	done
+	(
+		while :; do
+			echo "$(date +%s.%N) $(line_bytes dsl "$dir")"
+			sleep 0.2
+		done
+	) >"$TB_DIR/$name.dsl" 2>/dev/null &
+	samp=$!
+	d0=$(line_bytes dsl "$dir")
+	l0=$(line_bytes lte "$dir")
+	tb_exec "$s" "$TB_TRAFFIC" send --dst "$ip" --port 5000 --size "$size" \
+		--json "$TB_DIR/$name.tx.json" "$@" >/dev/null || true
+	kill $samp 2>/dev/null || true
+	wait $samp 2>/dev/null || true
+	tb_wait $rx $((secs + 20)) || true
+	d1=$(line_bytes dsl "$dir")
+	l1=$(line_bytes lte "$dir")
+	# line bytes per inner packet on the DSL: Ethernet 14 + outer 76, twice
+	# for a packet the ingress fragments (over 1424: 20 more of IP header)
+	line=$(awk -v z="$size" 'BEGIN { print (z > 1424) ? z + 20 + 2 * 90 : z + 90 }')
+	put "$name" loss_pct "$(jq -r '.loss_pct // ((.expected - .unique) * 100 / (if .expected > 0 then .expected else 1 end))' "$TB_DIR/$name.rx.json")"
+	put "$name" delay_p50_ms "$(jq -r '.delay_p50_ms' "$TB_DIR/$name.rx.json")"
+	put "$name" delay_p99_ms "$(jq -r '.delay_p99_ms' "$TB_DIR/$name.rx.json")"
+	put "$name" lte_share_pct "$(awk -v d=$((d1 - d0)) -v l=$((l1 - l0)) 'BEGIN { print (d + l) ? l * 100 / (d + l) : 0 }')"
+	if [ "${name#ramp}" != "$name" ]; then
+		put "$name" dsl_util_pct "$("$TB_TRAFFIC" profile "$@" --step-ms 200 |
+			awk -v z="$size" -v line="$line" -v f="$TB_DIR/$name.dsl" '
+			BEGIN {
+				# the DSL line rate in each 200 ms sample
+				while ((getline l < f) > 0) {
+					split(l, a, " ")
+					if (n++ && a[1] > t0) {
+						r[n - 1] = (a[2] - b0) * 8 / (a[1] - t0) / 1e6
+					}
+					t0 = a[1]; b0 = a[2]
+				}
+			}
+			{ off[NR] = $2 * line / z }
+			END {
+				# samples and profile steps both every 200 ms from
+				# the start; the first sample is the baseline
+				for (i = 2; i <= NR && i < n; i++)
+					if (off[i] >= 64) { s += r[i] / 64; k++ }
+				printf "%.1f\n", k ? s / k * 100 : 0
+			}')"
+	fi
+	say "$buf ms $mode $name: $(jq -r '"\(.unique)/\(.expected) received, delay p50 \(.delay_p50_ms) p99 \(.delay_p99_ms) ms"' "$TB_DIR/$name.rx.json"), LTE $(((l1 - l0) / 1000000)) MB of $(((d1 - d0 + l1 - l0) / 1000000))"
+}
+
+run_buffer() {
+	tb_init
+	tb_setup dsl_qlat="$buf" lte_qlat="$buf"
+	tb_bg cli "$TB_DIR/iperf-cli.log" iperf3 -s -p 5201
+	tb_bg srv "$TB_DIR/iperf-srv.log" iperf3 -s -p 5202
+	tb_bg srv "$TB_DIR/irtt.log" irtt server -b "$TB_SRV_IP:2112"
+	# iperf3 -s in srv serves the up direction; cli's the down one
+	tb_bg srv "$TB_DIR/iperf-srv2.log" iperf3 -s -p 5201
+	sleep 0.5
+	for mode in $modes; do
+		say "== buffer $buf ms, $mode"
+		start_mode
+		if [ $quick = 1 ]; then
+			case_tcp down bbr 1
+			case_rrul bbr
+			case_udp ramp1428-down down 1428 --profile paper \
+				--duration 20
+			case_udp c40-down down 1428 --rate 40 --duration "$dur"
+		else
+			for dir in down up; do
+				for cc in cubic bbr; do
+					case_tcp $dir $cc 1
+					case_tcp $dir $cc 4
+				done
+			done
+			case_rrul cubic
+			case_rrul bbr
+			for size in 1428 1492; do
+				for dir in down up; do
+					case_udp ramp$size-$dir $dir $size \
+						--profile paper --duration 40
+				done
+			done
+			case_udp c40-down down 1428 --rate 40 --duration "$dur"
+		fi
+		stop_mode
+	done
+	tb_teardown
+}
+
+for buf in $buffers; do
+	run_buffer
+done
+python3 "$here/report.py" "$out" && say "report: $out/report.md"
