@@ -48,13 +48,38 @@ static void assert_untouched(const struct conf *c)
 	assert_memory_equal(c, &ref, sizeof(ref));
 }
 
+/* Every CPE array a load gave, freed after the last test: the tests load
+ * into the same struct conf again and read what it held. */
+static struct conf_cpe *held[64];
+static size_t nheld;
+
+static int load(struct conf *c, const char *file, char *err, size_t errlen)
+{
+	int ret = conf_load(c, file, err, errlen);
+
+	if (!ret && c->cpe) {
+		assert_true(nheld < sizeof(held) / sizeof(held[0]));
+		held[nheld++] = c->cpe;
+	}
+	return ret;
+}
+
+static int free_held(void **state)
+{
+	(void)state;
+	while (nheld) {
+		free(held[--nheld]);
+	}
+	return 0;
+}
+
 static int load_text(const char *text, struct conf *c, char *err, size_t errlen,
 		     char *path, size_t pathlen)
 {
 	int ret;
 
 	write_temp(path, pathlen, text);
-	ret = conf_load(c, path, err, errlen);
+	ret = load(c, path, err, errlen);
 	unlink(path);
 	return ret;
 }
@@ -672,6 +697,7 @@ static void test_defaults(void **state)
 static void test_auth_keys(void **state)
 {
 	char path[64], err[CONF_ERR_MAX];
+	struct conf_cpe cpe;
 	struct conf c, ref;
 	int ret;
 
@@ -713,13 +739,15 @@ static void test_auth_keys(void **state)
 	assert_int_equal(c.psk.b[31], 0x01);
 
 	ref = c;
+	assert_int_equal(c.ncpes, 1); /* the top-level CPE, with the key */
+	cpe = c.cpe[0];
 	conf_wipe(&c);
 	assert_false(conf_has_key(&c));
 	memset(&ref.psk, 0, sizeof(ref.psk));
-	assert_int_equal(ref.ncpes, 1); /* the top-level CPE, with the key */
-	assert_int_equal(ref.cpe[0].psk.b[31], 0x01);
-	memset(&ref.cpe[0].psk, 0, sizeof(ref.cpe[0].psk));
-	assert_memory_equal(&c, &ref, sizeof(c));
+	assert_memory_equal(&c, &ref, sizeof(c)); /* the same CPE array */
+	assert_int_equal(cpe.psk.b[31], 0x01);
+	memset(&cpe.psk, 0, sizeof(cpe.psk));
+	assert_memory_equal(&c.cpe[0], &cpe, sizeof(cpe));
 }
 
 static void test_names(void **state)
@@ -746,7 +774,7 @@ static void test_sample_cpe(void **state)
 
 	(void)state;
 	poison(&c);
-	ret = conf_load(&c, "../../conf/cpe.conf", err, sizeof(err));
+	ret = load(&c, "../../conf/cpe.conf", err, sizeof(err));
 	if (ret) {
 		print_error("%s\n", err);
 	}
@@ -799,7 +827,7 @@ static void test_sample_concentrator(void **state)
 
 	(void)state;
 	poison(&c);
-	ret = conf_load(&c, "../../conf/concentrator.conf", err, sizeof(err));
+	ret = load(&c, "../../conf/concentrator.conf", err, sizeof(err));
 	if (ret) {
 		print_error("%s\n", err);
 	}
@@ -846,7 +874,7 @@ static void test_minimal(void **state)
 
 	(void)state;
 	poison(&c);
-	assert_int_equal(conf_load(&c, "conf/minimal.conf", err, sizeof(err)),
+	assert_int_equal(load(&c, "conf/minimal.conf", err, sizeof(err)),
 			 0);
 	assert_int_equal(c.role, ROLE_CPE);
 	assert_int_equal(c.session_id, 1);
@@ -1319,13 +1347,13 @@ static void test_io_errors(void **state)
 	(void)state;
 	poison(&c);
 	assert_int_equal(
-		conf_load(&c, "conf/nonexistent.conf", err, sizeof(err)),
+		load(&c, "conf/nonexistent.conf", err, sizeof(err)),
 		-ENOENT);
 	assert_string_equal(err, "conf/nonexistent.conf: No such file or "
 				 "directory");
 	assert_untouched(&c);
 
-	assert_int_equal(conf_load(&c, "conf", err, sizeof(err)), -EISDIR);
+	assert_int_equal(load(&c, "conf", err, sizeof(err)), -EISDIR);
 	assert_string_equal(err, "conf: Is a directory");
 	assert_untouched(&c);
 }
@@ -1347,7 +1375,7 @@ static void test_err_buffer(void **state)
 	assert_int_equal(
 		load_text(TOP("port = 0;"), &c, NULL, 0, path, sizeof(path)),
 		-EINVAL);
-	assert_int_equal(conf_load(&c, "conf/nonexistent.conf", NULL, 0),
+	assert_int_equal(load(&c, "conf/nonexistent.conf", NULL, 0),
 			 -ENOENT);
 	assert_untouched(&c);
 }
@@ -1359,9 +1387,9 @@ static void test_reload_replaces(void **state)
 	struct conf c;
 
 	(void)state;
-	assert_int_equal(conf_load(&c, "../../conf/cpe.conf", err, sizeof(err)),
+	assert_int_equal(load(&c, "../../conf/cpe.conf", err, sizeof(err)),
 			 0);
-	assert_int_equal(conf_load(&c, "conf/minimal.conf", err, sizeof(err)),
+	assert_int_equal(load(&c, "conf/minimal.conf", err, sizeof(err)),
 			 0);
 	assert_int_equal(c.session_id, 1);
 	assert_int_equal(c.path[0].fwmark, 0);
@@ -1390,5 +1418,5 @@ int main(void)
 		cmocka_unit_test(test_reload_replaces),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, NULL, free_held);
 }
