@@ -491,8 +491,10 @@ static int parse_paths(struct loader *l, const config_setting_t *s, void *obj,
 /* an old name of key to (see the file's header) */
 #define ALIAS(name, group, to)                                                 \
 	{                                                                      \
-		.i = {name,   group, CONF_RELOAD, CONF_KEY_DEPRECATED,         \
-		      NO_RANGE, NULL,  NULL,	    to},                       \
+		.i = {name,	       group,                                  \
+		      CONF_RELOAD,     CONF_KEY_DEPRECATED,                    \
+		      NO_RANGE,	       NULL,                                   \
+		      "the former name of " to, to},                           \
 		.count_off = NO_COUNT                                          \
 	}
 /* an integer stored, times scale, in field (parse NULL) */

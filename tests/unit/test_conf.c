@@ -1,9 +1,15 @@
-/* Unit tests of common/conf.c: the two sample configs, defaults, and a
+/* Unit tests of common/conf*.c: the two sample configs, defaults, and a
  * numbered table of bad files, each with the exact error it must give
  * (file:line, key, value) and the check that the caller's struct conf is
- * untouched.  Runs with tests/unit as the working directory.
+ * untouched; the key table and what comes from it (set, the reload's
+ * comparison, the CPE array), and the documents that must list every key
+ * of the table with its range and default (test_docs_*: the man page, the
+ * sample configs, the OpenWrt translator).  Runs with tests/unit as the
+ * working directory.
  */
+#define _GNU_SOURCE /* strcasestr, memmem, strndup */
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -1397,6 +1403,426 @@ static void test_reload_replaces(void **state)
 	assert_int_equal(c.path[1].peer_port, 0);
 }
 
+/* ---- the key table and what comes from it ----------------------------- */
+
+/* Every entry is sound: one name per group, an alias names a key of its
+ * group, and exactly the CONF_RUNTIME keys are settable. */
+static void test_table(void **state)
+{
+	const struct conf_key_info *k, *o;
+	char err[CONF_ERR_MAX];
+	struct conf c;
+	size_t i, j;
+	int ret;
+
+	(void)state;
+	for (i = 0; (k = conf_key(i)); i++) {
+		assert_non_null(k->name);
+		assert_non_null(k->help);
+		for (j = 0; j < i; j++) {
+			o = conf_key(j);
+			assert_false(o->group == k->group &&
+				     !strcmp(o->name, k->name));
+		}
+		assert_ptr_equal(conf_key_find(k->group, k->name), k);
+		if (k->alias_of) {
+			o = conf_key_find(k->group, k->alias_of);
+			assert_non_null(o);
+			assert_null(o->alias_of);
+		}
+		if (k->group != CONF_TOP || k->alias_of) {
+			continue;
+		}
+		/* every default went through the key's parser (conf_defaults
+		 * aborts on one it refuses; test_defaults pins them) */
+		conf_defaults(&c);
+		/* set takes exactly the runtime keys (with their default) */
+		ret = conf_set(&c, k->name,
+			       k->def && k->def[0] != '"' ? k->def : "1", err,
+			       sizeof(err));
+		if (k->apply == CONF_RUNTIME) {
+			assert_true(ret == 0 || strstr(err, "bad value"));
+		} else {
+			assert_int_equal(ret, -EINVAL);
+			assert_null(strstr(err, "bad value"));
+		}
+	}
+	assert_null(conf_key(i + 1));
+	/* release_mark: a reload applied it, set refused it (issue 11) */
+	conf_defaults(&c);
+	assert_int_equal(conf_set(&c, "release_mark", "0x100", err,
+				  sizeof(err)),
+			 0);
+	assert_int_equal(c.release_mark, 0x100);
+	assert_int_equal(conf_key_find(CONF_TOP, "release_mark")->apply,
+			 CONF_RUNTIME);
+	/* the ranges as the documents write them */
+	assert_string_equal(
+		conf_key_range(conf_key_find(CONF_TOP, "release_mark"), err,
+			       sizeof(err)),
+		"0..0xffffffff");
+	assert_string_equal(conf_key_range(conf_key_find(CONF_TOP, "k"), err,
+					   sizeof(err)),
+			    "0..10");
+	assert_string_equal(conf_key_range(conf_key_find(CONF_TOP, "role"),
+					   err, sizeof(err)),
+			    "");
+	assert_null(conf_key_find(CONF_TOP, "bogus"));
+	assert_non_null(conf_key_find(CONF_PATH, "mtu"));
+	assert_null(conf_key_find(CONF_TOP, "mtu"));
+}
+
+/* The reload: a change of a CONF_RESTART key is named, the others pass;
+ * what was opened is kept; the CPE array is copied and freed. */
+static void test_structure(void **state)
+{
+	char err[CONF_ERR_MAX];
+	struct conf a, b;
+	const char *key;
+
+	(void)state;
+	assert_int_equal(
+		conf_load(&a, "../../conf/concentrator.conf", err, sizeof(err)),
+		0);
+	assert_int_equal(conf_copy(&b, &a), 0);
+	assert_true(b.cpe != a.cpe && b.ncpes == a.ncpes && a.ncpes == 1);
+	assert_memory_equal(b.cpe, a.cpe, a.ncpes * sizeof(*a.cpe));
+	assert_true(conf_same_structure(&a, &b, &key));
+	assert_null(key);
+
+	/* runtime and reload keys are no structure */
+	assert_int_equal(conf_set(&b, "k", "0.9", err, sizeof(err)), 0);
+	b.session_id = 77;
+	b.nprefixes = 0;
+	assert_true(conf_same_structure(&a, &b, &key));
+	b.port++;
+	assert_false(conf_same_structure(&a, &b, &key));
+	assert_string_equal(key, "port");
+	b.port--;
+	/* a path's key, and a string's bytes past its end do not count */
+	strcpy(b.path[1].ifname, "eth-x");
+	assert_false(conf_same_structure(&a, &b, &key));
+	assert_string_equal(key, "paths");
+	strcpy(b.path[1].ifname, a.path[1].ifname);
+	b.path[1].ifname[IF_NAMESIZE - 1] = 'x';
+	assert_true(conf_same_structure(&a, &b, &key));
+	b.reseq.capacity *= 2;
+	assert_false(conf_same_structure(&a, &b, &key));
+	assert_string_equal(key, "reorder_capacity");
+	b.reseq.capacity = a.reseq.capacity;
+
+	/* what a reload keeps as opened */
+	strcpy(b.control_socket, "/tmp/other.sock");
+	b.metrics_port = 9;
+	conf_keep_opened(&b, &a);
+	assert_string_equal(b.control_socket, a.control_socket);
+	assert_int_equal(b.metrics_port, a.metrics_port);
+
+	conf_free(&b);
+	assert_null(b.cpe);
+	assert_int_equal(b.ncpes, 0);
+	assert_false(conf_has_key(&b));
+	conf_free(&b); /* twice: nothing */
+	conf_free(&a);
+
+	/* sized by hand (tests), kept entries survive */
+	conf_defaults(&a);
+	assert_int_equal(conf_cpes_alloc(&a, 2), 0);
+	a.cpe[1].session_id = 5;
+	assert_int_equal(conf_cpes_alloc(&a, 3), 0);
+	assert_int_equal(a.cpe[1].session_id, 5);
+	assert_int_equal(a.cpe[2].session_id, 0);
+	assert_int_equal(conf_cpes_alloc(&a, CONF_CPE_MAX + 1), -EINVAL);
+	assert_int_equal(conf_cpes_alloc(&a, 0), 0);
+	assert_null(a.cpe);
+}
+
+/* ---- the documents list every key of the table ------------------------- */
+
+/* The whole of file, with the man page escapes that hide a value read
+ * as the characters they stand for (\(dq ", \(aq ', \- -, \& nothing). */
+static char *slurp(const char *file)
+{
+	static const char *const esc[][2] = {
+		{"\\(dq", "\""}, {"\\(aq", "'"}, {"\\-", "-"}, {"\\&", ""}};
+	char *text, *p;
+	size_t i, n;
+	FILE *f;
+	long len;
+
+	f = fopen(file, "r");
+	if (!f) {
+		print_error("%s: cannot open it\n", file);
+	}
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	len = ftell(f);
+	assert_true(len > 0);
+	rewind(f);
+	text = calloc(1, (size_t)len + 1);
+	assert_non_null(text);
+	assert_int_equal(fread(text, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+	for (i = 0; i < sizeof(esc) / sizeof(esc[0]); i++) {
+		n = strlen(esc[i][0]);
+		while ((p = strstr(text, esc[i][0]))) {
+			memmove(p + strlen(esc[i][1]), p + n, strlen(p + n) + 1);
+			memcpy(p, esc[i][1], strlen(esc[i][1]));
+		}
+	}
+	return text;
+}
+
+static bool word_char(char ch)
+{
+	return isalnum((unsigned char)ch) || ch == '_';
+}
+
+/* w in [from, to) as a whole word (not part of a longer name). */
+static const char *find_word(const char *from, const char *to, const char *w)
+{
+	size_t n = strlen(w);
+	const char *p;
+
+	for (p = from; p + n <= to; p++) {
+		if (!strncmp(p, w, n) && (p == from || !word_char(p[-1])) &&
+		    (p + n == to || !word_char(p[n]))) {
+			return p;
+		}
+	}
+	return NULL;
+}
+
+/* The text [from, to) gives key k's range and default, as the table has
+ * them: "0..60000" and "Default 250" (or "250 ... (default)"); a string's
+ * default without its quotes. */
+static void says(const char *doc, const char *from, const char *to,
+		 const struct conf_key_info *k)
+{
+	char range[48], def[64], *text = strndup(from, (size_t)(to - from));
+	const char *d, *end;
+	bool ok = false;
+
+	assert_non_null(text);
+	conf_key_range(k, range, sizeof(range));
+	if (range[0] && !strstr(text, range)) {
+		print_error("%s: %s: range %s not given\n", doc, k->name, range);
+		fail();
+	}
+	if (k->def) {
+		snprintf(def, sizeof(def), "%s", k->def + (k->def[0] == '"'));
+		def[strcspn(def, "\"")] = '\0';
+		/* "Default X" in the same sentence, or "X" (default) */
+		for (d = text; (d = strcasestr(d, "default")) && !ok; d++) {
+			end = strstr(d, ". ");
+			end = end && end < strstr(d, ".\n") ? end : strstr(d, ".\n");
+			if (!end) {
+				end = text + strlen(text);
+			}
+			ok = find_word(d, end, def) != NULL;
+		}
+		d = find_word(text, text + strlen(text), def);
+		ok = ok || (d && strstr(d, "(default)") &&
+			    strstr(d, "(default)") - d < (ptrdiff_t)strlen(def) + 4);
+		if (!ok) {
+			print_error("%s: %s: default %s not given\n", doc, k->name,
+				    def);
+			fail();
+		}
+	}
+	free(text);
+}
+
+/* l3bond.conf(5): every key, deprecated ones and aliases too, has an
+ * entry (".TP" then a line naming it in bold) with its range and default. */
+static void test_docs_man(void **state)
+{
+	const char *doc = "conf/l3bond.conf.5";
+	const struct conf_key_info *k;
+	char *text = slurp("../../conf/l3bond.conf.5");
+	const char *p, *line = NULL, *end;
+	size_t i;
+
+	(void)state;
+	for (i = 0; (k = conf_key(i)); i++) {
+		/* the first entry that names it: a path's or a CPE's key
+		 * of the same name as a top-level one shares its entry */
+		for (p = text; (p = strstr(p, "\n.TP\n")); p++) {
+			line = p + 5;
+			end = strchr(line, '\n');
+			if ((!strncmp(line, ".B ", 3) || !strncmp(line, ".BR ", 4)) &&
+			    find_word(line, end, k->name)) {
+				break;
+			}
+		}
+		if (!p) {
+			print_error("%s: no entry of %s\n", doc, k->name);
+			fail();
+		}
+		end = line;
+		while ((end = strchr(end + 1, '\n')) && strncmp(end, "\n.TP", 4) &&
+		       strncmp(end, "\n.SH", 4) && strncmp(end, "\n.SS", 4)) {
+		}
+		says(doc, line, end ? end : line + strlen(line), k);
+	}
+	free(text);
+}
+
+/* The comment block of sample key name ("name = ..." or "#name = ..."
+ * at the start of a line): the comment lines just above it. */
+static bool block(const char *text, const char *name, const char **from,
+		  const char **to)
+{
+	char pat[64];
+	const char *p, *b;
+	size_t n;
+
+	for (p = text; p; p = strchr(p + 1, '\n')) {
+		const char *l = p == text ? p : p + 1;
+
+		l += *l == '#';
+		n = (size_t)snprintf(pat, sizeof(pat), "%s = ", name);
+		if (!strncmp(l, pat, n)) {
+			break;
+		}
+	}
+	if (!p) {
+		return false;
+	}
+	/* back over the "# ..." lines above it (and the keys set with it:
+	 * "ingress_queue = 0;" above "egress_queue = 1;") */
+	for (b = p; b > text;) {
+		const char *prev = b - 1;
+
+		while (prev > text && prev[-1] != '\n') {
+			prev--;
+		}
+		if (!strncmp(prev, "# ---", 5) ||
+		    !(*prev == '#' || (islower((unsigned char)*prev) &&
+				       strstr(prev, " = ") < b))) {
+			break;
+		}
+		b = prev;
+	}
+	*from = b;
+	*to = p + 1;
+	return true;
+}
+
+/* A key of a path in a sample's "Keys of a path:" list ("#   name   ..."),
+ * up to the next key of the list. */
+static bool list_entry(const char *text, const char *name, const char **from,
+		       const char **to)
+{
+	char pat[64];
+	const char *p, *q;
+
+	snprintf(pat, sizeof(pat), "\n#   %s ", name);
+	p = strstr(text, pat);
+	if (!p) {
+		return false;
+	}
+	for (q = strchr(p + 1, '\n'); q && !strncmp(q, "\n#    ", 6);
+	     q = strchr(q + 1, '\n')) {
+	}
+	*from = p;
+	*to = q ? q : p + strlen(p);
+	return true;
+}
+
+/* conf/cpe.conf and conf/concentrator.conf: every key of their role (not
+ * the deprecated ones), with its range and default in the comment above
+ * it; a path's keys in the list of the paths' comment; on the
+ * concentrator the CPE group's keys named in the comment of cpes. */
+static void sample(const char *doc, const char *file, unsigned other_role)
+{
+	char *text = slurp(file);
+	const struct conf_key_info *k;
+	const char *from, *to;
+	size_t i;
+
+	for (i = 0; (k = conf_key(i)); i++) {
+		if (k->flags & (other_role | CONF_KEY_DEPRECATED)) {
+			continue;
+		}
+		if (k->group == CONF_CPES) {
+			assert_true(block(text, "cpes", &from, &to));
+			if (!find_word(from, to, k->name)) {
+				print_error("%s: cpes: %s not named\n", doc,
+					    k->name);
+				fail();
+			}
+			continue;
+		}
+		if (!(k->group == CONF_TOP ? block(text, k->name, &from, &to)
+					   : list_entry(text, k->name, &from,
+							&to))) {
+			print_error("%s: %s missing\n", doc, k->name);
+			fail();
+		}
+		says(doc, from, to, k);
+	}
+	free(text);
+}
+
+static void test_docs_samples(void **state)
+{
+	(void)state;
+	sample("conf/cpe.conf", "../../conf/cpe.conf",
+	       CONF_KEY_CONCENTRATOR);
+	sample("conf/concentrator.conf", "../../conf/concentrator.conf",
+	       CONF_KEY_CPE);
+}
+
+/* The OpenWrt translator: an option of each key of the UCI file (its type
+ * list), written in the key table's order list; the types and the range
+ * checks are l3bondd's (--check), so only the names are its own. */
+static void test_docs_uci(void **state)
+{
+	const char *doc = "openwrt/net/l3bond/files/l3bond-uci2conf";
+	char *text = slurp("../../openwrt/net/l3bond/files/l3bond-uci2conf");
+	const char *types, *top, *pk, *line, *end;
+	const struct conf_key_info *k;
+	char opt[64];
+	size_t i;
+
+	(void)state;
+	types = strstr(text, "n = split(\"enabled:b role:s");
+	top = strstr(text, "ntop = split(\"");
+	pk = strstr(text, "npk = split(\"");
+	assert_non_null(types);
+	assert_non_null(top);
+	assert_non_null(pk);
+	for (i = 0; (k = conf_key(i)); i++) {
+		if (k->flags & CONF_KEY_NO_UCI) {
+			continue;
+		}
+		/* order: the top level's list, or the path's */
+		line = k->group == CONF_TOP ? top : pk;
+		end = strchr(line, '\n');
+		if (!find_word(strchr(line, '"') + 1, end, k->name)) {
+			print_error("%s: %s not in its key list\n", doc,
+				    k->name);
+			fail();
+		}
+		if (!strcmp(k->name, "paths")) {
+			continue; /* path sections, not an option */
+		}
+		/* type: "name:t" in the section's type list */
+		snprintf(opt, sizeof(opt), " %s:", k->name);
+		line = k->group == CONF_TOP
+			       ? types
+			       : strstr(types + 1, "n = split(\"enabled:b");
+		assert_non_null(line);
+		end = strchr(line, '\n');
+		if (!memmem(line, (size_t)(end - line), opt, strlen(opt))) {
+			print_error("%s: no option %s\n", doc, k->name);
+			fail();
+		}
+	}
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1416,6 +1842,11 @@ int main(void)
 		cmocka_unit_test(test_io_errors),
 		cmocka_unit_test(test_err_buffer),
 		cmocka_unit_test(test_reload_replaces),
+		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_structure),
+		cmocka_unit_test(test_docs_man),
+		cmocka_unit_test(test_docs_samples),
+		cmocka_unit_test(test_docs_uci),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, free_held);
