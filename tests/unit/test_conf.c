@@ -1823,6 +1823,69 @@ static void test_docs_uci(void **state)
 	free(text);
 }
 
+/* A man page's list of keys in bold, between the text start and the text
+ * end, is exactly the top-level keys that take effect as apply says (but
+ * the deprecated ones).  The lists the daemon and l3bondctl print come
+ * from the table; these are the ones a reader finds in the man pages. */
+static void man_list(const char *doc, const char *text, const char *start,
+		     const char *end, enum conf_apply apply)
+{
+	const char *from = strstr(text, start), *to, *l;
+	const struct conf_key_info *k;
+	char word[64];
+	size_t i, n;
+
+	if (!from) {
+		print_error("%s: no \"%s\"\n", doc, start);
+	}
+	assert_non_null(from);
+	to = strstr(from, end);
+	assert_non_null(to);
+	for (l = from; l && l < to; l = strchr(l + 1, '\n')) {
+		l += *l == '\n';
+		if (strncmp(l, ".B", 2) || !strchr(" R", l[2])) {
+			continue;
+		}
+		l += strcspn(l, " ") + 1;
+		l += *l == '(';
+		n = strspn(l, "abcdefghijklmnopqrstuvwxyz_");
+		snprintf(word, sizeof(word), "%.*s", (int)n, l);
+		k = conf_key_find(CONF_TOP, word);
+		if (!k || k->apply != apply) {
+			print_error("%s: %s is listed with the wrong keys\n",
+				    doc, word);
+			fail();
+		}
+	}
+	for (i = 0; (k = conf_key(i)); i++) {
+		if (k->group == CONF_TOP && k->apply == apply &&
+		    !(k->flags & CONF_KEY_DEPRECATED) &&
+		    !find_word(from, to, k->name)) {
+			print_error("%s: %s missing from the list after \"%s\"\n",
+				    doc, k->name, start);
+			fail();
+		}
+	}
+}
+
+static void test_docs_lists(void **state)
+{
+	char *d = slurp("../../gateway/l3bondd.8");
+	char *c = slurp("../../gateway/l3bondctl.8");
+
+	(void)state;
+	man_list("gateway/l3bondd.8", d, "The tunables\n", "\napply at once",
+		 CONF_RUNTIME);
+	man_list("gateway/l3bondd.8", d, "so do the CPEs\n", "\nsee\n",
+		 CONF_RELOAD);
+	man_list("gateway/l3bondd.8", d, "needs a restart\n", "\nis refused",
+		 CONF_RESTART);
+	man_list("gateway/l3bondctl.8", c, "with their ranges):\n",
+		 "\n.B dead_after_ms\nmust", CONF_RUNTIME);
+	free(d);
+	free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1847,6 +1910,7 @@ int main(void)
 		cmocka_unit_test(test_docs_man),
 		cmocka_unit_test(test_docs_samples),
 		cmocka_unit_test(test_docs_uci),
+		cmocka_unit_test(test_docs_lists),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, free_held);
