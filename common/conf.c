@@ -150,7 +150,8 @@ vfail(struct loader *l, const config_setting_t *at, const char *value,
 }
 
 /* An error about the key itself (unknown, missing), at setting at. */
-int conf_fail(struct loader *l, const config_setting_t *at, const char *fmt, ...)
+int conf_fail(struct loader *l, const config_setting_t *at, const char *fmt,
+	      ...)
 {
 	va_list ap;
 	int ret;
@@ -176,7 +177,7 @@ int conf_bad(struct loader *l, const config_setting_t *s, const char *fmt, ...)
 
 /* A bad value that is not s's own (a default checked against s). */
 int conf_bad_at(struct loader *l, const config_setting_t *at, const char *value,
-       const char *fmt, ...)
+		const char *fmt, ...)
 {
 	va_list ap;
 	int ret;
@@ -203,8 +204,8 @@ vfail_note(struct loader *l, const config_setting_t *at, const char *value,
 /* A bad secret: quotes at most its first 4 characters, and its length.
  * A key that is nearly right (one character short, a space pasted in) is
  * still nearly the secret, and errors go to logs and l3bondctl replies. */
-int conf_bad_secret(struct loader *l, const config_setting_t *s,
-		      const char *v, const char *why)
+int conf_bad_secret(struct loader *l, const config_setting_t *s, const char *v,
+		    const char *why)
 {
 	char shown[8], note[32];
 	size_t len = strlen(v);
@@ -227,7 +228,7 @@ void conf_at(struct loader *l, const char *prefix, const char *name)
 /* ---- typed getters: check the type, then the range ------------------- */
 
 int conf_get_int(struct loader *l, const config_setting_t *s, long long min,
-		   long long max, long long *out)
+		 long long max, long long *out)
 {
 	long long v;
 
@@ -258,7 +259,7 @@ int conf_get_int(struct loader *l, const config_setting_t *s, long long min,
 
 /* A number: float or integer, finite, within [min, max]. */
 int conf_get_number(struct loader *l, const config_setting_t *s, double min,
-		      double max, double *out)
+		    double max, double *out)
 {
 	double v;
 
@@ -296,8 +297,8 @@ int conf_get_bool(struct loader *l, const config_setting_t *s, bool *out)
 }
 
 /* A string of 1..maxlen characters. */
-int conf_get_string(struct loader *l, const config_setting_t *s,
-		      size_t maxlen, const char **out)
+int conf_get_string(struct loader *l, const config_setting_t *s, size_t maxlen,
+		    const char **out)
 {
 	const char *v;
 	size_t len;
@@ -309,15 +310,31 @@ int conf_get_string(struct loader *l, const config_setting_t *s,
 	v = config_setting_get_string(s);
 	len = strlen(v);
 	if (len < 1 || len > maxlen) {
-		return conf_bad(l, s, "must be 1 to %zu characters long", maxlen);
+		return conf_bad(l, s, "must be 1 to %zu characters long",
+				maxlen);
 	}
 	*out = v;
 	return 0;
 }
 
+/* A name: 1..CONF_NAME_MAX - 1 of a-z 0-9 _ - (names end up in metrics
+ * labels, status keys, log lines and l3bondctl output); why: the error
+ * for other characters. */
+int conf_get_name(struct loader *l, const config_setting_t *s, const char *why,
+		  const char **out)
+{
+	int ret = conf_get_string(l, s, CONF_NAME_MAX - 1, out);
+
+	if (!ret && strspn(*out, "abcdefghijklmnopqrstuvwxyz0123456789_-") !=
+			    strlen(*out)) {
+		return conf_bad(l, s, "%s", why);
+	}
+	return ret;
+}
+
 /* One of names[0..n-1]; the index goes to *out. */
 int conf_get_choice(struct loader *l, const config_setting_t *s,
-		      const char *const *names, size_t n, unsigned *out)
+		    const char *const *names, size_t n, unsigned *out)
 {
 	const char *v;
 	unsigned i;
@@ -334,13 +351,14 @@ int conf_get_choice(struct loader *l, const config_setting_t *s,
 		}
 	}
 	/* every choice set we have has exactly two members */
-	return conf_bad(l, s, "expected \"%s\" or \"%s\"", names[0], names[n - 1]);
+	return conf_bad(l, s, "expected \"%s\" or \"%s\"", names[0],
+			names[n - 1]);
 }
 
 /* ---- one parser per key ---------------------------------------------- */
 
 int conf_parse_int(struct loader *l, const config_setting_t *s, void *obj,
-		     const struct key *k)
+		   const struct key *k)
 {
 	uint8_t *dst = (uint8_t *)obj + k->off;
 	long long v;
@@ -373,14 +391,14 @@ int conf_parse_int(struct loader *l, const config_setting_t *s, void *obj,
 /* A pre-shared key, base64 of 32 bytes, into k (zeroed on error).  The
  * text libconfig holds is wiped by conf_load once read (wipe_key_text). */
 int conf_get_psk(struct loader *l, const config_setting_t *s,
-		   struct auth_key *k)
+		 struct auth_key *k)
 {
 	const char *v, *why = "not 32 bytes of base64";
 
 	if (config_setting_type(s) != CONFIG_TYPE_STRING) {
 		return conf_bad(l, s,
-			   "expected a string: base64 of 32 bytes, as "
-			   "l3bondd --genkey prints");
+				"expected a string: base64 of 32 bytes, as "
+				"l3bondd --genkey prints");
 	}
 	v = config_setting_get_string(s);
 	if (auth_key_parse(k, v, &why)) {
@@ -392,12 +410,12 @@ int conf_get_psk(struct loader *l, const config_setting_t *s,
 
 /* The elements of a list ( ... ) or array [ ... ] of 1..max entries. */
 int conf_get_seq(struct loader *l, const config_setting_t *s, unsigned max,
-		   const char *what, unsigned *n)
+		 const char *what, unsigned *n)
 {
 	*n = 0; /* for -O3's maybe-uninitialized */
 	if (!config_setting_is_list(s) && !config_setting_is_array(s)) {
 		return conf_bad(l, s, "expected a list of %s [ \"...\", ... ]",
-			   what);
+				what);
 	}
 	*n = (unsigned)config_setting_length(s);
 	if (*n < 1 || *n > max) {
@@ -439,14 +457,15 @@ static int get_prefix(struct loader *l, const config_setting_t *e,
 	strcpy(buf, v);
 	slash = strchr(buf, '/');
 	if (!slash) {
-		return conf_bad(l, e, "expected a prefix a.b.c.d/len or x:y::/len");
+		return conf_bad(l, e,
+				"expected a prefix a.b.c.d/len or x:y::/len");
 	}
 	*slash = '\0';
 	v6 = strchr(buf, ':') != NULL;
 	if (inet_pton(v6 ? AF_INET6 : AF_INET, buf, a) != 1) {
 		return conf_bad(l, e,
-			   v6 ? "expected an IPv6 prefix x:y::/len"
-			      : "expected an IPv4 prefix a.b.c.d/len");
+				v6 ? "expected an IPv6 prefix x:y::/len"
+				   : "expected an IPv4 prefix a.b.c.d/len");
 	}
 	max = v6 ? 128 : 32;
 	errno = 0;
@@ -478,8 +497,8 @@ static bool prefix_same(const struct conf_prefix *a,
 /* A list of at least min prefixes, none twice, into out; name: the key,
  * as errors name its elements ("prefixes[2]"). */
 int conf_get_prefixes(struct loader *l, const config_setting_t *s,
-			const char *name, struct conf_prefix *out,
-			unsigned *nout, unsigned min)
+		      const char *name, struct conf_prefix *out, unsigned *nout,
+		      unsigned min)
 {
 	const config_setting_t *e;
 	char key[32];
@@ -503,7 +522,8 @@ int conf_get_prefixes(struct loader *l, const config_setting_t *s,
 		}
 		for (j = 0; j < i; j++) {
 			if (prefix_same(&out[j], &out[i])) {
-				return conf_bad(l, e, "%s[%u] is the same", key, j);
+				return conf_bad(l, e, "%s[%u] is the same", key,
+						j);
 			}
 		}
 	}
@@ -544,7 +564,8 @@ int conf_walk(struct loader *l, const config_setting_t *group,
 		s = config_setting_get_member(group, k->i.name);
 		/* an old name of the key: read as the key, named as written */
 		for (a = keys; a < keys + nkeys; a++) {
-			if (!a->i.alias_of || strcmp(a->i.alias_of, k->i.name)) {
+			if (!a->i.alias_of ||
+			    strcmp(a->i.alias_of, k->i.name)) {
 				continue;
 			}
 			old = config_setting_get_member(group, a->i.name);
@@ -616,14 +637,14 @@ static int check_dwd(struct loader *l, const config_setting_t *root)
 	dwd = config_setting_get_member(root, "t_dwd_ms");
 	if (dwd) {
 		return conf_bad(l, dwd, "not a multiple of t_report_ms (%u)",
-			   l->c.sched.t_report_ms);
+				l->c.sched.t_report_ms);
 	}
 	/* the default does not fit the t_report_ms given: point there */
 	report = config_setting_get_member(root, "t_report_ms");
 	snprintf(value, sizeof(value), "%u", l->c.sched.t_dwd_ms);
 	return conf_bad_at(l, report, value,
-		      "the default is not a multiple of t_report_ms (%u)",
-		      l->c.sched.t_report_ms);
+			   "the default is not a multiple of t_report_ms (%u)",
+			   l->c.sched.t_report_ms);
 }
 
 /* A path is down after dead_after_ms without a packet from the peer, who
@@ -649,19 +670,20 @@ static int check_liveness(struct loader *l, const config_setting_t *root)
 	}
 	if (dead) {
 		conf_at(l, "", "dead_after_ms");
-		return conf_bad(l, dead,
-			   "less than 2 x probe_interval_ms (%u): one lost "
-			   "probe would take a path down",
-			   l->c.probe_interval_ms);
+		return conf_bad(
+			l, dead,
+			"less than 2 x probe_interval_ms (%u): one lost "
+			"probe would take a path down",
+			l->c.probe_interval_ms);
 	}
 	/* the default does not fit the probe_interval_ms given: point there */
 	conf_at(l, "", "probe_interval_ms");
 	probe = config_setting_get_member(root, "probe_interval_ms");
 	snprintf(value, sizeof(value), "%u", l->c.probe_interval_ms);
 	return conf_bad_at(l, probe, value,
-		      "more than half of dead_after_ms (%u, the default): "
-		      "set dead_after_ms too",
-		      l->c.dead_after_ms);
+			   "more than half of dead_after_ms (%u, the default): "
+			   "set dead_after_ms too",
+			   l->c.dead_after_ms);
 }
 
 /* The two queues must differ: one is drained by the ingress, one by the

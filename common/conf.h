@@ -148,12 +148,12 @@ struct conf_key_info {
 	const char *name;
 	enum conf_group group;
 	enum conf_apply apply;
-	unsigned flags;		/* enum conf_key_flags */
-	long long min, max;	/* min > max: no range */
-	const char *def;	/* as written in the file; NULL: none, or not a
-				 * constant (the top-level port, ...) */
-	const char *help;	/* one line */
-	const char *alias_of;	/* an old name of that key; NULL: none */
+	unsigned flags;	      /* enum conf_key_flags */
+	long long min, max;   /* min > max: no range */
+	const char *def;      /* as written in the file; NULL: none, or not a
+			       * constant (the top-level port, ...) */
+	const char *help;     /* one line */
+	const char *alias_of; /* an old name of that key; NULL: none */
 };
 
 /* The i-th key of the table (top level, then paths, then cpes); NULL past
@@ -165,8 +165,7 @@ const struct conf_key_info *conf_key_find(enum conf_group g, const char *name);
 
 /* Its range as the docs write it: "1..65535", "0..0xffffffff", "0..10";
  * "" without a range. */
-const char *conf_key_range(const struct conf_key_info *k, char *buf,
-			   size_t n);
+const char *conf_key_range(const struct conf_key_info *k, char *buf, size_t n);
 
 /* True if a and b differ in no key a reload must refuse (CONF_RESTART);
  * else false and *key names the first that differs. */
@@ -201,8 +200,8 @@ void conf_wipe(struct conf *c);
 /* Reads and validates file into c.  On error returns -EINVAL (or -errno for
  * I/O) and writes one line "file:line: key: bad value 'v': why" into err;
  * c is then untouched.  On success c is overwritten (a loaded c is
- * conf_free()d first by the caller) and owns its CPEs.  A bad key is never quoted whole: at most its first
- * 4 characters, then "..." and its length. */
+ * conf_free()d first by the caller) and owns its CPEs.  A bad key is never
+ * quoted whole: at most its first 4 characters, then "..." and its length. */
 int conf_load(struct conf *c, const char *file, char *err, size_t errlen);
 
 /* Sets one runtime key of c (CONF_RUNTIME in the table: l3bondd
@@ -218,8 +217,8 @@ int conf_set(struct conf *c, const char *key, const char *value, char *err,
 /* conf_set for any top-level key of one value, runtime or not, without
  * the checks across keys (t_dwd_ms against t_report_ms, ...): the caller
  * makes them once all keys are set (the simulator's flags). */
-int conf_set_any(struct conf *c, const char *key, const char *value,
-		 char *err, size_t errlen);
+int conf_set_any(struct conf *c, const char *key, const char *value, char *err,
+		 size_t errlen);
 
 const char *conf_role_name(enum conf_role r);
 const char *conf_class_name(enum path_class c);

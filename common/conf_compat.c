@@ -192,4 +192,3 @@ int conf_scan_value(const char *value, struct wide *wd)
 	fclose(f);
 	return 0;
 }
-

@@ -131,29 +131,26 @@ int conf_top_first(struct loader *l)
 /* ---- CPEs (concentrator: cpes, cpe_dir) -------------------------------- */
 
 int conf_parse_cpe_name(struct loader *l, const config_setting_t *s, void *obj,
-		const struct key *k)
+			const struct key *k)
 {
 	struct conf_cpe *e = obj;
+	char why[48];
 	const char *v;
 	int ret;
 
 	(void)k;
-	ret = conf_get_string(l, s, CONF_NAME_MAX - 1, &v);
+	snprintf(why, sizeof(why), "1 to %d of a-z, 0-9, '_' and '-'",
+		 CONF_NAME_MAX - 1);
+	ret = conf_get_name(l, s, why, &v);
 	if (ret) {
 		return ret;
-	}
-	/* names end up in metrics labels, status keys and log lines */
-	if (!*v ||
-	    strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789_-") != strlen(v)) {
-		return conf_bad(l, s, "1 to %d of a-z, 0-9, '_' and '-'",
-			   CONF_NAME_MAX - 1);
 	}
 	strcpy(e->name, v);
 	return 0;
 }
 
 int conf_parse_cpe_key(struct loader *l, const config_setting_t *s, void *obj,
-		const struct key *k)
+		       const struct key *k)
 {
 	struct conf_cpe *e = obj;
 
@@ -161,8 +158,8 @@ int conf_parse_cpe_key(struct loader *l, const config_setting_t *s, void *obj,
 	return conf_get_psk(l, s, &e->psk);
 }
 
-int conf_parse_cpe_encrypt(struct loader *l, const config_setting_t *s, void *obj,
-		const struct key *k)
+int conf_parse_cpe_encrypt(struct loader *l, const config_setting_t *s,
+			   void *obj, const struct key *k)
 {
 	struct conf_cpe *e = obj;
 
@@ -170,8 +167,8 @@ int conf_parse_cpe_encrypt(struct loader *l, const config_setting_t *s, void *ob
 	return conf_get_bool(l, s, &e->encrypt);
 }
 
-int conf_parse_cpe_prefixes(struct loader *l, const config_setting_t *s, void *obj,
-		const struct key *k)
+int conf_parse_cpe_prefixes(struct loader *l, const config_setting_t *s,
+			    void *obj, const struct key *k)
 {
 	struct conf_cpe *e = obj;
 	char prefix[48];
@@ -241,18 +238,19 @@ static int check_cpe(struct loader *l, const config_setting_t *at, unsigned i)
 		cpe_label(c, j, other, sizeof(other));
 		if (o->session_id == e->session_id) {
 			return conf_fail(l, at, "session_id %u: %s has it too",
-				    e->session_id, other);
+					 e->session_id, other);
 		}
 		if (e->name[0] && !strcmp(o->name, e->name)) {
 			return conf_fail(l, at, "name \"%s\": %s has it too",
-				    e->name, other);
+					 e->name, other);
 		}
 		/* one key per CPE: the key is what tells CPEs apart */
 		if (auth_key_equal(&o->psk, &e->psk)) {
-			return conf_fail(l, at,
-				    "key: %s has the same key; each CPE needs "
-				    "its own (l3bondd --genkey)",
-				    other);
+			return conf_fail(
+				l, at,
+				"key: %s has the same key; each CPE needs "
+				"its own (l3bondd --genkey)",
+				other);
 		}
 		for (a = 0; a < e->nprefixes; a++) {
 			for (b = 0; b < o->nprefixes; b++) {
@@ -260,13 +258,13 @@ static int check_cpe(struct loader *l, const config_setting_t *at, unsigned i)
 							 &o->prefix[b])) {
 					continue;
 				}
-				return conf_fail(l, at,
-					    "prefix %s overlaps %s of %s",
-					    conf_prefix_str(&e->prefix[a], pa,
-							    sizeof(pa)),
-					    conf_prefix_str(&o->prefix[b], pb,
-							    sizeof(pb)),
-					    other);
+				return conf_fail(
+					l, at, "prefix %s overlaps %s of %s",
+					conf_prefix_str(&e->prefix[a], pa,
+							sizeof(pa)),
+					conf_prefix_str(&o->prefix[b], pb,
+							sizeof(pb)),
+					other);
 			}
 		}
 	}
@@ -298,7 +296,7 @@ static int read_cpe(struct loader *l, const config_setting_t *g,
 	}
 	snprintf(key, sizeof(key), "%s", prefix);
 	ret = conf_walk(l, g, key, conf_cpe_keys + (default_name ? 1 : 0),
-		   conf_ncpe_keys - (default_name ? 1 : 0), e);
+			conf_ncpe_keys - (default_name ? 1 : 0), e);
 	if (!ret) {
 		/* "cpes[2]", or for a file of cpe_dir "cpe" */
 		snprintf(l->key, sizeof(l->key), "%.*s",
@@ -315,7 +313,7 @@ static int read_cpe(struct loader *l, const config_setting_t *g,
 }
 
 int conf_parse_cpes(struct loader *l, const config_setting_t *s, void *obj,
-		const struct key *k)
+		    const struct key *k)
 {
 	struct conf *c = obj;
 	const config_setting_t *e;
@@ -324,7 +322,8 @@ int conf_parse_cpes(struct loader *l, const config_setting_t *s, void *obj,
 	int ret;
 
 	if (c->role != ROLE_CONCENTRATOR) {
-		return conf_bad(l, s, "only allowed with role \"concentrator\"");
+		return conf_bad(l, s,
+				"only allowed with role \"concentrator\"");
 	}
 	(void)k;
 	ret = conf_top_first(l);
@@ -333,8 +332,8 @@ int conf_parse_cpes(struct loader *l, const config_setting_t *s, void *obj,
 	}
 	if (!config_setting_is_list(s)) {
 		return conf_bad(l, s,
-			   "expected a list of CPE groups "
-			   "( { name = ...; ... }, ... )");
+				"expected a list of CPE groups "
+				"( { name = ...; ... }, ... )");
 	}
 	n = (unsigned)config_setting_length(s);
 	for (i = 0; i < n; i++) {
@@ -397,7 +396,7 @@ static int by_name(const void *a, const void *b)
 }
 
 int conf_parse_cpe_dir(struct loader *l, const config_setting_t *s, void *obj,
-		const struct key *k)
+		       const struct key *k)
 {
 	struct conf *c = obj;
 	char **names = NULL, path[PATH_MAX], name[CONF_NAME_MAX];
@@ -409,7 +408,8 @@ int conf_parse_cpe_dir(struct loader *l, const config_setting_t *s, void *obj,
 
 	(void)k;
 	if (c->role != ROLE_CONCENTRATOR) {
-		return conf_bad(l, s, "only allowed with role \"concentrator\"");
+		return conf_bad(l, s,
+				"only allowed with role \"concentrator\"");
 	}
 	ret = conf_get_string(l, s, PATH_MAX - 64, &dir);
 	if (ret) {
@@ -463,10 +463,11 @@ int conf_parse_cpe_dir(struct loader *l, const config_setting_t *s, void *obj,
 		if (len >= sizeof(name) ||
 		    strspn(names[i], "abcdefghijklmnopqrstuvwxyz0123456789_-") <
 			    len) {
-			ret = conf_bad(l, s,
-				  "file %s: its name is the CPE's: 1 to %d of "
-				  "a-z, 0-9, '_' and '-', then .conf",
-				  names[i], CONF_NAME_MAX - 1);
+			ret = conf_bad(
+				l, s,
+				"file %s: its name is the CPE's: 1 to %d of "
+				"a-z, 0-9, '_' and '-', then .conf",
+				names[i], CONF_NAME_MAX - 1);
 			break;
 		}
 		memcpy(name, names[i], len);
@@ -502,7 +503,8 @@ int conf_check_top(struct loader *l, const config_setting_t *root)
 	}
 	if (!conf_has_key(c)) {
 		conf_at(l, "", "key");
-		return conf_fail(l, root, "missing%s", conf_missing_hint("key"));
+		return conf_fail(l, root, "missing%s",
+				 conf_missing_hint("key"));
 	}
 	ret = conf_top_first(l);
 	if (ret) {

@@ -64,14 +64,23 @@ static const char *const log_level_names[] = {
 
 /* ---- one parser per key ---------------------------------------------- */
 
+/* An IPv4 or IPv6 literal. */
+static bool is_addr(const char *v)
+{
+	unsigned char addr[sizeof(struct in6_addr)];
+
+	return inet_pton(AF_INET, v, addr) == 1 ||
+	       inet_pton(AF_INET6, v, addr) == 1;
+}
+
 static int parse_role(struct loader *l, const config_setting_t *s, void *obj,
-		const struct key *k)
+		      const struct key *k)
 {
 	struct conf *c = obj;
 	unsigned v;
 	int ret;
-	(void)k;
 
+	(void)k;
 	ret = conf_get_choice(l, s, role_names, 2, &v);
 	if (!ret) {
 		c->role = (enum conf_role)v;
@@ -80,7 +89,7 @@ static int parse_role(struct loader *l, const config_setting_t *s, void *obj,
 }
 
 static int parse_k(struct loader *l, const config_setting_t *s, void *obj,
-		const struct key *k)
+		   const struct key *k)
 {
 	struct conf *c = obj;
 
@@ -88,17 +97,17 @@ static int parse_k(struct loader *l, const config_setting_t *s, void *obj,
 			       &c->sched.k);
 }
 
-static int parse_early_release(struct loader *l, const config_setting_t *s, void *obj,
-		const struct key *k)
+static int parse_early_release(struct loader *l, const config_setting_t *s,
+			       void *obj, const struct key *k)
 {
 	struct conf *c = obj;
-	(void)k;
 
+	(void)k;
 	return conf_get_bool(l, s, &c->reseq.early_release);
 }
 
-static int parse_reorder_capacity(struct loader *l, const config_setting_t *s, void *obj,
-		const struct key *k)
+static int parse_reorder_capacity(struct loader *l, const config_setting_t *s,
+				  void *obj, const struct key *k)
 {
 	struct conf *c = obj;
 	long long v;
@@ -117,39 +126,35 @@ static int parse_reorder_capacity(struct loader *l, const config_setting_t *s, v
 }
 
 static int parse_key(struct loader *l, const config_setting_t *s, void *obj,
-		const struct key *k)
+		     const struct key *k)
 {
 	struct conf *c = obj;
-	(void)k;
 
+	(void)k;
 	return conf_get_psk(l, s, &c->psk);
 }
 
 static int parse_encrypt(struct loader *l, const config_setting_t *s, void *obj,
-		const struct key *k)
+			 const struct key *k)
 {
 	struct conf *c = obj;
-	(void)k;
 
+	(void)k;
 	return conf_get_bool(l, s, &c->encrypt);
 }
 
 static int parse_name(struct loader *l, const config_setting_t *s, void *obj,
-		const struct key *k)
+		      const struct key *k)
 {
 	struct conf_path *p = obj;
 	const char *v;
 	unsigned i;
 	int ret;
-	(void)k;
 
-	ret = conf_get_string(l, s, CONF_NAME_MAX - 1, &v);
+	(void)k;
+	ret = conf_get_name(l, s, "only a-z, 0-9, '_' and '-' are allowed", &v);
 	if (ret) {
 		return ret;
-	}
-	/* names end up in metrics labels and l3bondctl output */
-	if (strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789_-") != strlen(v)) {
-		return conf_bad(l, s, "only a-z, 0-9, '_' and '-' are allowed");
 	}
 	for (i = 0; i < l->cur; i++) {
 		if (!strcmp(l->c.path[i].name, v)) {
@@ -161,13 +166,13 @@ static int parse_name(struct loader *l, const config_setting_t *s, void *obj,
 }
 
 static int parse_class(struct loader *l, const config_setting_t *s, void *obj,
-		const struct key *k)
+		       const struct key *k)
 {
 	struct conf_path *p = obj;
 	unsigned v;
 	int ret;
-	(void)k;
 
+	(void)k;
 	ret = conf_get_choice(l, s, class_names, 2, &v);
 	if (!ret) {
 		p->cls = (enum path_class)v;
@@ -189,21 +194,21 @@ static int check_ifname(struct loader *l, const config_setting_t *s,
 	for (ch = v; *ch; ch++) {
 		if (!isalnum((unsigned char)*ch) && !strchr("_.-@", *ch)) {
 			return conf_bad(l, s,
-				   "only letters, digits and _ . - @ are "
-				   "allowed in an interface name");
+					"only letters, digits and _ . - @ are "
+					"allowed in an interface name");
 		}
 	}
 	return 0;
 }
 
-static int parse_interface(struct loader *l, const config_setting_t *s, void *obj,
-		const struct key *k)
+static int parse_interface(struct loader *l, const config_setting_t *s,
+			   void *obj, const struct key *k)
 {
 	struct conf_path *p = obj;
 	const char *v;
 	int ret;
-	(void)k;
 
+	(void)k;
 	ret = conf_get_string(l, s, IF_NAMESIZE - 1, &v);
 	if (ret) {
 		return ret;
@@ -217,42 +222,41 @@ static int parse_interface(struct loader *l, const config_setting_t *s, void *ob
 }
 
 static int parse_peer(struct loader *l, const config_setting_t *s, void *obj,
-		const struct key *k)
+		      const struct key *k)
 {
 	struct conf_path *p = obj;
-	unsigned char addr[sizeof(struct in6_addr)];
 	const char *v;
 	int ret;
-	(void)k;
 
+	(void)k;
 	ret = conf_get_string(l, s, CONF_ADDR_MAX - 1, &v);
 	if (ret) {
 		return ret;
 	}
 	if (l->c.role == ROLE_CONCENTRATOR) {
-		return conf_bad(l, s,
-			   "not allowed with role \"concentrator\": the "
-			   "concentrator learns its peers from the packets "
-			   "it receives");
+		return conf_bad(
+			l, s,
+			"not allowed with role \"concentrator\": the "
+			"concentrator learns its peers from the packets "
+			"it receives");
 	}
-	if (inet_pton(AF_INET, v, addr) != 1 &&
-	    inet_pton(AF_INET6, v, addr) != 1) {
+	if (!is_addr(v)) {
 		return conf_bad(l, s, "not an IPv4 or IPv6 address");
 	}
 	strcpy(p->peer, v);
 	return 0;
 }
 
-static int parse_lan_interfaces(struct loader *l, const config_setting_t *s, void *obj,
-		const struct key *k)
+static int parse_lan_interfaces(struct loader *l, const config_setting_t *s,
+				void *obj, const struct key *k)
 {
 	struct conf *c = obj;
 	const config_setting_t *e;
 	const char *v;
 	unsigned i, j, n;
 	int ret;
-	(void)k;
 
+	(void)k;
 	if (c->role != ROLE_CPE) {
 		return conf_bad(l, s, "only allowed with role \"cpe\"");
 	}
@@ -274,16 +278,16 @@ static int parse_lan_interfaces(struct loader *l, const config_setting_t *s, voi
 		for (j = 0; j < i; j++) {
 			if (!strcmp(c->lan[j], v)) {
 				return conf_bad(l, e,
-					   "lan_interfaces[%u] is the "
-					   "same",
-					   j);
+						"lan_interfaces[%u] is the "
+						"same",
+						j);
 			}
 		}
 		/* bonding a path's own traffic would loop it */
 		for (j = 0; j < c->npaths; j++) {
 			if (!strcmp(c->path[j].ifname, v)) {
-				return conf_bad(l, e, "the interface of paths[%u]",
-					   j);
+				return conf_bad(
+					l, e, "the interface of paths[%u]", j);
 			}
 		}
 		strcpy(c->lan[i], v);
@@ -292,13 +296,13 @@ static int parse_lan_interfaces(struct loader *l, const config_setting_t *s, voi
 	return 0;
 }
 
-static int parse_bond_output(struct loader *l, const config_setting_t *s, void *obj,
-		const struct key *k)
+static int parse_bond_output(struct loader *l, const config_setting_t *s,
+			     void *obj, const struct key *k)
 {
 	struct conf *c = obj;
 	int ret;
-	(void)k;
 
+	(void)k;
 	ret = conf_get_bool(l, s, &c->bond_output);
 	if (!ret && c->role != ROLE_CPE) {
 		c->bond_output = false;
@@ -307,26 +311,27 @@ static int parse_bond_output(struct loader *l, const config_setting_t *s, void *
 	return ret;
 }
 
-static int parse_prefixes(struct loader *l, const config_setting_t *s, void *obj,
-		const struct key *k)
+static int parse_prefixes(struct loader *l, const config_setting_t *s,
+			  void *obj, const struct key *k)
 {
 	struct conf *c = obj;
-	(void)k;
 
+	(void)k;
 	if (c->role != ROLE_CONCENTRATOR) {
-		return conf_bad(l, s, "only allowed with role \"concentrator\"");
+		return conf_bad(l, s,
+				"only allowed with role \"concentrator\"");
 	}
 	return conf_get_prefixes(l, s, "prefixes", c->prefix, &c->nprefixes, 0);
 }
 
-static int parse_log_level(struct loader *l, const config_setting_t *s, void *obj,
-		const struct key *k)
+static int parse_log_level(struct loader *l, const config_setting_t *s,
+			   void *obj, const struct key *k)
 {
 	struct conf *c = obj;
 	const char *v;
 	unsigned i;
-	(void)k;
 
+	(void)k;
 	if (config_setting_type(s) != CONFIG_TYPE_STRING) {
 		return conf_bad(l, s, "expected a string");
 	}
@@ -337,16 +342,16 @@ static int parse_log_level(struct loader *l, const config_setting_t *s, void *ob
 			return 0;
 		}
 	}
-	return conf_bad(l, s,
-		   "expected \"error\", \"warning\", \"info\" or \"debug\"");
+	return conf_bad(
+		l, s, "expected \"error\", \"warning\", \"info\" or \"debug\"");
 }
 
 /* keepalive_ms, replaced by probe_interval_ms and dead_after_ms: accepted
  * so that a file written for an earlier l3bondd still starts it, with the
  * detection time it had (3 x keepalive_ms) when dead_after_ms is not given
  * (check_liveness).  Not a runtime setting any more. */
-static int parse_keepalive(struct loader *l, const config_setting_t *s, void *obj,
-		const struct key *k)
+static int parse_keepalive(struct loader *l, const config_setting_t *s,
+			   void *obj, const struct key *k)
 {
 	long long v;
 	int ret;
@@ -360,38 +365,39 @@ static int parse_keepalive(struct loader *l, const config_setting_t *s, void *ob
 }
 
 /* "" (no socket) or an absolute path that fits sun_path. */
-static int parse_control_socket(struct loader *l, const config_setting_t *s, void *obj,
-		const struct key *k)
+static int parse_control_socket(struct loader *l, const config_setting_t *s,
+				void *obj, const struct key *k)
 {
 	struct conf *c = obj;
 	const char *v;
-	(void)k;
 
+	(void)k;
 	if (config_setting_type(s) != CONFIG_TYPE_STRING) {
 		return conf_bad(l, s, "expected a string");
 	}
 	v = config_setting_get_string(s);
 	if (*v && *v != '/') {
-		return conf_bad(l, s, "expected an absolute path, or \"\" for none");
+		return conf_bad(l, s,
+				"expected an absolute path, or \"\" for none");
 	}
 	if (strlen(v) >= sizeof(c->control_socket)) {
 		return conf_bad(l, s, "longer than %zu characters",
-			   sizeof(c->control_socket) - 1);
+				sizeof(c->control_socket) - 1);
 	}
 	strcpy(c->control_socket, v);
 	return 0;
 }
 
 /* A group name as useradd accepts it. */
-static int parse_control_group(struct loader *l, const config_setting_t *s, void *obj,
-		const struct key *k)
+static int parse_control_group(struct loader *l, const config_setting_t *s,
+			       void *obj, const struct key *k)
 {
 	struct conf *c = obj;
 	const char *v;
 	size_t i;
 	int ret;
-	(void)k;
 
+	(void)k;
 	ret = conf_get_string(l, s, sizeof(c->control_group) - 1, &v);
 	if (ret) {
 		return ret;
@@ -400,29 +406,27 @@ static int parse_control_group(struct loader *l, const config_setting_t *s, void
 		if (!(islower((unsigned char)v[i]) || v[i] == '_' ||
 		      (i && (isdigit((unsigned char)v[i]) || v[i] == '-')))) {
 			return conf_bad(l, s,
-				   "expected a group name: a-z or _, then "
-				   "a-z 0-9 _ -");
+					"expected a group name: a-z or _, then "
+					"a-z 0-9 _ -");
 		}
 	}
 	strcpy(c->control_group, v);
 	return 0;
 }
 
-static int parse_metrics_address(struct loader *l, const config_setting_t *s, void *obj,
-		const struct key *k)
+static int parse_metrics_address(struct loader *l, const config_setting_t *s,
+				 void *obj, const struct key *k)
 {
 	struct conf *c = obj;
-	unsigned char addr[sizeof(struct in6_addr)];
 	const char *v;
 	int ret;
-	(void)k;
 
+	(void)k;
 	ret = conf_get_string(l, s, CONF_ADDR_MAX - 1, &v);
 	if (ret) {
 		return ret;
 	}
-	if (inet_pton(AF_INET, v, addr) != 1 &&
-	    inet_pton(AF_INET6, v, addr) != 1) {
+	if (!is_addr(v)) {
 		return conf_bad(l, s, "not an IPv4 or IPv6 address");
 	}
 	strcpy(c->metrics_address, v);
@@ -430,19 +434,19 @@ static int parse_metrics_address(struct loader *l, const config_setting_t *s, vo
 }
 
 static int parse_paths(struct loader *l, const config_setting_t *s, void *obj,
-		const struct key *k)
+		       const struct key *k)
 {
 	struct conf *c = obj;
 	const config_setting_t *e;
 	char prefix[24];
 	unsigned i, n;
 	int ret;
-	(void)k;
 
+	(void)k;
 	if (!config_setting_is_list(s)) {
 		return conf_bad(l, s,
-			   "expected a list of path groups "
-			   "( { ... }, { ... } )");
+				"expected a list of path groups "
+				"( { ... }, { ... } )");
 	}
 	n = (unsigned)config_setting_length(s);
 	if (n < 2 || n > WIRE_MAX_PATHS) {
@@ -465,7 +469,7 @@ static int parse_paths(struct loader *l, const config_setting_t *s, void *obj,
 		if (c->role == ROLE_CPE && !c->path[i].peer[0]) {
 			conf_at(l, prefix, "peer");
 			return conf_fail(l, e,
-				    "missing: required with role \"cpe\"");
+					 "missing: required with role \"cpe\"");
 		}
 	}
 	c->npaths = n;
@@ -476,14 +480,14 @@ static int parse_paths(struct loader *l, const config_setting_t *s, void *obj,
 		}
 	}
 	conf_at(l, "", "paths");
-	return conf_bad(l, s, "no path of class \"fixed\"; at least one is needed");
+	return conf_bad(l, s,
+			"no path of class \"fixed\"; at least one is needed");
 }
-
 
 /* ---- the tables ------------------------------------------------------- */
 
 #define FIELD(obj, field) (((obj *)0)->field)
-#define NO_RANGE 1, 0
+#define NO_RANGE	  1, 0
 /* the public part: name, group, how it applies, flags, then range (min,
  * max or NO_RANGE), default, help */
 #define KEY(name, group, apply, flags, ...)                                    \
@@ -491,17 +495,23 @@ static int parse_paths(struct loader *l, const config_setting_t *s, void *obj,
 /* an old name of key to (see the file's header) */
 #define ALIAS(name, group, to)                                                 \
 	{                                                                      \
-		.i = {name,	       group,                                  \
-		      CONF_RELOAD,     CONF_KEY_DEPRECATED,                    \
-		      NO_RANGE,	       NULL,                                   \
-		      "the former name of " to, to},                           \
+		.i = {name,                                                    \
+		      group,                                                   \
+		      CONF_RELOAD,                                             \
+		      CONF_KEY_DEPRECATED,                                     \
+		      NO_RANGE,                                                \
+		      NULL,                                                    \
+		      "the former name of " to,                                \
+		      to},                                                     \
 		.count_off = NO_COUNT                                          \
 	}
 /* an integer stored, times scale, in field (parse NULL) */
 #define INT_KEY(obj, field, sc)                                                \
 	.off = offsetof(obj, field), .size = sizeof(FIELD(obj, field)),        \
 	.count_off = NO_COUNT,                                                 \
-	.is_double = _Generic(FIELD(obj, field), double: true, default: false), \
+	.is_double = _Generic(FIELD(obj, field), double                        \
+			      : true, default                                  \
+			      : false),                                        \
 	.scale = sc
 /* a key its parser stores in field */
 #define AT(obj, field)                                                         \
@@ -519,8 +529,8 @@ static int parse_paths(struct loader *l, const config_setting_t *s, void *obj,
 /* Settings of one path group; all of them CONF_RESTART (the sockets,
  * rules and sequence state are per path). */
 const struct key conf_path_keys[] = {
-	{KEY("name", CONF_PATH, CONF_RESTART, CONF_KEY_REQUIRED, NO_RANGE,
-	     NULL, "the path's name: 1..15 of a-z 0-9 _ -, unique"),
+	{KEY("name", CONF_PATH, CONF_RESTART, CONF_KEY_REQUIRED, NO_RANGE, NULL,
+	     "the path's name: 1..15 of a-z 0-9 _ -, unique"),
 	 .parse = parse_name, STR_AT(struct conf_path, name)},
 	{KEY("class", CONF_PATH, CONF_RESTART, CONF_KEY_REQUIRED, NO_RANGE,
 	     NULL, "\"fixed\" (constant weight) or \"mobile\" (adaptive)"),
@@ -566,8 +576,8 @@ const struct key conf_top_keys[] = {
 	{KEY("port", CONF_TOP, CONF_RESTART, 0, 1, UINT16_MAX, "7040",
 	     "UDP port of the tunnel"),
 	 INT_KEY(struct conf, port, 1)},
-	{KEY("k", CONF_TOP, CONF_RUNTIME, CONF_KEY_NUMBER | CONF_KEY_SIM, 0,
-	     10, "0.5", "AWI steepness: mobile weight gained per loss"),
+	{KEY("k", CONF_TOP, CONF_RUNTIME, CONF_KEY_NUMBER | CONF_KEY_SIM, 0, 10,
+	     "0.5", "AWI steepness: mobile weight gained per loss"),
 	 .parse = parse_k, AT(struct conf, sched.k)},
 	{KEY("t_dwd_ms", CONF_TOP, CONF_RUNTIME, CONF_KEY_SIM, 0, 60000, "250",
 	     "quiet ms before the mobile weight decreases (x t_report_ms)"),
@@ -593,8 +603,8 @@ const struct key conf_top_keys[] = {
 	{KEY("reorder_capacity", CONF_TOP, CONF_RESTART, CONF_KEY_SIM, 16,
 	     1048576, "4096", "packets the reorder buffer holds, a power of 2"),
 	 .parse = parse_reorder_capacity, AT(struct conf, reseq.capacity)},
-	{KEY("paths", CONF_TOP, CONF_RESTART, CONF_KEY_REQUIRED, NO_RANGE,
-	     NULL, "the access paths: 2 to 16 groups"),
+	{KEY("paths", CONF_TOP, CONF_RESTART, CONF_KEY_REQUIRED, NO_RANGE, NULL,
+	     "the access paths: 2 to 16 groups"),
 	 .parse = parse_paths, LIST_AT(struct conf, path, npaths),
 	 .sub = conf_path_keys, .nsub = ARRAY_SIZE(conf_path_keys)},
 	{KEY("ingress_queue", CONF_TOP, CONF_RESTART, 0, 0, UINT16_MAX, "0",
@@ -610,8 +620,8 @@ const struct key conf_top_keys[] = {
 	{KEY("bond_output", CONF_TOP, CONF_RESTART, CONF_KEY_CPE, NO_RANGE,
 	     "false", "also bond the box's own traffic"),
 	 .parse = parse_bond_output, AT(struct conf, bond_output)},
-	{KEY("prefixes", CONF_TOP, CONF_RELOAD, CONF_KEY_CONCENTRATOR,
-	     NO_RANGE, NULL, "the CPE's LAN prefixes: traffic to bond to it"),
+	{KEY("prefixes", CONF_TOP, CONF_RELOAD, CONF_KEY_CONCENTRATOR, NO_RANGE,
+	     NULL, "the CPE's LAN prefixes: traffic to bond to it"),
 	 .parse = parse_prefixes, LIST_AT(struct conf, prefix, nprefixes)},
 	{KEY("cpes", CONF_TOP, CONF_RELOAD,
 	     CONF_KEY_CONCENTRATOR | CONF_KEY_NO_UCI, NO_RANGE, NULL,

@@ -73,15 +73,14 @@ extern const size_t conf_ncpe_keys;
 int conf_fail(struct loader *l, const config_setting_t *at, const char *fmt,
 	      ...) __attribute__((format(printf, 3, 4)));
 /* a bad value: quotes the value of s */
-int conf_bad(struct loader *l, const config_setting_t *s, const char *fmt,
-	     ...) __attribute__((format(printf, 3, 4)));
+int conf_bad(struct loader *l, const config_setting_t *s, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* a bad value that is not s's own (a default checked against at) */
-int conf_bad_at(struct loader *l, const config_setting_t *at,
-		const char *value, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+int conf_bad_at(struct loader *l, const config_setting_t *at, const char *value,
+		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* a bad secret: at most its first 4 characters, and its length */
-int conf_bad_secret(struct loader *l, const config_setting_t *s,
-		    const char *v, const char *why);
+int conf_bad_secret(struct loader *l, const config_setting_t *s, const char *v,
+		    const char *why);
 /* control characters of err as '?': an error is one line */
 void conf_one_line(char *err);
 /* l->key = prefix name */
@@ -94,8 +93,10 @@ int conf_get_int(struct loader *l, const config_setting_t *s, long long min,
 int conf_get_number(struct loader *l, const config_setting_t *s, double min,
 		    double max, double *out);
 int conf_get_bool(struct loader *l, const config_setting_t *s, bool *out);
-int conf_get_string(struct loader *l, const config_setting_t *s,
-		    size_t maxlen, const char **out);
+int conf_get_string(struct loader *l, const config_setting_t *s, size_t maxlen,
+		    const char **out);
+int conf_get_name(struct loader *l, const config_setting_t *s, const char *why,
+		  const char **out);
 int conf_get_choice(struct loader *l, const config_setting_t *s,
 		    const char *const *names, size_t n, unsigned *out);
 int conf_get_psk(struct loader *l, const config_setting_t *s,
@@ -103,8 +104,8 @@ int conf_get_psk(struct loader *l, const config_setting_t *s,
 int conf_get_seq(struct loader *l, const config_setting_t *s, unsigned max,
 		 const char *what, unsigned *n);
 int conf_get_prefixes(struct loader *l, const config_setting_t *s,
-		      const char *name, struct conf_prefix *out,
-		      unsigned *nout, unsigned min);
+		      const char *name, struct conf_prefix *out, unsigned *nout,
+		      unsigned min);
 
 /* An integer key of the table (parse NULL) into its field. */
 int conf_parse_int(struct loader *l, const config_setting_t *s, void *obj,
@@ -130,8 +131,8 @@ int conf_parse_cpes(struct loader *l, const config_setting_t *s, void *obj,
 		    const struct key *k);
 int conf_parse_cpe_dir(struct loader *l, const config_setting_t *s, void *obj,
 		       const struct key *k);
-int conf_parse_cpe_name(struct loader *l, const config_setting_t *s,
-			void *obj, const struct key *k);
+int conf_parse_cpe_name(struct loader *l, const config_setting_t *s, void *obj,
+			const struct key *k);
 int conf_parse_cpe_key(struct loader *l, const config_setting_t *s, void *obj,
 		       const struct key *k);
 int conf_parse_cpe_encrypt(struct loader *l, const config_setting_t *s,

@@ -60,8 +60,8 @@ static bool is_file_key(const char *key)
  * top-level key of one value. */
 static const struct key *settable(struct loader *l, const char *key, bool any)
 {
-	const struct key *k = conf_find(conf_top_keys, conf_ntop_keys, key,
-					NULL);
+	const struct key *k =
+		conf_find(conf_top_keys, conf_ntop_keys, key, NULL);
 
 	if (k && (any ? k->size && k->count_off == NO_COUNT
 		      : k->i.apply == CONF_RUNTIME)) {
@@ -138,8 +138,8 @@ int conf_set(struct conf *c, const char *key, const char *value, char *err,
 	return set(c, key, value, false, err, errlen);
 }
 
-int conf_set_any(struct conf *c, const char *key, const char *value,
-		 char *err, size_t errlen)
+int conf_set_any(struct conf *c, const char *key, const char *value, char *err,
+		 size_t errlen)
 {
 	return set(c, key, value, true, err, errlen);
 }
