@@ -1,7 +1,9 @@
 /* The configuration: one libconfig file read into a validated struct.
  *
- * This is the only module that touches libconfig.  Every error names the
- * file, the line, the key and the bad value.  Unknown keys are errors.
+ * This is the only module that touches libconfig (common/conf*.c; the
+ * keys and what is derived from them: the table of conf_keys.c, whose
+ * header says how to add a key).  Every error names the file, the line,
+ * the key and the bad value.  Unknown keys are errors.
  * Everything the rest of the code reads from the config is already checked
  * here, so no other module validates config values again.
  */
