@@ -24,16 +24,20 @@
  * conf/l3bond.conf.5, conf/cpe.conf and/or conf/concentrator.conf (by its
  * role flags), the OpenWrt translator openwrt/net/l3bond/files/
  * l3bond-uci2conf (unless CONF_KEY_NO_UCI), each with this range and
- * default.  A CONF_RUNTIME key is at once settable by l3bondctl set, in the
- * daemon's help and in --list-tunables; whatever the daemon must do when it
- * changes goes in gw_apply_conf (gateway/main.c), the one path of both the
- * reload and set.
+ * default, and for a top-level key the lists of l3bondd(8) and, when
+ * runtime, l3bondctl(8).  A CONF_RUNTIME key is at once settable by
+ * l3bondctl set, in the daemon's help and in --list-tunables; whatever the
+ * daemon must do when it changes goes in gw_apply_conf (gateway/main.c),
+ * the one path of both the reload and set.  tests/fuzz/fuzz_conf_set.c
+ * keeps its own copy of the runtime keys' contract, on purpose: a runtime
+ * key goes there too.
  *
  * Renaming a key and keeping the old name readable: give the new name to
- * the entry, and add after it an entry with only the old name, the same
- * group, CONF_KEY_DEPRECATED and .alias_of = "<new name>" (ALIAS below).
- * The file, conf_set and the docs' test then take either name (both in one
- * file is an error); errors name the key as it was written.
+ * the entry and add after it ALIAS("old_name", group, "new_name").  The
+ * file, conf_set and the simulator then take either name (both in one
+ * file is an error), errors name the key as it was written, and the docs'
+ * tests want an entry of the old name in l3bond.conf(5) and an option of
+ * it in the UCI translator (old UCI files keep working).
  */
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -796,8 +800,11 @@ static bool same(const struct key *k, const void *a, const void *b)
 	for (i = 0; i < n; i++) {
 		const uint8_t *ex = x + i * k->elem, *ey = y + i * k->elem;
 
+		/* a path's key of another class (a per-path tunable)
+		 * is no structure */
 		for (j = 0; j < k->nsub; j++) {
-			if (!same(&k->sub[j], ex, ey)) {
+			if (k->sub[j].i.apply == CONF_RESTART &&
+			    !same(&k->sub[j], ex, ey)) {
 				return false;
 			}
 		}
