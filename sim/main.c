@@ -47,6 +47,9 @@ static const char *sim_key(const char *flag)
 	}
 	key[i] = '\0';
 	k = conf_key_find(CONF_TOP, key);
+	if (k && k->alias_of) {
+		k = conf_key_find(CONF_TOP, k->alias_of); /* an old name */
+	}
 	return k && (k->flags & CONF_KEY_SIM) ? key : NULL;
 }
 
@@ -406,6 +409,9 @@ static void tunable(struct sim_cfg *c, const char *flag, const char *key,
 	const char *v = val;
 	struct conf t;
 
+	if (k->alias_of) {
+		k = conf_key_find(CONF_TOP, k->alias_of);
+	}
 	/* a boolean flag took 0 and 1 before it was the key's */
 	if (k->def && (!strcmp(k->def, "true") || !strcmp(k->def, "false"))) {
 		v = !strcmp(val, "1") ? "true" : !strcmp(val, "0") ? "false" : val;
