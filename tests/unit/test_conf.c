@@ -22,6 +22,7 @@
 
 #include <cmocka.h>
 #include <libconfig.h>
+#include <sodium.h>
 
 #include "common/conf.h"
 
@@ -1886,6 +1887,59 @@ static void test_docs_lists(void **state)
 	free(c);
 }
 
+/* The CPE array: CONF_CPE_MAX CPEs of cpes fit, exactly that many are
+ * allocated, one more is refused. */
+static void test_cpe_limit(void **state)
+{
+	size_t cap = 200 * (CONF_CPE_MAX + 2), len = 0;
+	char *text = malloc(cap), path[64], err[CONF_ERR_MAX];
+	char b64[sodium_base64_ENCODED_LEN(32, sodium_base64_VARIANT_ORIGINAL)];
+	unsigned char key[32] = {0};
+	struct conf c;
+	unsigned i;
+	int ret;
+
+	(void)state;
+	assert_non_null(text);
+	len += (size_t)snprintf(text + len, cap - len,
+				"role = \"concentrator\";\npaths = (\n{ " DSL_KEYS
+				"},\n{ " LTE_KEYS "}\n);\ncpes = (\n");
+	for (i = 0; i <= CONF_CPE_MAX; i++) {
+		key[0] = (unsigned char)(i >> 8);
+		key[1] = (unsigned char)i;
+		key[2] = 1;
+		sodium_bin2base64(b64, sizeof(b64), key, sizeof(key),
+				  sodium_base64_VARIANT_ORIGINAL);
+		len += (size_t)snprintf(
+			text + len, cap - len,
+			"%s{ name = \"c%u\"; session_id = %u; key = \"%s\"; "
+			"prefixes = [\"10.%u.%u.0/24\"]; }\n",
+			i ? "," : "", i, i + 1, b64, i >> 8, i & 255);
+		if (i + 1 == CONF_CPE_MAX) {
+			/* the file so far, closed: CONF_CPE_MAX CPEs */
+			memcpy(text + len, ");\n", 4);
+			write_temp(path, sizeof(path), text);
+			text[len] = '\0';
+			ret = conf_load(&c, path, err, sizeof(err));
+			unlink(path);
+			if (ret) {
+				print_error("%s\n", err);
+			}
+			assert_int_equal(ret, 0);
+			assert_int_equal(c.ncpes, CONF_CPE_MAX);
+			assert_int_equal(c.cpe[CONF_CPE_MAX - 1].session_id,
+					 CONF_CPE_MAX);
+			conf_free(&c);
+		}
+	}
+	len += (size_t)snprintf(text + len, cap - len, ");\n");
+	assert_true(len < cap);
+	ret = load_text(text, &c, err, sizeof(err), path, sizeof(path));
+	assert_int_equal(ret, -EINVAL);
+	assert_non_null(strstr(err, "more than 1024 CPEs"));
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1907,6 +1961,7 @@ int main(void)
 		cmocka_unit_test(test_reload_replaces),
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_structure),
+		cmocka_unit_test(test_cpe_limit),
 		cmocka_unit_test(test_docs_man),
 		cmocka_unit_test(test_docs_samples),
 		cmocka_unit_test(test_docs_uci),
