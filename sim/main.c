@@ -414,7 +414,11 @@ static void tunable(struct sim_cfg *c, const char *flag, const char *key,
 	}
 	/* a boolean flag took 0 and 1 before it was the key's */
 	if (k->def && (!strcmp(k->def, "true") || !strcmp(k->def, "false"))) {
-		v = !strcmp(val, "1") ? "true" : !strcmp(val, "0") ? "false" : val;
+		if (!strcmp(val, "1")) {
+			v = "true";
+		} else if (!strcmp(val, "0")) {
+			v = "false";
+		}
 	}
 	conf_defaults(&t);
 	t.sched = c->sched;

@@ -881,8 +881,7 @@ static void test_minimal(void **state)
 
 	(void)state;
 	poison(&c);
-	assert_int_equal(load(&c, "conf/minimal.conf", err, sizeof(err)),
-			 0);
+	assert_int_equal(load(&c, "conf/minimal.conf", err, sizeof(err)), 0);
 	assert_int_equal(c.role, ROLE_CPE);
 	assert_int_equal(c.session_id, 1);
 	assert_key_1_32(&c);
@@ -1353,9 +1352,8 @@ static void test_io_errors(void **state)
 
 	(void)state;
 	poison(&c);
-	assert_int_equal(
-		load(&c, "conf/nonexistent.conf", err, sizeof(err)),
-		-ENOENT);
+	assert_int_equal(load(&c, "conf/nonexistent.conf", err, sizeof(err)),
+			 -ENOENT);
 	assert_string_equal(err, "conf/nonexistent.conf: No such file or "
 				 "directory");
 	assert_untouched(&c);
@@ -1382,8 +1380,7 @@ static void test_err_buffer(void **state)
 	assert_int_equal(
 		load_text(TOP("port = 0;"), &c, NULL, 0, path, sizeof(path)),
 		-EINVAL);
-	assert_int_equal(load(&c, "conf/nonexistent.conf", NULL, 0),
-			 -ENOENT);
+	assert_int_equal(load(&c, "conf/nonexistent.conf", NULL, 0), -ENOENT);
 	assert_untouched(&c);
 }
 
@@ -1394,10 +1391,8 @@ static void test_reload_replaces(void **state)
 	struct conf c;
 
 	(void)state;
-	assert_int_equal(load(&c, "../../conf/cpe.conf", err, sizeof(err)),
-			 0);
-	assert_int_equal(load(&c, "conf/minimal.conf", err, sizeof(err)),
-			 0);
+	assert_int_equal(load(&c, "../../conf/cpe.conf", err, sizeof(err)), 0);
+	assert_int_equal(load(&c, "conf/minimal.conf", err, sizeof(err)), 0);
 	assert_int_equal(c.session_id, 1);
 	assert_int_equal(c.path[0].fwmark, 0);
 	assert_string_equal(c.path[0].peer, "192.0.2.1");
@@ -1451,9 +1446,8 @@ static void test_table(void **state)
 	assert_null(conf_key(i + 1));
 	/* release_mark: a reload applied it, set refused it (issue 11) */
 	conf_defaults(&c);
-	assert_int_equal(conf_set(&c, "release_mark", "0x100", err,
-				  sizeof(err)),
-			 0);
+	assert_int_equal(
+		conf_set(&c, "release_mark", "0x100", err, sizeof(err)), 0);
 	assert_int_equal(c.release_mark, 0x100);
 	assert_int_equal(conf_key_find(CONF_TOP, "release_mark")->apply,
 			 CONF_RUNTIME);
@@ -1462,11 +1456,11 @@ static void test_table(void **state)
 		conf_key_range(conf_key_find(CONF_TOP, "release_mark"), err,
 			       sizeof(err)),
 		"0..0xffffffff");
-	assert_string_equal(conf_key_range(conf_key_find(CONF_TOP, "k"), err,
+	assert_string_equal(
+		conf_key_range(conf_key_find(CONF_TOP, "k"), err, sizeof(err)),
+		"0..10");
+	assert_string_equal(conf_key_range(conf_key_find(CONF_TOP, "role"), err,
 					   sizeof(err)),
-			    "0..10");
-	assert_string_equal(conf_key_range(conf_key_find(CONF_TOP, "role"),
-					   err, sizeof(err)),
 			    "");
 	assert_null(conf_key_find(CONF_TOP, "bogus"));
 	assert_non_null(conf_key_find(CONF_PATH, "mtu"));
@@ -1567,7 +1561,8 @@ static char *slurp(const char *file)
 	for (i = 0; i < sizeof(esc) / sizeof(esc[0]); i++) {
 		n = strlen(esc[i][0]);
 		while ((p = strstr(text, esc[i][0]))) {
-			memmove(p + strlen(esc[i][1]), p + n, strlen(p + n) + 1);
+			memmove(p + strlen(esc[i][1]), p + n,
+				strlen(p + n) + 1);
 			memcpy(p, esc[i][1], strlen(esc[i][1]));
 		}
 	}
@@ -1607,7 +1602,8 @@ static void says(const char *doc, const char *from, const char *to,
 	assert_non_null(text);
 	conf_key_range(k, range, sizeof(range));
 	if (range[0] && !strstr(text, range)) {
-		print_error("%s: %s: range %s not given\n", doc, k->name, range);
+		print_error("%s: %s: range %s not given\n", doc, k->name,
+			    range);
 		fail();
 	}
 	if (k->def) {
@@ -1616,18 +1612,20 @@ static void says(const char *doc, const char *from, const char *to,
 		/* "Default X" in the same sentence, or "X" (default) */
 		for (d = text; (d = strcasestr(d, "default")) && !ok; d++) {
 			end = strstr(d, ". ");
-			end = end && end < strstr(d, ".\n") ? end : strstr(d, ".\n");
+			end = end && end < strstr(d, ".\n") ? end
+							    : strstr(d, ".\n");
 			if (!end) {
 				end = text + strlen(text);
 			}
 			ok = find_word(d, end, def) != NULL;
 		}
 		d = find_word(text, text + strlen(text), def);
-		ok = ok || (d && strstr(d, "(default)") &&
-			    strstr(d, "(default)") - d < (ptrdiff_t)strlen(def) + 4);
+		ok = ok ||
+		     (d && strstr(d, "(default)") &&
+		      strstr(d, "(default)") - d < (ptrdiff_t)strlen(def) + 4);
 		if (!ok) {
-			print_error("%s: %s: default %s not given\n", doc, k->name,
-				    def);
+			print_error("%s: %s: default %s not given\n", doc,
+				    k->name, def);
 			fail();
 		}
 	}
@@ -1651,7 +1649,8 @@ static void test_docs_man(void **state)
 		for (p = text; (p = strstr(p, "\n.TP\n")); p++) {
 			line = p + 5;
 			end = strchr(line, '\n');
-			if ((!strncmp(line, ".B ", 3) || !strncmp(line, ".BR ", 4)) &&
+			if ((!strncmp(line, ".B ", 3) ||
+			     !strncmp(line, ".BR ", 4)) &&
 			    find_word(line, end, k->name)) {
 				break;
 			}
@@ -1661,8 +1660,9 @@ static void test_docs_man(void **state)
 			fail();
 		}
 		end = line;
-		while ((end = strchr(end + 1, '\n')) && strncmp(end, "\n.TP", 4) &&
-		       strncmp(end, "\n.SH", 4) && strncmp(end, "\n.SS", 4)) {
+		while ((end = strchr(end + 1, '\n')) &&
+		       strncmp(end, "\n.TP", 4) && strncmp(end, "\n.SH", 4) &&
+		       strncmp(end, "\n.SS", 4)) {
 		}
 		says(doc, line, end ? end : line + strlen(line), k);
 	}
@@ -1755,9 +1755,9 @@ static void sample(const char *doc, const char *file, unsigned other_role)
 			}
 			continue;
 		}
-		if (!(k->group == CONF_TOP ? block(text, k->name, &from, &to)
-					   : list_entry(text, k->name, &from,
-							&to))) {
+		if (!(k->group == CONF_TOP
+			      ? block(text, k->name, &from, &to)
+			      : list_entry(text, k->name, &from, &to))) {
 			print_error("%s: %s missing\n", doc, k->name);
 			fail();
 		}
@@ -1769,8 +1769,7 @@ static void sample(const char *doc, const char *file, unsigned other_role)
 static void test_docs_samples(void **state)
 {
 	(void)state;
-	sample("conf/cpe.conf", "../../conf/cpe.conf",
-	       CONF_KEY_CONCENTRATOR);
+	sample("conf/cpe.conf", "../../conf/cpe.conf", CONF_KEY_CONCENTRATOR);
 	sample("conf/concentrator.conf", "../../conf/concentrator.conf",
 	       CONF_KEY_CPE);
 }
@@ -1862,8 +1861,9 @@ static void man_list(const char *doc, const char *text, const char *start,
 		if (k->group == CONF_TOP && k->apply == apply &&
 		    !(k->flags & CONF_KEY_DEPRECATED) &&
 		    !find_word(from, to, k->name)) {
-			print_error("%s: %s missing from the list after \"%s\"\n",
-				    doc, k->name, start);
+			print_error(
+				"%s: %s missing from the list after \"%s\"\n",
+				doc, k->name, start);
 			fail();
 		}
 	}
@@ -1901,9 +1901,10 @@ static void test_cpe_limit(void **state)
 
 	(void)state;
 	assert_non_null(text);
-	len += (size_t)snprintf(text + len, cap - len,
-				"role = \"concentrator\";\npaths = (\n{ " DSL_KEYS
-				"},\n{ " LTE_KEYS "}\n);\ncpes = (\n");
+	len += (size_t)snprintf(
+		text + len, cap - len,
+		"role = \"concentrator\";\npaths = (\n{ " DSL_KEYS
+		"},\n{ " LTE_KEYS "}\n);\ncpes = (\n");
 	for (i = 0; i <= CONF_CPE_MAX; i++) {
 		key[0] = (unsigned char)(i >> 8);
 		key[1] = (unsigned char)i;
