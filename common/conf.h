@@ -1,7 +1,9 @@
 /* The configuration: one libconfig file read into a validated struct.
  *
- * This is the only module that touches libconfig.  Every error names the
- * file, the line, the key and the bad value.  Unknown keys are errors.
+ * This is the only module that touches libconfig (common/conf*.c; the
+ * keys and what is derived from them: the table of conf_keys.c, whose
+ * header says how to add a key).  Every error names the file, the line,
+ * the key and the bad value.  Unknown keys are errors.
  * Everything the rest of the code reads from the config is already checked
  * here, so no other module validates config values again.
  */
@@ -14,9 +16,8 @@
 #include <stdint.h>
 
 #include "common/auth.h"
+#include "common/params.h"
 #include "common/wire.h"
-#include "egress/reseq.h"
-#include "ingress/sched.h"
 
 enum conf_role {
 	ROLE_CPE = 0,
@@ -31,7 +32,7 @@ enum conf_limits {
 	CONF_PREFIX_MAX = 32, /* prefixes */
 	CONF_PATH_MAX = 108,  /* control_socket, with NUL (sun_path) */
 	CONF_GROUP_MAX = 33,  /* control_group, with NUL */
-	CONF_CPE_MAX = 1024,  /* CPEs of one concentrator */
+	CONF_CPE_MAX = 1024,  /* CPEs of one concentrator (a checked limit) */
 };
 
 /* log_level: messages of this level and more severe are logged */
@@ -105,9 +106,10 @@ struct conf {
 	enum conf_log_level log_level;
 	uint32_t probe_interval_ms; /* PROBE on every path this often */
 	uint32_t dead_after_ms;	    /* a path silent this long is down */
-	/* every CPE (see struct conf_cpe) */
+	/* every CPE (see struct conf_cpe): ncpes entries on the heap, owned
+	 * by this struct conf (conf_free, conf_copy); NULL when none */
 	unsigned ncpes;
-	struct conf_cpe cpe[CONF_CPE_MAX];
+	struct conf_cpe *cpe;
 	/* operations (l3bondctl, metrics) */
 	char control_socket[CONF_PATH_MAX];  /* "": no control socket */
 	char control_group[CONF_GROUP_MAX];  /* may use the socket too */
@@ -115,31 +117,110 @@ struct conf {
 	char metrics_address[CONF_ADDR_MAX]; /* IPv4 or IPv6 literal */
 };
 
-/* Fills c with the defaults of every key (no paths). */
+/* How a key takes effect in a running l3bondd. */
+enum conf_apply {
+	CONF_RUNTIME, /* l3bondctl set, and a reload (SIGHUP) */
+	CONF_RELOAD,  /* a reload applies it */
+	CONF_RESTART, /* a reload that changes it is refused: restart */
+	CONF_OPENED,  /* a reload keeps what the daemon opened: restart */
+};
+
+/* Where a key is written. */
+enum conf_group {
+	CONF_TOP,  /* the top level of the file */
+	CONF_PATH, /* a group of paths */
+	CONF_CPES, /* a group of cpes, or a file of cpe_dir */
+};
+
+enum conf_key_flags {
+	CONF_KEY_REQUIRED = 1 << 0,	/* missing is an error */
+	CONF_KEY_CPE = 1 << 1,		/* only with role "cpe" */
+	CONF_KEY_CONCENTRATOR = 1 << 2, /* only with role "concentrator" */
+	CONF_KEY_HEX = 1 << 3,		/* a bit pattern: range shown in hex */
+	CONF_KEY_NUMBER = 1 << 4,	/* integer or floating point */
+	CONF_KEY_DEPRECATED = 1 << 5,	/* still read; no sample sets it */
+	CONF_KEY_NO_UCI = 1 << 6,	/* no option of the OpenWrt UCI file */
+	CONF_KEY_SIM = 1 << 7,		/* also a flag of l3bond-sim */
+};
+
+/* A key as the config's table declares it (common/conf_keys.c), for what
+ * is derived from the table: l3bondctl set, the reload, the help texts,
+ * the simulator's flags, the OpenWrt init script and the docs' test. */
+struct conf_key_info {
+	const char *name;
+	enum conf_group group;
+	enum conf_apply apply;
+	unsigned flags;	      /* enum conf_key_flags */
+	long long min, max;   /* min > max: no range */
+	const char *def;      /* as written in the file; NULL: none, or not a
+			       * constant (the top-level port, ...) */
+	const char *help;     /* one line */
+	const char *alias_of; /* an old name of that key; NULL: none */
+};
+
+/* The i-th key of the table (top level, then paths, then cpes); NULL past
+ * the last. */
+const struct conf_key_info *conf_key(size_t i);
+
+/* The key name of group g (an alias gives its own entry); NULL: none. */
+const struct conf_key_info *conf_key_find(enum conf_group g, const char *name);
+
+/* Its range as the docs write it: "1..65535", "0..0xffffffff", "0..10";
+ * "" without a range. */
+const char *conf_key_range(const struct conf_key_info *k, char *buf, size_t n);
+
+/* True if a and b differ in no key a reload must refuse (CONF_RESTART);
+ * else false and *key names the first that differs. */
+bool conf_same_structure(const struct conf *a, const struct conf *b,
+			 const char **key);
+
+/* Copies the keys a reload keeps (CONF_OPENED) from src into dst. */
+void conf_keep_opened(struct conf *dst, const struct conf *src);
+
+/* Fills c with the defaults of every key (no paths, no CPE). */
 void conf_defaults(struct conf *c);
+
+/* A deep copy of src into dst (dst is overwritten, not freed first).
+ * Returns 0 or -ENOMEM (dst then holds no CPE). */
+int conf_copy(struct conf *dst, const struct conf *src);
+
+/* Wipes the keys of c and frees its CPEs; c keeps its other values and
+ * holds no CPE (a second conf_free does nothing). */
+void conf_free(struct conf *c);
+
+/* Gives c n zeroed CPEs (n <= CONF_CPE_MAX), freeing those it had: for
+ * callers that build a config by hand (tests).  Returns 0 or -errno. */
+int conf_cpes_alloc(struct conf *c, unsigned n);
 
 /* True if c holds a pre-shared key (conf_load always gives one). */
 bool conf_has_key(const struct conf *c);
 
-/* Overwrites the key material of c (psk); the rest is left as it was. */
+/* Overwrites the key material of c (psk, the CPEs'); the rest is left as
+ * it was (conf_free also frees the CPEs). */
 void conf_wipe(struct conf *c);
 
 /* Reads and validates file into c.  On error returns -EINVAL (or -errno for
  * I/O) and writes one line "file:line: key: bad value 'v': why" into err;
- * c is then untouched.  A bad key is never quoted whole: at most its first
- * 4 characters, then "..." and its length. */
+ * c is then untouched.  On success c is overwritten (a loaded c is
+ * conf_free()d first by the caller) and owns its CPEs.  A bad key is never
+ * quoted whole: at most its first 4 characters, then "..." and its length. */
 int conf_load(struct conf *c, const char *file, char *err, size_t errlen);
 
-/* Sets one runtime tunable of c (k, t_dwd_ms, t_report_ms, w_fixed,
- * w_mobile_max, t_lto_ms, dwd_hold_ms, early_release, log_level,
- * probe_interval_ms, dead_after_ms) from its text as it would be written
- * in the file ("0.7", "true", "debug"), checked exactly as conf_load
- * checks it, together with the keys it depends on (t_dwd_ms against
- * t_report_ms, dead_after_ms against probe_interval_ms).
+/* Sets one runtime key of c (CONF_RUNTIME in the table: l3bondd
+ * --list-tunables prints them) from its text as it would be written in
+ * the file ("0.7", "true", "debug"), checked exactly as conf_load checks
+ * it, together with the keys it depends on (t_dwd_ms against t_report_ms,
+ * dead_after_ms against probe_interval_ms).
  * On error returns -EINVAL with "key: bad value 'v': why" (or "key: not a
  * runtime setting ...") in err; c is then untouched. */
 int conf_set(struct conf *c, const char *key, const char *value, char *err,
 	     size_t errlen);
+
+/* conf_set for any top-level key of one value, runtime or not, without
+ * the checks across keys (t_dwd_ms against t_report_ms, ...): the caller
+ * makes them once all keys are set (the simulator's flags). */
+int conf_set_any(struct conf *c, const char *key, const char *value, char *err,
+		 size_t errlen);
 
 const char *conf_role_name(enum conf_role r);
 const char *conf_class_name(enum path_class c);

@@ -37,15 +37,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/params.h" /* struct egr_reseq_params */
 #include "common/wire.h"
 
 typedef void (*egr_release_fn)(void *ctx, uint64_t cookie, uint32_t gseq);
-
-struct egr_reseq_params {
-	uint32_t t_lto_us;
-	bool early_release;
-	uint32_t capacity; /* power of two, >= 2 */
-};
 
 /* What happened to a pushed packet.  On EGR_DROP_* the resequencer keeps
  * nothing: the caller drops the packet. */

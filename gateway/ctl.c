@@ -656,19 +656,35 @@ static void render_json(struct ctl_buf *b, const struct snap *s)
 
 /* ---- requests --------------------------------------------------------- */
 
-static const char help_text[] =
-	"requests (one per connection, one line):\n"
-	"  status         counters and state as a table\n"
-	"  status json    the same as JSON\n"
-	"  set KEY VALUE  change a tunable now: k, t_dwd_ms, t_report_ms,\n"
-	"                 w_fixed, w_mobile_max, t_lto_ms, dwd_hold_ms,\n"
-	"                 early_release, log_level, probe_interval_ms,\n"
-	"                 dead_after_ms.  Runtime only:\n"
-	"                 a reload or a restart reads the file again\n"
-	"  reload         read the configuration file again (as SIGHUP)\n"
-	"  help           this text\n"
-	"reply: \"ok\" or \"error: <why>\" on the first line, then the "
-	"body\n";
+/* The runtime keys and their ranges come from the key table
+ * (common/conf_keys.c, CONF_RUNTIME): what set takes is what it lists. */
+static void do_help(struct ctl_buf *out)
+{
+	const struct conf_key_info *k;
+	char range[48];
+	size_t i;
+
+	bprintf(out,
+		"ok\n"
+		"requests (one per connection, one line):\n"
+		"  status         counters and state as a table\n"
+		"  status json    the same as JSON\n"
+		"  set KEY VALUE  change a tunable now, runtime only:\n"
+		"                 a reload or a restart reads the file again\n"
+		"                 KEY, its meaning and range:\n");
+	for (i = 0; (k = conf_key(i)); i++) {
+		if (k->group == CONF_TOP && k->apply == CONF_RUNTIME) {
+			conf_key_range(k, range, sizeof(range));
+			bprintf(out, "    %-18s %s%s%s\n", k->name, k->help,
+				range[0] ? ", " : "", range);
+		}
+	}
+	bprintf(out, "  reload         read the configuration file again (as "
+		     "SIGHUP)\n"
+		     "  help           this text\n"
+		     "reply: \"ok\" or \"error: <why>\" on the first line, "
+		     "then the body\n");
+}
 
 static void do_status(struct gw *gw, struct ctl_buf *out, bool json)
 {
@@ -692,22 +708,20 @@ static void do_set(struct gw *gw, struct ctl_buf *out, const char *key,
 		   const char *value)
 {
 	char err[CONF_ERR_MAX];
-	struct conf *c = malloc(sizeof(*c)); /* large: CPEs */
+	/* the scalars only: conf_set changes no CPE, and gw_apply_conf
+	 * copies the CPEs c shares with gw->conf before it frees them */
+	struct conf c = gw->conf;
+	int ret;
 
-	if (!c) {
-		bprintf(out, "error: %s\n", strerror(ENOMEM));
-		return;
+	ret = conf_set(&c, key, value, err, sizeof(err));
+	if (!ret) {
+		ret = gw_apply_conf(gw, &c, err, sizeof(err));
 	}
-	*c = gw->conf;
-	if (conf_set(c, key, value, err, sizeof(err)) ||
-	    gw_apply_conf(gw, c, err, sizeof(err))) {
-		conf_wipe(c);
-		free(c);
+	auth_key_wipe(&c.psk);
+	if (ret) {
 		bprintf(out, "error: %s\n", err);
 		return;
 	}
-	conf_wipe(c);
-	free(c);
 	gw_info(gw, "l3bondctl: set %s %s", key, value);
 	bprintf(out,
 		"ok\n%s set to %s (runtime only: a reload or a restart "
@@ -761,7 +775,7 @@ static void handle(struct gw *gw, char *line, struct ctl_buf *out)
 	} else if (!strcmp(argv[0], "reload") && argc == 1) {
 		do_reload(gw, out);
 	} else if (!strcmp(argv[0], "help") && argc == 1) {
-		bprintf(out, "ok\n%s", help_text);
+		do_help(out);
 	} else if (!strcmp(argv[0], "status") || !strcmp(argv[0], "set") ||
 		   !strcmp(argv[0], "reload") || !strcmp(argv[0], "help")) {
 		bprintf(out, "error: %s: wrong arguments (try help)\n",

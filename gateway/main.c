@@ -4,6 +4,7 @@
  *	l3bondd -c FILE --check
  *	l3bondd -c FILE --print-rules iptables|ip6tables|nft
  *	l3bondd --genkey
+ *	l3bondd --list-tunables
  *
  * It always runs in the foreground (systemd and procd supervise it); -f is
  * accepted for symmetry with other daemons.  Startup: config, path
@@ -33,6 +34,7 @@ static void usage(FILE *f)
 		"       l3bondd -c FILE --check\n"
 		"       l3bondd -c FILE --print-rules iptables|ip6tables|nft\n"
 		"       l3bondd --genkey\n"
+		"       l3bondd --list-tunables\n"
 		"  -c, --config FILE      configuration (libconfig syntax)\n"
 		"  -f, --foreground       run in the foreground (always so)\n"
 		"  -v, --verbose          log level debug\n"
@@ -46,7 +48,9 @@ static void usage(FILE *f)
 		"control_socket of\n"
 		"                         the file; \"\" for none)\n"
 		"      --genkey           print a fresh pre-shared key (for "
-		"`key`) and exit\n");
+		"`key`) and exit\n"
+		"      --list-tunables    print the keys a reload applies "
+		"without a restart\n");
 }
 
 /* What the daemon needs beyond a valid file.  The file can be valid for
@@ -85,38 +89,27 @@ static int load(struct conf *c, const char *file, char *err, size_t len)
 	return ret;
 }
 
-/* ---- reload ------------------------------------------------------------ */
-
-/* What a reload cannot change: the sockets, queues, rules of the devices.
- * The CPEs (ids, keys, prefixes) can: gw_sessions_update. */
-static bool same_structure(const struct conf *a, const struct conf *b)
+/* The top-level keys a reload (SIGHUP) applies without a restart, one a
+ * line: those l3bondctl set takes and those only a reload takes (the key
+ * table's CONF_RUNTIME and CONF_RELOAD).  The OpenWrt init script leaves
+ * them out of its digest of what needs a restart: the list comes from the
+ * binary that will read the file, so it cannot be stale after an upgrade
+ * and needs no tool run on the build host (the SDK cross-compiles). */
+static void list_tunables(void)
 {
-	unsigned i;
+	const struct conf_key_info *k, *to;
+	size_t i;
 
-	if (a->role != b->role || a->port != b->port ||
-	    a->npaths != b->npaths || a->ingress_queue != b->ingress_queue ||
-	    a->egress_queue != b->egress_queue || a->nlan != b->nlan ||
-	    a->bond_output != b->bond_output ||
-	    a->reseq.capacity != b->reseq.capacity) {
-		return false;
-	}
-	for (i = 0; i < a->npaths; i++) {
-		const struct conf_path *p = &a->path[i], *q = &b->path[i];
-
-		if (strcmp(p->name, q->name) || p->cls != q->cls ||
-		    strcmp(p->ifname, q->ifname) || p->fwmark != q->fwmark ||
-		    strcmp(p->peer, q->peer) || p->peer_port != q->peer_port ||
-		    p->mtu != q->mtu) {
-			return false;
+	for (i = 0; (k = conf_key(i)); i++) {
+		to = k->alias_of ? conf_key_find(k->group, k->alias_of) : k;
+		if (k->group == CONF_TOP && to &&
+		    (to->apply == CONF_RUNTIME || to->apply == CONF_RELOAD)) {
+			printf("%s\n", k->name);
 		}
 	}
-	for (i = 0; i < a->nlan; i++) {
-		if (strcmp(a->lan[i], b->lan[i])) {
-			return false;
-		}
-	}
-	return true;
 }
+
+/* ---- reload ------------------------------------------------------------ */
 
 static void arm_periodic(struct gw *gw);
 
@@ -142,40 +135,34 @@ static int set_params(struct gw *gw, const struct conf *c)
 
 int gw_apply_conf(struct gw *gw, const struct conf *c, char *err, size_t len)
 {
-	struct conf *keep;
+	struct conf keep, next;
+	const char *key;
 	unsigned k;
 	int ret;
 
-	if (!same_structure(&gw->conf, c)) {
-		snprintf(err, len,
-			 "role, port, queues, paths, lan_interfaces, "
-			 "bond_output or reorder_capacity changed; restart "
-			 "l3bondd to apply");
+	/* what the key table marks CONF_RESTART */
+	if (!conf_same_structure(&gw->conf, c, &key)) {
+		snprintf(err, len, "%s changed; restart l3bondd to apply", key);
 		return -EINVAL;
 	}
-	keep = malloc(sizeof(*keep));
-	if (!keep) {
-		snprintf(err, len, "%s", strerror(ENOMEM));
-		return -ENOMEM;
+	ret = conf_copy(&next, c);
+	if (ret) {
+		snprintf(err, len, "%s", strerror(-ret));
+		return ret;
 	}
-	ret = gw_rules_update(gw, c);
+	ret = gw_rules_update(gw, &next);
 	if (ret) {
 		snprintf(err, len, "the rules of the new prefixes: %s",
 			 strerror(-ret));
-		free(keep);
+		conf_free(&next);
 		return ret;
 	}
 	/* the control socket and the metrics listener stay as they were
-	 * opened: moving them under a client is a restart's job */
-	*keep = gw->conf;
-	gw->conf = *c;
-	memcpy(gw->conf.control_socket, keep->control_socket,
-	       sizeof(keep->control_socket));
-	memcpy(gw->conf.control_group, keep->control_group,
-	       sizeof(keep->control_group));
-	gw->conf.metrics_port = keep->metrics_port;
-	memcpy(gw->conf.metrics_address, keep->metrics_address,
-	       sizeof(keep->metrics_address));
+	 * opened (CONF_OPENED): moving them under a client is a restart's
+	 * job */
+	conf_keep_opened(&next, &gw->conf);
+	keep = gw->conf; /* the old CPEs go with it */
+	gw->conf = next;
 	ret = gw_sessions_update(gw, &gw->conf);
 	if (!ret) {
 		ret = set_params(gw, &gw->conf);
@@ -183,16 +170,14 @@ int gw_apply_conf(struct gw *gw, const struct conf *c, char *err, size_t len)
 	if (ret) {
 		/* nothing of the sessions changed (gw_sessions_update), the
 		 * parameters are the checked ones of a config */
-		gw_rules_update(gw, keep); /* the old prefixes again */
-		gw->conf = *keep;
+		gw_rules_update(gw, &keep); /* the old prefixes again */
+		conf_free(&gw->conf);
+		gw->conf = keep;
 		set_params(gw, &gw->conf);
 		snprintf(err, len, "%s", strerror(-ret));
-		conf_wipe(keep);
-		free(keep);
 		return ret;
 	}
-	conf_wipe(keep);
-	free(keep);
+	conf_free(&keep);
 	gw->log_level = gw->verbose ? CONF_LOG_DEBUG : c->log_level;
 	/* an interface's MTU may have changed (PPPoE MTU, say) */
 	gw_paths_update_mtu(gw);
@@ -217,25 +202,19 @@ int gw_apply_conf(struct gw *gw, const struct conf *c, char *err, size_t len)
 
 int gw_reload(struct gw *gw, char *err, size_t len)
 {
-	struct conf *c = malloc(sizeof(*c));
-	int ret = -ENOMEM;
+	struct conf c;
+	int ret;
 
 	gw_notify("RELOADING=1");
-	if (!c) {
-		snprintf(err, len, "%s", strerror(ENOMEM));
-	} else {
-		ret = load(c, gw->conf_file, err, len);
-		if (!ret) {
-			ret = gw_apply_conf(gw, c, err, len);
-		}
+	conf_defaults(&c);
+	ret = load(&c, gw->conf_file, err, len);
+	if (!ret) {
+		ret = gw_apply_conf(gw, &c, err, len);
 	}
 	if (ret) {
 		gw_err(gw, "reload refused, old configuration kept: %s", err);
 	}
-	if (c) {
-		conf_wipe(c);
-		free(c);
-	}
+	conf_free(&c);
 	gw_notify("READY=1");
 	return ret;
 }
@@ -427,7 +406,7 @@ static void stop(struct gw *gw)
 	gw_ing_close(gw);
 	gw_paths_close(gw);
 	gw_sessions_close(gw);
-	conf_wipe(&gw->conf);
+	conf_free(&gw->conf);
 	if (gw->loop) {
 		ev_timer_stop(gw->loop, &gw->report_timer);
 		ev_timer_stop(gw->loop, &gw->keepalive_timer);
@@ -446,7 +425,8 @@ int main(int argc, char **argv)
 		OPT_PRINT_RULES,
 		OPT_STATUS,
 		OPT_CTL,
-		OPT_GENKEY
+		OPT_GENKEY,
+		OPT_LIST_TUNABLES
 	};
 	static const struct option opts[] = {
 		{"config", required_argument, NULL, 'c'},
@@ -458,6 +438,7 @@ int main(int argc, char **argv)
 		{"status-file", required_argument, NULL, OPT_STATUS},
 		{"control-socket", required_argument, NULL, OPT_CTL},
 		{"genkey", no_argument, NULL, OPT_GENKEY},
+		{"list-tunables", no_argument, NULL, OPT_LIST_TUNABLES},
 		{NULL, 0, NULL, 0},
 	};
 	static struct gw gw; /* large (batches): not on the stack */
@@ -518,6 +499,9 @@ int main(int argc, char **argv)
 			printf("%s\n", key);
 			return 0;
 		}
+		case OPT_LIST_TUNABLES:
+			list_tunables();
+			return 0;
 		case OPT_CTL:
 			if (*optarg && *optarg != '/') {
 				fprintf(stderr,

@@ -28,6 +28,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/params.h" /* enum path_class, struct ing_sched_params */
 #include "common/wire.h"
 #include "ingress/flow.h"
 
@@ -45,21 +46,6 @@ enum {
 	/* A mobile path queues when its standing queue is this many targets
 	 * over its floor (and over twice its variation). */
 	ING_MOBILE_TARGETS = 4,
-};
-
-enum path_class {
-	PATH_FIXED = 0,
-	PATH_MOBILE = 1,
-};
-
-struct ing_sched_params {
-	double k;	   /* AWI steepness */
-	uint32_t t_dwd_ms; /* quiet time before DWD; multiple of t_report_ms */
-	uint32_t t_report_ms;
-	double w_fixed;	      /* constant weight of each fixed path */
-	double w_mobile_max;  /* clamp of w_mobile */
-	uint32_t dwd_hold_us; /* DWD waits while a fixed path queues more than
-			       * this (reported queueing delay); 0: never */
 };
 
 struct ing_sched_path {

@@ -25,6 +25,55 @@ struct cli {
 	bool report_path_set;
 };
 
+/* The tunables are the config's keys marked CONF_KEY_SIM (common/
+ * conf_keys.c): the same names, ranges and defaults as in the file, set
+ * through conf_set_any, so that the simulator cannot take a value the
+ * daemon would refuse.  --capacity: the flag's name before it was the
+ * key's. */
+static const char *sim_key(const char *flag)
+{
+	static char key[48];
+	const struct conf_key_info *k;
+	size_t i;
+
+	if (strncmp(flag, "--", 2) || strlen(flag + 2) >= sizeof(key)) {
+		return NULL;
+	}
+	if (!strcmp(flag, "--capacity")) {
+		return "reorder_capacity";
+	}
+	for (i = 0; flag[2 + i]; i++) {
+		key[i] = flag[2 + i] == '-' ? '_' : flag[2 + i];
+	}
+	key[i] = '\0';
+	k = conf_key_find(CONF_TOP, key);
+	if (k && k->alias_of) {
+		k = conf_key_find(CONF_TOP, k->alias_of); /* an old name */
+	}
+	return k && (k->flags & CONF_KEY_SIM) ? key : NULL;
+}
+
+static void tunables_usage(FILE *f)
+{
+	const struct conf_key_info *k;
+	char flag[48], range[48];
+	size_t i, j;
+
+	for (i = 0; (k = conf_key(i)); i++) {
+		if (k->group != CONF_TOP || !(k->flags & CONF_KEY_SIM)) {
+			continue;
+		}
+		for (j = 0; k->name[j] && j + 1 < sizeof(flag); j++) {
+			flag[j] = k->name[j] == '_' ? '-' : k->name[j];
+		}
+		flag[j] = '\0';
+		conf_key_range(k, range, sizeof(range));
+		fprintf(f, "  --%-20s%s\n%24s%s%s(default %s)\n", flag, k->help,
+			"", range, range[0] ? " " : "", k->def ? k->def : "-");
+	}
+	fprintf(f, "  --capacity N          the same as --reorder-capacity\n");
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -42,14 +91,13 @@ static void usage(FILE *f)
 		"  --pkt-size BYTES      inner packet size (1492)\n"
 		"  --overhead 0|1        links also carry %d bytes of tunnel "
 		"overhead per packet (1)\n"
-		"tunables (l3bond.conf names):\n"
+		"tunables (the keys of l3bond.conf, '_' as '-', checked as "
+		"there):\n"
 		"  -c FILE               read tunables and paths from an "
-		"l3bond.conf first\n"
-		"  --k X (0.5)  --t-dwd-ms N (250)  --t-report-ms N (50)\n"
-		"  --w-fixed X (50)  --w-mobile-max X (45)  --t-lto-ms MS "
-		"(50)\n"
-		"  --early-release 0|1 (1)  --capacity N (4096)\n"
-		"  --dwd-hold-ms MS (0: off, the paper's algorithm)\n"
+		"l3bond.conf first\n",
+		WIRE_OVERHEAD);
+	tunables_usage(f);
+	fprintf(f,
 		"paths (default: dsl fixed 64 Mbit/s 13 ms, lte mobile 60 "
 		"Mbit/s "
 		"25 ms + 0..20 ms jitter):\n"
@@ -74,8 +122,7 @@ static void usage(FILE *f)
 		"  --report-loss P       report loss probability (0)\n"
 		"run:\n"
 		"  --seed N (1)  --csv FILE (per-100-ms CSV)\n"
-		"  --sweep paper  --sweep-out DIR  --format text|tsv\n",
-		WIRE_OVERHEAD);
+		"  --sweep paper  --sweep-out DIR  --format text|tsv\n");
 }
 
 static void bad(const char *flag, const char *val, const char *why)
@@ -259,13 +306,11 @@ static void load_conf(struct cli *cl, const char *flag, const char *file)
 	}
 	c->sched = cf.sched;
 	c->reseq = cf.reseq;
-	if (cf.npaths == 0) {
-		return;
-	}
-	c->npaths = cf.npaths;
+	c->npaths = cf.npaths; /* 2 or more: conf_load checked it */
 	for (i = 0; i < cf.npaths; i++) {
 		path_defaults(&c->path[i], cf.path[i].name, cf.path[i].cls);
 	}
+	conf_free(&cf);
 }
 
 /* Per-path flags: --NAME-ATTR VALUE.  Returns false if flag is none. */
@@ -353,6 +398,42 @@ static void parse_at(struct cli *cl, const char *flag, const char *val)
 	c->nat++;
 }
 
+/* One tunable: the key's own parser and range, as l3bondctl set.  The
+ * keys that depend on each other are checked once all flags are read
+ * (parse_args). */
+static void tunable(struct sim_cfg *c, const char *flag, const char *key,
+		    const char *val)
+{
+	const struct conf_key_info *k = conf_key_find(CONF_TOP, key);
+	char err[CONF_ERR_MAX];
+	const char *v = val;
+	struct conf t;
+
+	if (k->alias_of) {
+		k = conf_key_find(CONF_TOP, k->alias_of);
+	}
+	/* a boolean flag took 0 and 1 before it was the key's */
+	if (k->def && (!strcmp(k->def, "true") || !strcmp(k->def, "false"))) {
+		if (!strcmp(val, "1")) {
+			v = "true";
+		} else if (!strcmp(val, "0")) {
+			v = "false";
+		}
+	}
+	conf_defaults(&t);
+	t.sched = c->sched;
+	t.reseq = c->reseq;
+	if (conf_set_any(&t, key, v, err, sizeof(err))) {
+		/* "key: bad value 'v': why" -> the flag's name */
+		fprintf(stderr, "l3bond-sim: %s: %s\n", flag,
+			strncmp(err, key, strlen(key)) ? err
+						       : err + strlen(key) + 2);
+		exit(2);
+	}
+	c->sched = t.sched;
+	c->reseq = t.reseq;
+}
+
 static void parse_flag(struct cli *cl, const char *flag, const char *val)
 {
 	struct sim_cfg *c = &cl->c;
@@ -367,29 +448,8 @@ static void parse_flag(struct cli *cl, const char *flag, const char *val)
 						WIRE_MAX_INNER);
 	} else if (strcmp(flag, "--overhead") == 0) {
 		c->overhead = boolean(flag, val);
-	} else if (strcmp(flag, "--k") == 0) {
-		c->sched.k = num(flag, val, 0, 1e6);
-	} else if (strcmp(flag, "--t-dwd-ms") == 0) {
-		c->sched.t_dwd_ms = (uint32_t)integer(flag, val, 0, 3600000);
-	} else if (strcmp(flag, "--t-report-ms") == 0) {
-		c->sched.t_report_ms = (uint32_t)integer(flag, val, 1, 60000);
-	} else if (strcmp(flag, "--w-fixed") == 0) {
-		c->sched.w_fixed = num(flag, val, 1e-6, 1e6);
-	} else if (strcmp(flag, "--w-mobile-max") == 0) {
-		c->sched.w_mobile_max = num(flag, val, 0, 1e6);
-	} else if (strcmp(flag, "--dwd-hold-ms") == 0) {
-		c->sched.dwd_hold_us = ms_us(flag, val, 0, 60000);
-	} else if (strcmp(flag, "--t-lto-ms") == 0) {
-		c->reseq.t_lto_us = ms_us(flag, val, 0.001, 60000);
-	} else if (strcmp(flag, "--early-release") == 0) {
-		c->reseq.early_release = boolean(flag, val);
-	} else if (strcmp(flag, "--capacity") == 0) {
-		uint64_t v = integer(flag, val, 2, 1u << 20);
-
-		if (v & (v - 1)) {
-			bad(flag, val, "must be a power of two");
-		}
-		c->reseq.capacity = (uint32_t)v;
+	} else if (sim_key(flag)) {
+		tunable(c, flag, sim_key(flag), val);
 	} else if (strcmp(flag, "--seed") == 0) {
 		c->seed = integer(flag, val, 0, UINT64_MAX);
 	} else if (strcmp(flag, "--at") == 0) {

@@ -163,6 +163,25 @@ static void check_ops(const struct conf *c)
 	FUZZ_CHECK(addr_ok(c->metrics_address), "metrics_address");
 }
 
+/* The CPE array: exactly the CPEs configured (conf_load gives a CPE one,
+ * itself: fuzz_conf checks it; conf_set's base has none). */
+static void check_cpes(const struct conf *c)
+{
+	unsigned i;
+
+	FUZZ_CHECK(c->ncpes <= CONF_CPE_MAX, "%u CPEs", c->ncpes);
+	FUZZ_CHECK(!c->ncpes == !c->cpe, "%u CPEs at %p", c->ncpes,
+		   (void *)c->cpe);
+	FUZZ_CHECK(c->role == ROLE_CONCENTRATOR || c->ncpes <= 1,
+		   "a CPE with %u CPEs", c->ncpes);
+	for (i = 0; i < c->ncpes; i++) {
+		FUZZ_CHECK(c->cpe[i].session_id >= 1, "cpe[%u]: session_id 0",
+			   i);
+		FUZZ_CHECK(c->cpe[i].nprefixes <= CONF_PREFIX_MAX,
+			   "cpe[%u]: %u prefixes", i, c->cpe[i].nprefixes);
+	}
+}
+
 void fuzz_check_conf(const struct conf *c)
 {
 	const struct ing_sched_params *s = &c->sched;
@@ -203,6 +222,7 @@ void fuzz_check_conf(const struct conf *c)
 	check_lan(c);
 	check_prefixes(c);
 	check_ops(c);
+	check_cpes(c);
 }
 
 #define SAME(field)	(a->field == b->field)

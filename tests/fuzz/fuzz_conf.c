@@ -127,6 +127,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!ret) {
 		FUZZ_CHECK(err[0] == '\0', "error '%s' on success", err);
 		fuzz_check_conf(&c);
+		FUZZ_CHECK(c.role == ROLE_CONCENTRATOR || c.ncpes == 1,
+			   "a CPE with %u CPEs", c.ncpes);
+		conf_free(&c);
+		FUZZ_CHECK(!c.cpe && !c.ncpes && !conf_has_key(&c),
+			   "conf_free left CPEs or a key");
 		return 0;
 	}
 	FUZZ_CHECK(ret == -EINVAL, "conf_load gave %d (%s)", ret, err);

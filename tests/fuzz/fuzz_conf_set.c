@@ -47,6 +47,7 @@ static const struct rkey rkeys[] = {
 	{"log_level", LEVEL, 0, 0, 0},
 	{"probe_interval_ms", INT, 20, 1000, 1},
 	{"dead_after_ms", INT, 100, 10000, 1},
+	{"release_mark", INT, 0, UINT32_MAX, 1},
 };
 
 static const char *const levels[] = {"error", "warning", "info", "debug"};
@@ -76,6 +77,8 @@ static double get(const struct conf *c, const struct rkey *k)
 		return c->log_level;
 	} else if (!strcmp(n, "probe_interval_ms")) {
 		return c->probe_interval_ms;
+	} else if (!strcmp(n, "release_mark")) {
+		return c->release_mark;
 	}
 	return c->dead_after_ms;
 }
@@ -106,6 +109,8 @@ static void copy_field(struct conf *dst, const struct conf *src,
 		dst->log_level = src->log_level;
 	} else if (!strcmp(n, "probe_interval_ms")) {
 		dst->probe_interval_ms = src->probe_interval_ms;
+	} else if (!strcmp(n, "release_mark")) {
+		dst->release_mark = src->release_mark;
 	} else {
 		dst->dead_after_ms = src->dead_after_ms;
 	}
@@ -174,7 +179,9 @@ static bool must_accept(const struct conf *before, const struct rkey *k,
 
 	switch (k->kind) {
 	case INT:
-		if (!plain_int(v, &i) || i < k->min || i > k->max) {
+		/* above INT32_MAX libconfig 1.5 needs an L: may be refused */
+		if (!plain_int(v, &i) || i < k->min || i > k->max ||
+		    i > INT32_MAX) {
 			return false;
 		}
 		if (!strcmp(k->name, "t_dwd_ms")) {

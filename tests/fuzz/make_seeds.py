@@ -145,6 +145,10 @@ def conf_set():
         "paths[1].mtu=1400\0k=0.7")
     put(t, "not_runtime", "port=1\0paths=1\0nosuch=1\0k\0=")
     put(t, "bad_text", "k=1;x=2\0t_dwd_ms=-\0dead_after_ms=99999999999")
+    # a runtime key since issue 11 (a reload applied it, set refused it)
+    put(t, "release_mark", "release_mark=0x100\0release_mark=256\0"
+        "release_mark=2147483647\0release_mark=-1\0"
+        "release_mark=4294967296\0release_mark=4294967295")
 
 
 wire()

@@ -7,10 +7,9 @@
 #      the binaries and 0644 for the rest; the installed units start the
 #      binary that install put there, and differ from systemd/ only in
 #      that path;
-#   2. the man pages: groff -man -ww and man --warnings print nothing; every
-#      key of the configuration (common/conf.c) has its entry in
-#      l3bond.conf(5), every option of l3bondd (gateway/main.c) in
-#      l3bondd(8), every runtime key in l3bondctl(8);
+#   2. the man pages: groff -man -ww and man --warnings print nothing;
+#      every option of l3bondd (gateway/main.c) has its entry in l3bondd(8)
+#      (the keys of the configuration: tests/unit/test_conf.c, docs_*);
 #   3. systemd-analyze verify on the installed units (copies whose
 #      ExecStart= names the staged binary, which is where it is on this
 #      machine), man pages found in the staged tree; the security
@@ -185,24 +184,9 @@ has_entry() {
 		END { exit !found }' "$1"
 }
 
-# the names of a table of keys in conf.c: "static const struct key NAME[]"
-conf_keys() {
-	sed -n "/^static const struct key $1\[\] = {/,/^};/p" "$src/common/conf.c" |
-		grep -oE '(INT_KEY\(|\{)"[a-z_]+"' | grep -oE '[a-z_]+"$' | tr -d '"'
-}
-
-keys=$(conf_keys top_keys; conf_keys path_keys)
-missing=
-for k in $keys; do
-	has_entry "$src/conf/l3bond.conf.5" "$k" || missing="$missing $k"
-done
-if [ "$(echo "$keys" | wc -w)" -lt 30 ]; then
-	bad "found only $(echo "$keys" | wc -w) keys in common/conf.c: the key tables changed shape"
-elif [ -z "$missing" ]; then
-	ok "l3bond.conf(5) has an entry for each of the $(echo "$keys" | wc -w) keys"
-else
-	bad "l3bond.conf(5) lacks the keys:$missing"
-fi
+# Every key of the configuration in l3bond.conf(5) with its range and
+# default, every runtime key in l3bondctl(8): tests/unit/test_conf.c
+# (test_docs_man, test_docs_lists), from the key table itself.
 
 opts=$(sed -n '/static const struct option opts\[\] = {/,/^	};/p' "$src/gateway/main.c" |
 	grep -oE '\{"[a-z-]+"' | tr -d '{"')
@@ -216,20 +200,6 @@ elif [ -z "$missing" ]; then
 	ok "l3bondd(8) has an entry for each of the $(echo "$opts" | wc -w) options"
 else
 	bad "l3bondd(8) lacks the options:$missing"
-fi
-
-rkeys=$(sed -n '/^static const char \*const runtime_keys\[\] = {/,/^};/p' "$src/common/conf.c" |
-	grep -oE '"[a-z_]+"' | tr -d '"')
-missing=
-for k in $rkeys; do
-	grep -q "^\.BR\? $k\( \|\$\)" "$src/gateway/l3bondctl.8" || missing="$missing $k"
-done
-if [ "$(echo "$rkeys" | wc -w)" -lt 5 ]; then
-	bad "found only $(echo "$rkeys" | wc -w) runtime keys in common/conf.c"
-elif [ -z "$missing" ]; then
-	ok "l3bondctl(8) names each of the $(echo "$rkeys" | wc -w) runtime keys"
-else
-	bad "l3bondctl(8) lacks the runtime keys:$missing"
 fi
 
 # ---- 3. systemd-analyze ----------------------------------------------------

@@ -1,9 +1,15 @@
-/* Unit tests of common/conf.c: the two sample configs, defaults, and a
+/* Unit tests of common/conf*.c: the two sample configs, defaults, and a
  * numbered table of bad files, each with the exact error it must give
  * (file:line, key, value) and the check that the caller's struct conf is
- * untouched.  Runs with tests/unit as the working directory.
+ * untouched; the key table and what comes from it (set, the reload's
+ * comparison, the CPE array), and the documents that must list every key
+ * of the table with its range and default (test_docs_*: the man page, the
+ * sample configs, the OpenWrt translator).  Runs with tests/unit as the
+ * working directory.
  */
+#define _GNU_SOURCE /* strcasestr, memmem, strndup */
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,6 +22,7 @@
 
 #include <cmocka.h>
 #include <libconfig.h>
+#include <sodium.h>
 
 #include "common/conf.h"
 
@@ -48,13 +55,38 @@ static void assert_untouched(const struct conf *c)
 	assert_memory_equal(c, &ref, sizeof(ref));
 }
 
+/* Every CPE array a load gave, freed after the last test: the tests load
+ * into the same struct conf again and read what it held. */
+static struct conf_cpe *held[64];
+static size_t nheld;
+
+static int load(struct conf *c, const char *file, char *err, size_t errlen)
+{
+	int ret = conf_load(c, file, err, errlen);
+
+	if (!ret && c->cpe) {
+		assert_true(nheld < sizeof(held) / sizeof(held[0]));
+		held[nheld++] = c->cpe;
+	}
+	return ret;
+}
+
+static int free_held(void **state)
+{
+	(void)state;
+	while (nheld) {
+		free(held[--nheld]);
+	}
+	return 0;
+}
+
 static int load_text(const char *text, struct conf *c, char *err, size_t errlen,
 		     char *path, size_t pathlen)
 {
 	int ret;
 
 	write_temp(path, pathlen, text);
-	ret = conf_load(c, path, err, errlen);
+	ret = load(c, path, err, errlen);
 	unlink(path);
 	return ret;
 }
@@ -672,6 +704,7 @@ static void test_defaults(void **state)
 static void test_auth_keys(void **state)
 {
 	char path[64], err[CONF_ERR_MAX];
+	struct conf_cpe cpe;
 	struct conf c, ref;
 	int ret;
 
@@ -713,13 +746,15 @@ static void test_auth_keys(void **state)
 	assert_int_equal(c.psk.b[31], 0x01);
 
 	ref = c;
+	assert_int_equal(c.ncpes, 1); /* the top-level CPE, with the key */
+	cpe = c.cpe[0];
 	conf_wipe(&c);
 	assert_false(conf_has_key(&c));
 	memset(&ref.psk, 0, sizeof(ref.psk));
-	assert_int_equal(ref.ncpes, 1); /* the top-level CPE, with the key */
-	assert_int_equal(ref.cpe[0].psk.b[31], 0x01);
-	memset(&ref.cpe[0].psk, 0, sizeof(ref.cpe[0].psk));
-	assert_memory_equal(&c, &ref, sizeof(c));
+	assert_memory_equal(&c, &ref, sizeof(c)); /* the same CPE array */
+	assert_int_equal(cpe.psk.b[31], 0x01);
+	memset(&cpe.psk, 0, sizeof(cpe.psk));
+	assert_memory_equal(&c.cpe[0], &cpe, sizeof(cpe));
 }
 
 static void test_names(void **state)
@@ -746,7 +781,7 @@ static void test_sample_cpe(void **state)
 
 	(void)state;
 	poison(&c);
-	ret = conf_load(&c, "../../conf/cpe.conf", err, sizeof(err));
+	ret = load(&c, "../../conf/cpe.conf", err, sizeof(err));
 	if (ret) {
 		print_error("%s\n", err);
 	}
@@ -799,7 +834,7 @@ static void test_sample_concentrator(void **state)
 
 	(void)state;
 	poison(&c);
-	ret = conf_load(&c, "../../conf/concentrator.conf", err, sizeof(err));
+	ret = load(&c, "../../conf/concentrator.conf", err, sizeof(err));
 	if (ret) {
 		print_error("%s\n", err);
 	}
@@ -846,8 +881,7 @@ static void test_minimal(void **state)
 
 	(void)state;
 	poison(&c);
-	assert_int_equal(conf_load(&c, "conf/minimal.conf", err, sizeof(err)),
-			 0);
+	assert_int_equal(load(&c, "conf/minimal.conf", err, sizeof(err)), 0);
 	assert_int_equal(c.role, ROLE_CPE);
 	assert_int_equal(c.session_id, 1);
 	assert_key_1_32(&c);
@@ -1318,14 +1352,13 @@ static void test_io_errors(void **state)
 
 	(void)state;
 	poison(&c);
-	assert_int_equal(
-		conf_load(&c, "conf/nonexistent.conf", err, sizeof(err)),
-		-ENOENT);
+	assert_int_equal(load(&c, "conf/nonexistent.conf", err, sizeof(err)),
+			 -ENOENT);
 	assert_string_equal(err, "conf/nonexistent.conf: No such file or "
 				 "directory");
 	assert_untouched(&c);
 
-	assert_int_equal(conf_load(&c, "conf", err, sizeof(err)), -EISDIR);
+	assert_int_equal(load(&c, "conf", err, sizeof(err)), -EISDIR);
 	assert_string_equal(err, "conf: Is a directory");
 	assert_untouched(&c);
 }
@@ -1347,8 +1380,7 @@ static void test_err_buffer(void **state)
 	assert_int_equal(
 		load_text(TOP("port = 0;"), &c, NULL, 0, path, sizeof(path)),
 		-EINVAL);
-	assert_int_equal(conf_load(&c, "conf/nonexistent.conf", NULL, 0),
-			 -ENOENT);
+	assert_int_equal(load(&c, "conf/nonexistent.conf", NULL, 0), -ENOENT);
 	assert_untouched(&c);
 }
 
@@ -1359,14 +1391,554 @@ static void test_reload_replaces(void **state)
 	struct conf c;
 
 	(void)state;
-	assert_int_equal(conf_load(&c, "../../conf/cpe.conf", err, sizeof(err)),
-			 0);
-	assert_int_equal(conf_load(&c, "conf/minimal.conf", err, sizeof(err)),
-			 0);
+	assert_int_equal(load(&c, "../../conf/cpe.conf", err, sizeof(err)), 0);
+	assert_int_equal(load(&c, "conf/minimal.conf", err, sizeof(err)), 0);
 	assert_int_equal(c.session_id, 1);
 	assert_int_equal(c.path[0].fwmark, 0);
 	assert_string_equal(c.path[0].peer, "192.0.2.1");
 	assert_int_equal(c.path[1].peer_port, 0);
+}
+
+/* ---- the key table and what comes from it ----------------------------- */
+
+/* Every entry is sound: one name per group, an alias names a key of its
+ * group, and exactly the CONF_RUNTIME keys are settable. */
+static void test_table(void **state)
+{
+	const struct conf_key_info *k, *o;
+	char err[CONF_ERR_MAX];
+	struct conf c;
+	size_t i, j;
+	int ret;
+
+	(void)state;
+	for (i = 0; (k = conf_key(i)); i++) {
+		assert_non_null(k->name);
+		assert_non_null(k->help);
+		for (j = 0; j < i; j++) {
+			o = conf_key(j);
+			assert_false(o->group == k->group &&
+				     !strcmp(o->name, k->name));
+		}
+		assert_ptr_equal(conf_key_find(k->group, k->name), k);
+		if (k->alias_of) {
+			o = conf_key_find(k->group, k->alias_of);
+			assert_non_null(o);
+			assert_null(o->alias_of);
+		}
+		if (k->group != CONF_TOP || k->alias_of) {
+			continue;
+		}
+		/* every default went through the key's parser (conf_defaults
+		 * aborts on one it refuses; test_defaults pins them) */
+		conf_defaults(&c);
+		/* set takes exactly the runtime keys (with their default) */
+		ret = conf_set(&c, k->name,
+			       k->def && k->def[0] != '"' ? k->def : "1", err,
+			       sizeof(err));
+		if (k->apply == CONF_RUNTIME) {
+			assert_true(ret == 0 || strstr(err, "bad value"));
+		} else {
+			assert_int_equal(ret, -EINVAL);
+			assert_null(strstr(err, "bad value"));
+		}
+	}
+	assert_null(conf_key(i + 1));
+	/* release_mark: a reload applied it, set refused it (issue 11) */
+	conf_defaults(&c);
+	assert_int_equal(
+		conf_set(&c, "release_mark", "0x100", err, sizeof(err)), 0);
+	assert_int_equal(c.release_mark, 0x100);
+	assert_int_equal(conf_key_find(CONF_TOP, "release_mark")->apply,
+			 CONF_RUNTIME);
+	/* the ranges as the documents write them */
+	assert_string_equal(
+		conf_key_range(conf_key_find(CONF_TOP, "release_mark"), err,
+			       sizeof(err)),
+		"0..0xffffffff");
+	assert_string_equal(
+		conf_key_range(conf_key_find(CONF_TOP, "k"), err, sizeof(err)),
+		"0..10");
+	assert_string_equal(conf_key_range(conf_key_find(CONF_TOP, "role"), err,
+					   sizeof(err)),
+			    "");
+	assert_null(conf_key_find(CONF_TOP, "bogus"));
+	assert_non_null(conf_key_find(CONF_PATH, "mtu"));
+	assert_null(conf_key_find(CONF_TOP, "mtu"));
+}
+
+/* The reload: a change of a CONF_RESTART key is named, the others pass;
+ * what was opened is kept; the CPE array is copied and freed. */
+static void test_structure(void **state)
+{
+	char err[CONF_ERR_MAX];
+	struct conf a, b;
+	const char *key;
+
+	(void)state;
+	assert_int_equal(
+		conf_load(&a, "../../conf/concentrator.conf", err, sizeof(err)),
+		0);
+	assert_int_equal(conf_copy(&b, &a), 0);
+	assert_true(b.cpe != a.cpe && b.ncpes == a.ncpes && a.ncpes == 1);
+	assert_memory_equal(b.cpe, a.cpe, a.ncpes * sizeof(*a.cpe));
+	assert_true(conf_same_structure(&a, &b, &key));
+	assert_null(key);
+
+	/* runtime and reload keys are no structure */
+	assert_int_equal(conf_set(&b, "k", "0.9", err, sizeof(err)), 0);
+	b.session_id = 77;
+	b.nprefixes = 0;
+	assert_true(conf_same_structure(&a, &b, &key));
+	b.port++;
+	assert_false(conf_same_structure(&a, &b, &key));
+	assert_string_equal(key, "port");
+	b.port--;
+	/* a path's key, and a string's bytes past its end do not count */
+	strcpy(b.path[1].ifname, "eth-x");
+	assert_false(conf_same_structure(&a, &b, &key));
+	assert_string_equal(key, "paths");
+	strcpy(b.path[1].ifname, a.path[1].ifname);
+	b.path[1].ifname[IF_NAMESIZE - 1] = 'x';
+	assert_true(conf_same_structure(&a, &b, &key));
+	b.reseq.capacity *= 2;
+	assert_false(conf_same_structure(&a, &b, &key));
+	assert_string_equal(key, "reorder_capacity");
+	b.reseq.capacity = a.reseq.capacity;
+
+	/* what a reload keeps as opened */
+	strcpy(b.control_socket, "/tmp/other.sock");
+	b.metrics_port = 9;
+	conf_keep_opened(&b, &a);
+	assert_string_equal(b.control_socket, a.control_socket);
+	assert_int_equal(b.metrics_port, a.metrics_port);
+
+	conf_free(&b);
+	assert_null(b.cpe);
+	assert_int_equal(b.ncpes, 0);
+	assert_false(conf_has_key(&b));
+	conf_free(&b); /* twice: nothing */
+	conf_free(&a);
+
+	/* sized by hand (tests), kept entries survive */
+	conf_defaults(&a);
+	assert_int_equal(conf_cpes_alloc(&a, 2), 0);
+	a.cpe[1].session_id = 5;
+	assert_int_equal(conf_cpes_alloc(&a, 3), 0);
+	assert_int_equal(a.cpe[1].session_id, 5);
+	assert_int_equal(a.cpe[2].session_id, 0);
+	assert_int_equal(conf_cpes_alloc(&a, CONF_CPE_MAX + 1), -EINVAL);
+	assert_int_equal(conf_cpes_alloc(&a, 0), 0);
+	assert_null(a.cpe);
+}
+
+/* ---- the documents list every key of the table ------------------------- */
+
+/* The whole of file, with the man page escapes that hide a value read
+ * as the characters they stand for (\(dq ", \(aq ', \- -, \& nothing). */
+static char *slurp(const char *file)
+{
+	static const char *const esc[][2] = {
+		{"\\(dq", "\""}, {"\\(aq", "'"}, {"\\-", "-"}, {"\\&", ""}};
+	char *text, *p;
+	size_t i, n;
+	FILE *f;
+	long len;
+
+	f = fopen(file, "r");
+	if (!f) {
+		print_error("%s: cannot open it\n", file);
+	}
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	len = ftell(f);
+	assert_true(len > 0);
+	rewind(f);
+	text = calloc(1, (size_t)len + 1);
+	assert_non_null(text);
+	assert_int_equal(fread(text, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+	for (i = 0; i < sizeof(esc) / sizeof(esc[0]); i++) {
+		n = strlen(esc[i][0]);
+		while ((p = strstr(text, esc[i][0]))) {
+			memmove(p + strlen(esc[i][1]), p + n,
+				strlen(p + n) + 1);
+			memcpy(p, esc[i][1], strlen(esc[i][1]));
+		}
+	}
+	return text;
+}
+
+static bool word_char(char ch)
+{
+	return isalnum((unsigned char)ch) || ch == '_';
+}
+
+/* w in [from, to) as a whole word (not part of a longer name). */
+static const char *find_word(const char *from, const char *to, const char *w)
+{
+	size_t n = strlen(w);
+	const char *p;
+
+	for (p = from; p + n <= to; p++) {
+		if (!strncmp(p, w, n) && (p == from || !word_char(p[-1])) &&
+		    (p + n == to || !word_char(p[n]))) {
+			return p;
+		}
+	}
+	return NULL;
+}
+
+/* The text [from, to) gives key k's range and default, as the table has
+ * them: "0..60000" and "Default 250" (or "250 ... (default)"); a string's
+ * default without its quotes. */
+static void says(const char *doc, const char *from, const char *to,
+		 const struct conf_key_info *k)
+{
+	char range[48], def[64], *text = strndup(from, (size_t)(to - from));
+	const char *d, *end;
+	bool ok = false;
+
+	assert_non_null(text);
+	conf_key_range(k, range, sizeof(range));
+	if (range[0] && !strstr(text, range)) {
+		print_error("%s: %s: range %s not given\n", doc, k->name,
+			    range);
+		fail();
+	}
+	if (k->def) {
+		snprintf(def, sizeof(def), "%s", k->def + (k->def[0] == '"'));
+		def[strcspn(def, "\"")] = '\0';
+		/* "Default X" in the same sentence, or "X" (default) */
+		for (d = text; (d = strcasestr(d, "default")) && !ok; d++) {
+			end = strstr(d, ". ");
+			end = end && end < strstr(d, ".\n") ? end
+							    : strstr(d, ".\n");
+			if (!end) {
+				end = text + strlen(text);
+			}
+			ok = find_word(d, end, def) != NULL;
+		}
+		d = find_word(text, text + strlen(text), def);
+		ok = ok ||
+		     (d && strstr(d, "(default)") &&
+		      strstr(d, "(default)") - d < (ptrdiff_t)strlen(def) + 4);
+		if (!ok) {
+			print_error("%s: %s: default %s not given\n", doc,
+				    k->name, def);
+			fail();
+		}
+	}
+	free(text);
+}
+
+/* l3bond.conf(5): every key, deprecated ones and aliases too, has an
+ * entry (".TP" then a line naming it in bold) with its range and default. */
+static void test_docs_man(void **state)
+{
+	const char *doc = "conf/l3bond.conf.5";
+	const struct conf_key_info *k;
+	char *text = slurp("../../conf/l3bond.conf.5");
+	const char *p, *line = NULL, *end;
+	size_t i;
+
+	(void)state;
+	for (i = 0; (k = conf_key(i)); i++) {
+		/* the first entry that names it: a path's or a CPE's key
+		 * of the same name as a top-level one shares its entry */
+		for (p = text; (p = strstr(p, "\n.TP\n")); p++) {
+			line = p + 5;
+			end = strchr(line, '\n');
+			if ((!strncmp(line, ".B ", 3) ||
+			     !strncmp(line, ".BR ", 4)) &&
+			    find_word(line, end, k->name)) {
+				break;
+			}
+		}
+		if (!p) {
+			print_error("%s: no entry of %s\n", doc, k->name);
+			fail();
+		}
+		end = line;
+		while ((end = strchr(end + 1, '\n')) &&
+		       strncmp(end, "\n.TP", 4) && strncmp(end, "\n.SH", 4) &&
+		       strncmp(end, "\n.SS", 4)) {
+		}
+		says(doc, line, end ? end : line + strlen(line), k);
+	}
+	free(text);
+}
+
+/* The comment block of sample key name ("name = ..." or "#name = ..."
+ * at the start of a line): the comment lines just above it. */
+static bool block(const char *text, const char *name, const char **from,
+		  const char **to)
+{
+	char pat[64];
+	const char *p, *b;
+	size_t n;
+
+	for (p = text; p; p = strchr(p + 1, '\n')) {
+		const char *l = p == text ? p : p + 1;
+
+		l += *l == '#';
+		n = (size_t)snprintf(pat, sizeof(pat), "%s = ", name);
+		if (!strncmp(l, pat, n)) {
+			break;
+		}
+	}
+	if (!p) {
+		return false;
+	}
+	/* back over the "# ..." lines above it (and the keys set with it:
+	 * "ingress_queue = 0;" above "egress_queue = 1;") */
+	for (b = p; b > text;) {
+		const char *prev = b - 1;
+
+		while (prev > text && prev[-1] != '\n') {
+			prev--;
+		}
+		if (!strncmp(prev, "# ---", 5) ||
+		    !(*prev == '#' || (islower((unsigned char)*prev) &&
+				       strstr(prev, " = ") < b))) {
+			break;
+		}
+		b = prev;
+	}
+	*from = b;
+	*to = p + 1;
+	return true;
+}
+
+/* A key of a path in a sample's "Keys of a path:" list ("#   name   ..."),
+ * up to the next key of the list. */
+static bool list_entry(const char *text, const char *name, const char **from,
+		       const char **to)
+{
+	char pat[64];
+	const char *p, *q;
+
+	snprintf(pat, sizeof(pat), "\n#   %s ", name);
+	p = strstr(text, pat);
+	if (!p) {
+		return false;
+	}
+	for (q = strchr(p + 1, '\n'); q && !strncmp(q, "\n#    ", 6);
+	     q = strchr(q + 1, '\n')) {
+	}
+	*from = p;
+	*to = q ? q : p + strlen(p);
+	return true;
+}
+
+/* conf/cpe.conf and conf/concentrator.conf: every key of their role (not
+ * the deprecated ones), with its range and default in the comment above
+ * it; a path's keys in the list of the paths' comment; on the
+ * concentrator the CPE group's keys named in the comment of cpes. */
+static void sample(const char *doc, const char *file, unsigned other_role)
+{
+	char *text = slurp(file);
+	const struct conf_key_info *k;
+	const char *from, *to;
+	size_t i;
+
+	for (i = 0; (k = conf_key(i)); i++) {
+		if (k->flags & (other_role | CONF_KEY_DEPRECATED)) {
+			continue;
+		}
+		if (k->group == CONF_CPES) {
+			assert_true(block(text, "cpes", &from, &to));
+			if (!find_word(from, to, k->name)) {
+				print_error("%s: cpes: %s not named\n", doc,
+					    k->name);
+				fail();
+			}
+			continue;
+		}
+		if (!(k->group == CONF_TOP
+			      ? block(text, k->name, &from, &to)
+			      : list_entry(text, k->name, &from, &to))) {
+			print_error("%s: %s missing\n", doc, k->name);
+			fail();
+		}
+		says(doc, from, to, k);
+	}
+	free(text);
+}
+
+static void test_docs_samples(void **state)
+{
+	(void)state;
+	sample("conf/cpe.conf", "../../conf/cpe.conf", CONF_KEY_CONCENTRATOR);
+	sample("conf/concentrator.conf", "../../conf/concentrator.conf",
+	       CONF_KEY_CPE);
+}
+
+/* The OpenWrt translator: an option of each key of the UCI file (its type
+ * list), written in the key table's order list; the types and the range
+ * checks are l3bondd's (--check), so only the names are its own. */
+static void test_docs_uci(void **state)
+{
+	const char *doc = "openwrt/net/l3bond/files/l3bond-uci2conf";
+	char *text = slurp("../../openwrt/net/l3bond/files/l3bond-uci2conf");
+	const char *types, *top, *pk, *line, *end;
+	const struct conf_key_info *k;
+	char opt[64];
+	size_t i;
+
+	(void)state;
+	types = strstr(text, "n = split(\"enabled:b role:s");
+	top = strstr(text, "ntop = split(\"");
+	pk = strstr(text, "npk = split(\"");
+	assert_non_null(types);
+	assert_non_null(top);
+	assert_non_null(pk);
+	for (i = 0; (k = conf_key(i)); i++) {
+		if (k->flags & CONF_KEY_NO_UCI) {
+			continue;
+		}
+		/* order: the top level's list, or the path's */
+		line = k->group == CONF_TOP ? top : pk;
+		end = strchr(line, '\n');
+		if (!find_word(strchr(line, '"') + 1, end, k->name)) {
+			print_error("%s: %s not in its key list\n", doc,
+				    k->name);
+			fail();
+		}
+		if (!strcmp(k->name, "paths")) {
+			continue; /* path sections, not an option */
+		}
+		/* type: "name:t" in the section's type list */
+		snprintf(opt, sizeof(opt), " %s:", k->name);
+		line = k->group == CONF_TOP
+			       ? types
+			       : strstr(types + 1, "n = split(\"enabled:b");
+		assert_non_null(line);
+		end = strchr(line, '\n');
+		if (!memmem(line, (size_t)(end - line), opt, strlen(opt))) {
+			print_error("%s: no option %s\n", doc, k->name);
+			fail();
+		}
+	}
+	free(text);
+}
+
+/* A man page's list of keys in bold, between the text start and the text
+ * end, is exactly the top-level keys that take effect as apply says (but
+ * the deprecated ones).  The lists the daemon and l3bondctl print come
+ * from the table; these are the ones a reader finds in the man pages. */
+static void man_list(const char *doc, const char *text, const char *start,
+		     const char *end, enum conf_apply apply)
+{
+	const char *from = strstr(text, start), *to, *l;
+	const struct conf_key_info *k;
+	char word[64];
+	size_t i, n;
+
+	if (!from) {
+		print_error("%s: no \"%s\"\n", doc, start);
+	}
+	assert_non_null(from);
+	to = strstr(from, end);
+	assert_non_null(to);
+	for (l = from; l && l < to; l = strchr(l + 1, '\n')) {
+		l += *l == '\n';
+		if (strncmp(l, ".B", 2) || !strchr(" R", l[2])) {
+			continue;
+		}
+		l += strcspn(l, " ") + 1;
+		l += *l == '(';
+		n = strspn(l, "abcdefghijklmnopqrstuvwxyz_");
+		snprintf(word, sizeof(word), "%.*s", (int)n, l);
+		k = conf_key_find(CONF_TOP, word);
+		if (!k || k->apply != apply) {
+			print_error("%s: %s is listed with the wrong keys\n",
+				    doc, word);
+			fail();
+		}
+	}
+	for (i = 0; (k = conf_key(i)); i++) {
+		if (k->group == CONF_TOP && k->apply == apply &&
+		    !(k->flags & CONF_KEY_DEPRECATED) &&
+		    !find_word(from, to, k->name)) {
+			print_error(
+				"%s: %s missing from the list after \"%s\"\n",
+				doc, k->name, start);
+			fail();
+		}
+	}
+}
+
+static void test_docs_lists(void **state)
+{
+	char *d = slurp("../../gateway/l3bondd.8");
+	char *c = slurp("../../gateway/l3bondctl.8");
+
+	(void)state;
+	man_list("gateway/l3bondd.8", d, "The tunables\n", "\napply at once",
+		 CONF_RUNTIME);
+	man_list("gateway/l3bondd.8", d, "so do the CPEs\n", "\nsee\n",
+		 CONF_RELOAD);
+	man_list("gateway/l3bondd.8", d, "needs a restart\n", "\nis refused",
+		 CONF_RESTART);
+	man_list("gateway/l3bondctl.8", c, "with their ranges):\n",
+		 "\n.B dead_after_ms\nmust", CONF_RUNTIME);
+	free(d);
+	free(c);
+}
+
+/* The CPE array: CONF_CPE_MAX CPEs of cpes fit, exactly that many are
+ * allocated, one more is refused. */
+static void test_cpe_limit(void **state)
+{
+	size_t cap = 200 * (CONF_CPE_MAX + 2), len = 0;
+	char *text = malloc(cap), path[64], err[CONF_ERR_MAX];
+	char b64[sodium_base64_ENCODED_LEN(32, sodium_base64_VARIANT_ORIGINAL)];
+	unsigned char key[32] = {0};
+	struct conf c;
+	unsigned i;
+	int ret;
+
+	(void)state;
+	assert_non_null(text);
+	len += (size_t)snprintf(
+		text + len, cap - len,
+		"role = \"concentrator\";\npaths = (\n{ " DSL_KEYS
+		"},\n{ " LTE_KEYS "}\n);\ncpes = (\n");
+	for (i = 0; i <= CONF_CPE_MAX; i++) {
+		key[0] = (unsigned char)(i >> 8);
+		key[1] = (unsigned char)i;
+		key[2] = 1;
+		sodium_bin2base64(b64, sizeof(b64), key, sizeof(key),
+				  sodium_base64_VARIANT_ORIGINAL);
+		len += (size_t)snprintf(
+			text + len, cap - len,
+			"%s{ name = \"c%u\"; session_id = %u; key = \"%s\"; "
+			"prefixes = [\"10.%u.%u.0/24\"]; }\n",
+			i ? "," : "", i, i + 1, b64, i >> 8, i & 255);
+		if (i + 1 == CONF_CPE_MAX) {
+			/* the file so far, closed: CONF_CPE_MAX CPEs */
+			memcpy(text + len, ");\n", 4);
+			write_temp(path, sizeof(path), text);
+			text[len] = '\0';
+			ret = conf_load(&c, path, err, sizeof(err));
+			unlink(path);
+			if (ret) {
+				print_error("%s\n", err);
+			}
+			assert_int_equal(ret, 0);
+			assert_int_equal(c.ncpes, CONF_CPE_MAX);
+			assert_int_equal(c.cpe[CONF_CPE_MAX - 1].session_id,
+					 CONF_CPE_MAX);
+			conf_free(&c);
+		}
+	}
+	len += (size_t)snprintf(text + len, cap - len, ");\n");
+	assert_true(len < cap);
+	ret = load_text(text, &c, err, sizeof(err), path, sizeof(path));
+	assert_int_equal(ret, -EINVAL);
+	assert_non_null(strstr(err, "more than 1024 CPEs"));
+	free(text);
 }
 
 int main(void)
@@ -1388,7 +1960,14 @@ int main(void)
 		cmocka_unit_test(test_io_errors),
 		cmocka_unit_test(test_err_buffer),
 		cmocka_unit_test(test_reload_replaces),
+		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_structure),
+		cmocka_unit_test(test_cpe_limit),
+		cmocka_unit_test(test_docs_man),
+		cmocka_unit_test(test_docs_samples),
+		cmocka_unit_test(test_docs_uci),
+		cmocka_unit_test(test_docs_lists),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, NULL, free_held);
 }

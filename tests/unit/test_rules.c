@@ -17,9 +17,14 @@
 
 #include "gateway/gw.h"
 
+/* The CPEs of the configs built here (struct conf holds a pointer). */
+static struct conf_cpe cpes[4];
+
 static void base(struct conf *c, enum conf_role role)
 {
 	conf_defaults(c);
+	memset(cpes, 0, sizeof(cpes));
+	c->cpe = cpes;
 	c->role = role;
 	c->session_id = 1;
 	c->npaths = 2;

@@ -70,9 +70,13 @@ static void key_of(struct auth_key *k, unsigned v)
 static void cpe(struct conf *c, unsigned i, uint32_t id, const char *name,
 		unsigned key, const char *pfx)
 {
-	struct conf_cpe *e = &c->cpe[i];
 	char buf[128], *tok, *save = NULL;
+	struct conf_cpe *e;
 
+	if (c->ncpes < i + 1) {
+		assert_int_equal(conf_cpes_alloc(c, i + 1), 0);
+	}
+	e = &c->cpe[i];
 	memset(e, 0, sizeof(*e));
 	e->session_id = id;
 	snprintf(e->name, sizeof(e->name), "%s", name);
@@ -91,13 +95,11 @@ static void cpe(struct conf *c, unsigned i, uint32_t id, const char *name,
 			1);
 		p->len = (uint8_t)atoi(slash + 1);
 	}
-	if (c->ncpes < i + 1) {
-		c->ncpes = i + 1;
-	}
 }
 
 static void setup(void)
 {
+	conf_free(&g.conf); /* the previous test's CPEs */
 	memset(&g, 0, sizeof(g));
 	conf_defaults(&g.conf);
 	g.conf.role = ROLE_CONCENTRATOR;
@@ -286,6 +288,7 @@ static void test_many(void **state)
 
 	(void)state;
 	setup();
+	assert_int_equal(conf_cpes_alloc(&g.conf, CONF_CPE_MAX), 0);
 	for (k = 0; k < CONF_CPE_MAX; k++) {
 		char pfx[64], name[16];
 
@@ -331,6 +334,7 @@ static void test_update(void **state)
 	/* b gone, c with a new key and a new prefix, a kept with another
 	 * prefix and name, d new */
 	next = g.conf;
+	next.cpe = NULL; /* its own CPEs */
 	next.ncpes = 0;
 	cpe(&next, 0, 1, "a2", 1, "10.0.11.0/24");
 	cpe(&next, 1, 3, "c", 33, "10.0.3.0/24 10.0.33.0/24");
@@ -362,7 +366,7 @@ static void test_update(void **state)
 	assert_int_equal(g.sess[0]->sec.mode, AUTH_ENCRYPT);
 
 	/* all gone: an empty concentrator is allowed */
-	next.ncpes = 0;
+	assert_int_equal(conf_cpes_alloc(&next, 0), 0);
 	assert_int_equal(gw_sessions_update(&g, &next), 0);
 	assert_int_equal(g.nsess, 0);
 	assert_null(gw_sess_by_id(&g, 1));

@@ -1,0 +1,40 @@
+/* The parameters of the ingress scheduler and the egress resequencer:
+ * plain values, no behaviour.
+ *
+ * They are defined here, below common/conf.h, ingress/sched.h and
+ * egress/reseq.h, because all three hold them: the config reads them
+ * (common/conf_keys.c), the scheduler and the resequencer run with them.
+ * common/ must not include ingress/ or egress/.  Their meaning and their
+ * invariants are those of the modules that use them (ingress/sched.h,
+ * egress/reseq.h); their ranges are the config's key table.
+ */
+#ifndef L3BOND_PARAMS_H
+#define L3BOND_PARAMS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum path_class {
+	PATH_FIXED = 0,
+	PATH_MOBILE = 1,
+};
+
+/* ingress/sched.h */
+struct ing_sched_params {
+	double k;	   /* AWI steepness */
+	uint32_t t_dwd_ms; /* quiet time before DWD; multiple of t_report_ms */
+	uint32_t t_report_ms;
+	double w_fixed;	      /* constant weight of each fixed path */
+	double w_mobile_max;  /* clamp of w_mobile */
+	uint32_t dwd_hold_us; /* DWD waits while a fixed path queues more than
+			       * this (reported queueing delay); 0: never */
+};
+
+/* egress/reseq.h */
+struct egr_reseq_params {
+	uint32_t t_lto_us;
+	bool early_release;
+	uint32_t capacity; /* power of two, >= 2 */
+};
+
+#endif
