@@ -26,8 +26,9 @@ struct ing_sched_params {
 	uint32_t t_report_ms;
 	double w_fixed;	      /* constant weight of each fixed path */
 	double w_mobile_max;  /* clamp of w_mobile */
-	uint32_t dwd_hold_us; /* DWD waits while a fixed path queues more than
-			       * this (reported queueing delay); 0: never */
+	uint32_t queue_target_us; /* a fixed path's standing queue over this
+				   * is congestion (ingress/sched.h); 0:
+				   * loss only, the paper's algorithm */
 };
 
 /* egress/reseq.h */

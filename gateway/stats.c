@@ -137,9 +137,10 @@ static void walk_session(struct gw_sess *se, struct walker *w)
 	gauge_f(w, "w_fixed", "SWRR weight of each fixed path", s->p.w_fixed);
 	gauge_f(w, "w_mobile_max", "upper bound of the mobile weight",
 		s->p.w_mobile_max);
-	gauge(w, "dwd_hold_ms",
-	      "fixed-path queueing delay above which DWD waits, ms",
-	      s->p.dwd_hold_us / 1000);
+	gauge(w, "queue_target_ms",
+	      "a fixed path's standing queue over this is congestion (0: "
+	      "loss only), ms",
+	      s->p.queue_target_us / 1000);
 	gauge(w, "t_lto_ms",
 	      "longest wait for a hole in the sequence (the adaptive "
 	      "timeout's maximum), ms",

@@ -250,7 +250,7 @@ static uint32_t queue_excess(const struct ing_sched *s,
 	 * within a few reports; under four targets, or under twice its own
 	 * variation, it is the path's own delay (the bed's LTE: 20 ms of
 	 * jitter reads as 3 to 15 ms over its floor at any load). */
-	if (excess <= ING_MOBILE_TARGETS * s->p.dwd_hold_us || excess <= noise) {
+	if (excess <= ING_MOBILE_TARGETS * s->p.queue_target_us || excess <= noise) {
 		return 0;
 	}
 	return excess;
@@ -323,7 +323,7 @@ static uint64_t fixed_loss(struct ing_sched *s, const struct wire_report *r)
  * under 0.2 % either way). */
 static double queue_increase(const struct ing_sched *s, uint32_t q)
 {
-	double x = (double)(q - s->p.dwd_hold_us) /
+	double x = (double)(q - s->p.queue_target_us) /
 		   ((double)s->p.t_report_ms * 1000.0 * ING_QUEUE_REPORTS);
 
 	if (x > 1) {
@@ -335,7 +335,7 @@ static double queue_increase(const struct ing_sched *s, uint32_t q)
 void ing_sched_on_report(struct ing_sched *s, uint32_t seq,
 			 const struct wire_report *r)
 {
-	uint32_t target = s->p.dwd_hold_us, qf, qm;
+	uint32_t target = s->p.queue_target_us, qf, qm;
 	bool queue, draining, mobile_full, loss_cong;
 	double ratio = 1, inc = 0;
 	uint64_t lost;

@@ -13,7 +13,7 @@
  * - each pick consumes one global and one local (per path) sequence number.
  *
  * DWD hold (beyond the paper): a loss-free report during which a fixed path
- * queued more than dwd_hold_us does not decrement w_mobile.  Shifting load
+ * queued more than queue_target_us does not decrement w_mobile.  Shifting load
  * back onto a fixed line that already queues only fills its buffer until it
  * drops; the delay shows that a report interval or more before the loss.
  *

@@ -54,11 +54,11 @@ void sim_print_summary(FILE *f, const struct sim_cfg *c,
 	fprintf(f,
 		"params                 k %g t_dwd_ms %u t_report_ms %u "
 		"w_fixed %g w_mobile_max %g t_lto_ms %g early_release %d "
-		"capacity %u dwd_hold_ms %g\n",
+		"capacity %u queue_target_ms %g\n",
 		c->sched.k, c->sched.t_dwd_ms, c->sched.t_report_ms,
 		c->sched.w_fixed, c->sched.w_mobile_max,
 		c->reseq.t_lto_us / 1000.0, c->reseq.early_release,
-		c->reseq.capacity, c->sched.dwd_hold_us / 1000.0);
+		c->reseq.capacity, c->sched.queue_target_us / 1000.0);
 	for (i = 0; i < c->npaths; i++) {
 		const struct sim_link_cfg *p = &c->path[i];
 

@@ -109,10 +109,10 @@ int sim_sweep_paper(const struct sim_cfg *base, bool tsv, const char *outdir)
 	} else {
 		printf("paper grid: ramp 63 -> 105 -> 63 Mbit/s over 40 s, "
 		       "w_mobile_max 45, seed %llu, %u bytes per packet on "
-		       "the links,\ndwd_hold_ms %g (%s)\n",
+		       "the links,\nqueue_target_ms %g (%s)\n",
 		       (unsigned long long)c.seed, sim_pkt_bytes(&c),
-		       c.sched.dwd_hold_us / 1000.0,
-		       c.sched.dwd_hold_us ? "l3bond's DWD hold"
+		       c.sched.queue_target_us / 1000.0,
+		       c.sched.queue_target_us ? "l3bond's queue target"
 					   : "0: the paper's algorithm");
 		printf("cell: our loss %% [paper's loss %%] / fixed-path "
 		       "utilisation %% while offered >= fixed capacity\n\n");

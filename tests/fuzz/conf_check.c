@@ -202,8 +202,8 @@ void fuzz_check_conf(const struct conf *c)
 	FUZZ_CHECK(whole(s->w_fixed, 1, 1000), "w_fixed %g", s->w_fixed);
 	FUZZ_CHECK(whole(s->w_mobile_max, 0, 1000), "w_mobile_max %g",
 		   s->w_mobile_max);
-	FUZZ_CHECK(whole_ms(s->dwd_hold_us, 0, 1000), "dwd_hold_us %u",
-		   s->dwd_hold_us);
+	FUZZ_CHECK(whole_ms(s->queue_target_us, 0, 1000), "queue_target_us %u",
+		   s->queue_target_us);
 	FUZZ_CHECK(whole_ms(c->reseq.t_lto_us, 1, 10000), "t_lto_us %u",
 		   c->reseq.t_lto_us);
 	FUZZ_CHECK(cap >= 16 && cap <= 1048576 && !(cap & (cap - 1)),
@@ -236,7 +236,7 @@ bool fuzz_conf_equal(const struct conf *a, const struct conf *b)
 	      SAME(encrypt) && SAME(port) && SAME(sched.k) &&
 	      SAME(sched.t_dwd_ms) && SAME(sched.t_report_ms) &&
 	      SAME(sched.w_fixed) && SAME(sched.w_mobile_max) &&
-	      SAME(sched.dwd_hold_us) && SAME(reseq.t_lto_us) &&
+	      SAME(sched.queue_target_us) && SAME(reseq.t_lto_us) &&
 	      SAME(reseq.early_release) && SAME(reseq.capacity) &&
 	      SAME(npaths) && SAME(ingress_queue) && SAME(egress_queue) &&
 	      SAME(nlan) && SAME_MEM(lan) && SAME(bond_output) &&

@@ -42,7 +42,8 @@ static const struct rkey rkeys[] = {
 	{"w_fixed", INT, 1, 1000, 1},
 	{"w_mobile_max", INT, 0, 1000, 1},
 	{"t_lto_ms", INT, 1, 10000, 1000},
-	{"dwd_hold_ms", INT, 0, 1000, 1000},
+	{"queue_target_ms", INT, 0, 1000, 1000},
+	{"dwd_hold_ms", INT, 0, 1000, 1000}, /* its former name */
 	{"early_release", BOOL, 0, 0, 0},
 	{"log_level", LEVEL, 0, 0, 0},
 	{"probe_interval_ms", INT, 20, 1000, 1},
@@ -69,8 +70,9 @@ static double get(const struct conf *c, const struct rkey *k)
 		return c->sched.w_mobile_max;
 	} else if (!strcmp(n, "t_lto_ms")) {
 		return c->reseq.t_lto_us;
-	} else if (!strcmp(n, "dwd_hold_ms")) {
-		return c->sched.dwd_hold_us;
+	} else if (!strcmp(n, "queue_target_ms") ||
+		   !strcmp(n, "dwd_hold_ms")) {
+		return c->sched.queue_target_us;
 	} else if (!strcmp(n, "early_release")) {
 		return c->reseq.early_release;
 	} else if (!strcmp(n, "log_level")) {
@@ -101,8 +103,9 @@ static void copy_field(struct conf *dst, const struct conf *src,
 		dst->sched.w_mobile_max = src->sched.w_mobile_max;
 	} else if (!strcmp(n, "t_lto_ms")) {
 		dst->reseq.t_lto_us = src->reseq.t_lto_us;
-	} else if (!strcmp(n, "dwd_hold_ms")) {
-		dst->sched.dwd_hold_us = src->sched.dwd_hold_us;
+	} else if (!strcmp(n, "queue_target_ms") ||
+		   !strcmp(n, "dwd_hold_ms")) {
+		dst->sched.queue_target_us = src->sched.queue_target_us;
 	} else if (!strcmp(n, "early_release")) {
 		dst->reseq.early_release = src->reseq.early_release;
 	} else if (!strcmp(n, "log_level")) {

@@ -122,7 +122,7 @@ grade() { # added ms -> grade
 start_mode() {
 	case $mode in
 	dsl) return 0 ;;
-	paper) write_confs 0.5 "dwd_hold_ms = 0;" ;;
+	paper) write_confs 0.5 "queue_target_ms = 0;" ;;
 	l3bond) write_confs 0.5 ;;
 	esac
 	daemon_start conc

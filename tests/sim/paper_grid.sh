@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regression: the paper's k x T_dwd grid in the simulator.
 #
-# 1. With the paper's algorithm (--dwd-hold-ms 0), the paper's trends
+# 1. With the paper's algorithm (--queue-target-ms 0), the paper's trends
 #    ("Multipath bonding at Layer 3", 5.2) hold:
 #    - in every T_dwd column, loss at k = 0.1 is above loss at k = 1;
 #    - loss at k = 0.1 is above 1 % in every column;
@@ -75,7 +75,7 @@ END {
 status=0
 for mode in paper l3bond; do
 	args=()
-	[ $mode = paper ] && args=(--dwd-hold-ms 0)
+	[ $mode = paper ] && args=(--queue-target-ms 0)
 	start=$(date +%s)
 	if ! timeout 60 "$sim" --sweep paper --format tsv "${args[@]}" >"$out"; then
 		echo "FAIL ($mode): l3bond-sim --sweep paper failed or took over 60 s" >&2

@@ -157,7 +157,7 @@ static void assert_defaults_except_paths(const struct conf *c)
 	assert_int_equal(c->reseq.t_lto_us, d.reseq.t_lto_us);
 	assert_int_equal(c->reseq.early_release, d.reseq.early_release);
 	assert_int_equal(c->reseq.capacity, d.reseq.capacity);
-	assert_int_equal(c->sched.dwd_hold_us, d.sched.dwd_hold_us);
+	assert_int_equal(c->sched.queue_target_us, d.sched.queue_target_us);
 }
 
 /* ---- the building blocks of the bad files ---------------------------- */
@@ -261,7 +261,15 @@ static const struct bad_case bad_cases[] = {
 	 ":3: w_mobile_max: bad value '1001': out of range 0..1000"},
 	{TOP("w_mobile_max = \"45\";"),
 	 ":3: w_mobile_max: bad value '45': expected an integer"},
-	/* 36: dwd_hold_ms */
+	/* 36: queue_target_ms, and its former name dwd_hold_ms (errors name
+	 * the key as written; both in one file is refused) */
+	{TOP("queue_target_ms = -1;"),
+	 ":3: queue_target_ms: bad value '-1': out of range 0..1000"},
+	{TOP("queue_target_ms = 7.5;"),
+	 ":3: queue_target_ms: bad value '7.5': expected an integer"},
+	{TOP("queue_target_ms = 5; dwd_hold_ms = 3;"),
+	 ":3: dwd_hold_ms: the former name of queue_target_ms, "
+	 "which is given too"},
 	{TOP("dwd_hold_ms = -1;"),
 	 ":3: dwd_hold_ms: bad value '-1': out of range 0..1000"},
 	{TOP("dwd_hold_ms = 1001;"),
@@ -677,7 +685,7 @@ static void test_defaults(void **state)
 	assert_int_equal(c.reseq.t_lto_us, 50000);
 	assert_true(c.reseq.early_release);
 	assert_int_equal(c.reseq.capacity, 4096);
-	assert_int_equal(c.sched.dwd_hold_us, 3000);
+	assert_int_equal(c.sched.queue_target_us, 5000);
 	assert_int_equal(c.npaths, 0);
 	assert_int_equal(c.path[0].name[0], '\0');
 	assert_int_equal(c.ingress_queue, 0);
@@ -1241,8 +1249,12 @@ static void test_set(void **state)
 	assert_int_equal(c.sched.t_dwd_ms, 500);
 	assert_int_equal(conf_set(&c, "t_lto_ms", "80", err, sizeof(err)), 0);
 	assert_int_equal(c.reseq.t_lto_us, 80000);
+	assert_int_equal(conf_set(&c, "queue_target_ms", "7", err, sizeof(err)),
+			 0);
+	assert_int_equal(c.sched.queue_target_us, 7000);
+	/* the former name sets the same */
 	assert_int_equal(conf_set(&c, "dwd_hold_ms", "0", err, sizeof(err)), 0);
-	assert_int_equal(c.sched.dwd_hold_us, 0);
+	assert_int_equal(c.sched.queue_target_us, 0);
 	assert_int_equal(
 		conf_set(&c, "early_release", "false", err, sizeof(err)), 0);
 	assert_false(c.reseq.early_release);

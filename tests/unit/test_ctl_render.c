@@ -175,7 +175,7 @@ static const char *const old_lines[] = {
 	"t_report_ms=50",
 	"w_fixed=50",
 	"w_mobile_max=45",
-	"dwd_hold_ms=3",
+	"queue_target_ms=5", /* dwd_hold_ms=3 before wire v3 */
 	"t_lto_ms=50",
 	"early_release=1",
 	"w_mobile=0",

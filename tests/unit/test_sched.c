@@ -599,7 +599,7 @@ static void test_queue_target(void **state)
 	uint32_t seq = 0;
 
 	(void)state;
-	p.dwd_hold_us = 3000;
+	p.queue_target_us = 3000;
 	assert_int_equal(ing_sched_init(&s, &p, 2, cls), 0);
 	ing_sched_on_report(&s, ++seq, &r); /* baselines */
 	r.p[0].lost_pkts = 10;
@@ -640,7 +640,7 @@ static void test_queue_target(void **state)
 				 (unsigned long long)t->dwd);
 	}
 	/* target 0 is the paper: queues are ignored, loss is loss */
-	p.dwd_hold_us = 0;
+	p.queue_target_us = 0;
 	assert_int_equal(ing_sched_set_params(&s, &p), 0);
 	r.p[0].delay_us = 50000;
 	ing_sched_on_report(&s, ++seq, &r);
@@ -668,9 +668,9 @@ static void test_queue_from_zero(void **state)
 	uint32_t seq = 0;
 
 	(void)state;
-	p.dwd_hold_us = 5000;
+	p.queue_target_us = 5000;
 	assert_int_equal(ing_sched_init(&s, &p, 2, cls), 0);
-	p.dwd_hold_us = 0;
+	p.queue_target_us = 0;
 	assert_int_equal(ing_sched_init(&paper, &p, 2, cls), 0);
 	ing_sched_on_report(&s, ++seq, &r);
 	ing_sched_on_report(&paper, seq, &r);
@@ -708,7 +708,7 @@ static void test_mobile_floor(void **state)
 	double w;
 
 	(void)state;
-	p.dwd_hold_us = 5000;
+	p.queue_target_us = 5000;
 	assert_int_equal(ing_sched_init(&s, &p, 2, cls), 0);
 	/* steady jitter floor of 10 ms on the mobile path, fixed queueing */
 	r.p[1].delay_us = 10000;
