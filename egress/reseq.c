@@ -209,11 +209,13 @@ static void wake(struct egr_reseq *r, uint32_t g)
 }
 
 /* Whether packet g of a flow may go: its predecessor dep is behind the
- * head (released or given up), out for its flow, or known lost. */
+ * head (released or given up) or out for its flow.  Not when dep is known
+ * lost ahead of the head: dep's own header, which named the packet before
+ * it in the flow, never came, so that one may still be on its way; the
+ * flow waits until the head passes dep. */
 static bool dep_done(const struct egr_reseq *r, uint32_t dep)
 {
-	return seq_before(dep, r->next) || holds(r, dep, SLOT_OUT) ||
-	       holds(r, dep, SLOT_LOST);
+	return seq_before(dep, r->next) || holds(r, dep, SLOT_OUT);
 }
 
 /* A path's highest delivered gseq, if it still means something: a path
@@ -294,7 +296,6 @@ static void mark_lost(struct egr_reseq *r, uint32_t g)
 	}
 	s->state = SLOT_LOST;
 	s->gseq = g;
-	wake(r, g);
 }
 
 /* Packet g arrived on a path whose previous delivery was prev, with missing
@@ -310,8 +311,9 @@ static void mark_path_loss(struct egr_reseq *r, bool prev_ok, uint32_t prev,
 
 	if (prev_ok && seq_diff(prev + 1, r->next) >= 0 && span >= missing &&
 	    span < r->p.capacity) {
+		/* here: waiting, or out ahead of the head for its flow */
 		for (uint32_t x = prev + 1; x != g; x++) {
-			unknown += !holds(r, x, SLOT_PKT);
+			unknown += !waiting_or_out(r, x);
 		}
 		if (unknown == missing) {
 			for (uint32_t x = prev + 1; x != g; x++) {

@@ -20,6 +20,8 @@ struct sim_pkt {
 	uint32_t bytes; /* accounted on the link */
 	uint32_t next;	/* link FIFO or free list */
 	uint16_t pgap;
+	uint16_t fgap;
+	uint8_t flags;
 	uint8_t path;
 };
 

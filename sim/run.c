@@ -194,7 +194,9 @@ static void emit(struct run *r)
 
 	r->res->sent++;
 	r->iv.offered_bytes += r->bytes;
-	path = ing_sched_pick(&r->sched, &h);
+	/* one flow (the profile's rates add up to one sender's), through the
+	 * daemon's per-flow pick: fgap chains it, the egress orders it */
+	path = ing_sched_pick_flow(&r->sched, &h, 1, r->bytes, r->now);
 	if (path < 0) {
 		r->res->no_path++;
 		r->iv.lost++;
@@ -209,6 +211,8 @@ static void emit(struct run *r)
 	p->gseq = h.gseq;
 	p->lseq = h.lseq;
 	p->pgap = h.pgap;
+	p->fgap = h.fgap;
+	p->flags = h.flags;
 	p->path = (uint8_t)path;
 	p->bytes = r->bytes;
 	r->res->bytes_sent += r->bytes;
@@ -291,6 +295,8 @@ static void on_deliver(struct run *r, uint32_t idx)
 	h.gseq = p->gseq;
 	h.lseq = p->lseq;
 	h.pgap = p->pgap;
+	h.fgap = p->fgap;
+	h.flags = p->flags;
 	h.tstamp = (uint32_t)p->t_enq_us;
 	/* on EGR_RELEASED the record is already back in the pool */
 	v = egr_on_data(&r->egr, &h, r->now, idx);

@@ -69,6 +69,17 @@ static enum egr_verdict push(struct egr_reseq *r, uint32_t g, unsigned path,
 				   (uint64_t)g * 10 + 7);
 }
 
+/* The same with the early-release inputs of a path's loss: missing
+ * packets just before g on its path, and pgap. */
+static enum egr_verdict push_loss(struct egr_reseq *r, uint32_t g,
+				  unsigned path, uint32_t missing,
+				  uint16_t pgap, uint16_t fgap, uint8_t flags,
+				  uint64_t t)
+{
+	return egr_reseq_push_flow(r, g, path, missing, pgap, fgap, flags, t,
+				   (uint64_t)g * 10 + 7);
+}
+
 static void want(const struct log *l, const uint32_t *g, unsigned n)
 {
 	if (l->n != n) {
@@ -220,6 +231,8 @@ static void test_random(void **state)
 		uint64_t t;
 		uint32_t g;
 		unsigned path;
+		uint32_t lseq;
+		uint16_t pgap;
 		uint16_t fgap;
 		uint8_t flags;
 	};
@@ -232,8 +245,9 @@ static void test_random(void **state)
 
 	(void)state;
 	for (unsigned seed = 1; seed <= 20; seed++) {
-		uint32_t last[8];
-		bool used[8] = {false};
+		uint32_t last[8], lseq[2] = {0, 0}, plast[2] = {0, 0};
+		uint32_t expect[2] = {0, 0};
+		bool used[8] = {false}, pused[2] = {false, false};
 		uint64_t path_t[2] = {0, 0};
 
 		srand(seed);
@@ -252,6 +266,12 @@ static void test_random(void **state)
 			l.global[g] = f == 7; /* flow 7 sends no fgap */
 			x->g = g;
 			x->path = path;
+			x->lseq = lseq[path]++;
+			x->pgap = pused[path] && g - plast[path] <= 65535
+					  ? (uint16_t)(g - plast[path])
+					  : 0;
+			pused[path] = true;
+			plast[path] = g;
 			x->fgap = 0;
 			x->flags = 0;
 			if (f != 7) {
@@ -291,12 +311,21 @@ static void test_random(void **state)
 			}
 			a[j] = k;
 		}
+		memset(expect, 0, sizeof(expect));
 		for (unsigned i = 0; i < n; i++) {
+			struct arrival *x = &a[i];
+			uint32_t missing = 0;
 			enum egr_verdict v;
 
-			egr_reseq_poll(&r, a[i].t);
-			v = push(&r, a[i].g, a[i].path, a[i].fgap, a[i].flags,
-				 a[i].t);
+			/* the egress's loss count: a gap in the path's lseq
+			 * (a duplicate is behind: none) */
+			if (seq_diff(x->lseq, expect[x->path]) >= 0) {
+				missing = x->lseq - expect[x->path];
+				expect[x->path] = x->lseq + 1;
+			}
+			egr_reseq_poll(&r, x->t);
+			v = push_loss(&r, x->g, x->path, missing, x->pgap,
+				      x->fgap, x->flags, x->t);
 			if (arrived[a[i].g]) {
 				assert_true(v == EGR_DROP_DUP ||
 					    v == EGR_DROP_LATE);
