@@ -160,8 +160,8 @@ else
 		import socket, struct, sys
 		s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 		def hdr(ver, typ, path, session, gseq=1, lseq=1, pn=1):
-		    return struct.pack(">BBHIQIII", ver << 4 | typ, path, 0, session,
-		                       pn, gseq, lseq, 0)
+		    return struct.pack(">BBHIQIIIHBB", ver << 4 | typ, path, 0,
+		                       session, pn, gseq, lseq, 0, 0, 0, 0)
 		# an inner IPv4 header of 20 bytes claiming total length tot
 		def inner(tot):
 		    return struct.pack(">BBHHHBBH4s4s", 0x45, 0, tot, 0, 0, 64, 17, 0,
@@ -169,10 +169,10 @@ else
 		tag = bytes(16)
 		pkts = [b"x" * 10,                                     # short
 		        hdr(1, 1, 0, 4242) + inner(20) + tag,          # bad_version
-		        hdr(2, 1, 0, 4242) + inner(40) + tag,          # bad_tag
-		        hdr(2, 1, 0, 999) + inner(20) + tag,           # session
-		        hdr(2, 1, 9, 4242) + inner(20) + tag,          # path
-		        hdr(2, 1, 0, 4242) + b"\x60" + bytes(39) + tag] # bad_tag
+		        hdr(3, 1, 0, 4242) + inner(40) + tag,          # bad_tag
+		        hdr(3, 1, 0, 999) + inner(20) + tag,           # session
+		        hdr(3, 1, 9, 4242) + inner(20) + tag,          # path
+		        hdr(3, 1, 0, 4242) + b"\x60" + bytes(39) + tag] # bad_tag
 		for p in pkts:
 		    for i in range(3):
 		        s.sendto(p, (sys.argv[1], 7040))
