@@ -207,8 +207,9 @@ struct wire_msg {
 void wire_put_hdr(uint8_t *buf, const struct wire_hdr *h);
 
 /* Step 1: the header (version, type, path, no sequence, flow or flag fields
- * on control types, known DATA flags) and that a tag follows; sets m->hdr, body, body_len and tag.
- * Reads nothing of the body.  WIRE_OK or the reason. */
+ * on control types, known DATA flags) and that a tag follows; sets m->hdr,
+ * body, body_len and tag.  Reads nothing of the body.  WIRE_OK or the
+ * reason. */
 enum wire_drop wire_parse_hdr(const uint8_t *pkt, size_t len,
 			      struct wire_msg *m);
 

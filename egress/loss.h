@@ -66,8 +66,9 @@ uint32_t egr_loss_on_packet(struct egr_loss *l, unsigned path, uint32_t lseq);
 void egr_loss_on_delay(struct egr_loss *l, unsigned path, uint32_t tstamp,
 		       uint64_t now_us);
 
-/* Fills a report with the cumulative counters of every path; returns the
- * report sequence number to send in the header's gseq.  Starts a new
+/* Fills a report with the cumulative counters of every path and the local
+ * sequence number each expects next (0 before its first packet); returns
+ * the report sequence number to send in the header's gseq.  Starts a new
  * queueing-delay interval. */
 uint32_t egr_loss_report(struct egr_loss *l, struct wire_report *r);
 

@@ -124,7 +124,7 @@ uint16_t mtu_inner_max(uint32_t path_mtu, bool outer6);
 /* TCP MSS to clamp SYNs to, for a path of path_mtu bytes with an outer
  * IPv4 header (the only outer the daemon speaks now: WIRE_OUTER4_LEN): the
  * inner maximum less IPv4 + TCP (40) or IPv6 + TCP (60) headers; 0 when
- * the inner maximum is smaller.  1500 -> 1388 and 1368. */
+ * the inner maximum is smaller.  1500 -> 1384 and 1364. */
 uint16_t mtu_mss4(uint32_t path_mtu);
 uint16_t mtu_mss6(uint32_t path_mtu);
 

@@ -1,4 +1,4 @@
-/* fuzz_wire: the wire format v2 on arbitrary bytes, in both directions.
+/* fuzz_wire: the wire format v3 on arbitrary bytes, in both directions.
  *
  * Parse: the input is a packet.  wire_parse_hdr() gives WIRE_OK or one of
  * the header's reasons, reading nothing of the body (in the ASan build the
@@ -8,12 +8,13 @@
  * steps together are wire_parse().  A packet that parses must satisfy what
  * wire.h says a valid packet is, and must survive the round trip: re-encoded
  * with wire_put_*() and wire_build() it gives the same bytes (the tag zeroed
- * and the report's reserved bytes, which the parser ignores, cleared) and
+ * and the report's zero bytes, which the parser ignores, cleared) and
  * parses to the same message.  The encoders must also refuse a buffer one
  * byte short.
  *
  * Build: the same bytes, read as the fields of a message of some type
- * (any header values, pn 0..2^64-1, a valid body made from them), are
+ * (any header values, pn 0..2^64-1, DATA flags any valid combination, a
+ * valid body made from them), are
  * encoded with wire_put_*() and wire_build() into a buffer of exactly the
  * size, and must parse back, in the two steps, to exactly those fields.
  * Every input is read both ways, reading nothing past the buffer (ASan: the
@@ -42,7 +43,8 @@ enum { MINLEN = WIRE_HDR_LEN + WIRE_TAG_LEN };
 static bool hdr_reason(enum wire_drop d)
 {
 	return d == WIRE_E_SHORT || d == WIRE_E_VERSION || d == WIRE_E_TYPE ||
-	       d == WIRE_E_PATH || d == WIRE_E_CONTROL_SEQ;
+	       d == WIRE_E_PATH || d == WIRE_E_CONTROL_SEQ ||
+	       d == WIRE_E_FLAGS;
 }
 
 static bool named(enum wire_drop d)
@@ -57,7 +59,8 @@ static bool same_hdr(const struct wire_hdr *x, const struct wire_hdr *y)
 	       x->path == y->path && x->pgap == y->pgap &&
 	       x->session == y->session && x->pn == y->pn &&
 	       x->gseq == y->gseq && x->lseq == y->lseq &&
-	       x->tstamp == y->tstamp;
+	       x->tstamp == y->tstamp && x->fgap == y->fgap &&
+	       x->flags == y->flags && x->cls == y->cls;
 }
 
 /* Is the body of a parsed packet what wire.h says it is? */
@@ -88,8 +91,10 @@ static void check_body(const struct wire_msg *m)
 		}
 		return;
 	}
-	FUZZ_CHECK(h->lseq == 0 && h->pgap == 0, "control with lseq %u pgap %u",
-		   h->lseq, h->pgap);
+	FUZZ_CHECK(h->lseq == 0 && h->pgap == 0 && h->fgap == 0 &&
+			   h->flags == 0 && h->cls == 0,
+		   "control with lseq %u pgap %u fgap %u flags %u cls %u",
+		   h->lseq, h->pgap, h->fgap, h->flags, h->cls);
 	switch (h->type) {
 	case WIRE_REPORT:
 		FUZZ_CHECK(m->u.report.n <= WIRE_MAX_PATHS, "report n %u",
@@ -103,6 +108,9 @@ static void check_body(const struct wire_msg *m)
 
 			FUZZ_CHECK(p < WIRE_MAX_PATHS && !(seen & 1u << p),
 				   "report entry %u path %u", i, p);
+			FUZZ_CHECK(b[4 + i * WIRE_REPORT_ENTRY + 1] == 0,
+				   "report entry %u flags %u", i,
+				   b[4 + i * WIRE_REPORT_ENTRY + 1]);
 			seen |= 1u << p;
 		}
 		break;
@@ -187,7 +195,8 @@ static bool same_body(const struct wire_msg *a, const struct wire_msg *b)
 
 			if (p->path != q->path || p->rx_pkts != q->rx_pkts ||
 			    p->lost_pkts != q->lost_pkts ||
-			    p->delay_us != q->delay_us) {
+			    p->delay_us != q->delay_us ||
+			    p->lseq_next != q->lseq_next) {
 				return false;
 			}
 		}
@@ -211,7 +220,8 @@ static bool same_msg(const struct wire_msg *a, const struct wire_msg *b)
 }
 
 /* The report's bytes that must be zero and that the parser ignores: the
- * three after the count and the three after each entry's path. */
+ * three after the count and the two after each entry's flags byte (the
+ * flags byte itself the parser refuses unless zero). */
 static bool reserved(const struct wire_msg *m, size_t i)
 {
 	if (m->hdr.type != WIRE_REPORT) {
@@ -220,7 +230,7 @@ static bool reserved(const struct wire_msg *m, size_t i)
 	if (i < 4) {
 		return i >= 1;
 	}
-	return (i - 4) % WIRE_REPORT_ENTRY >= 1 &&
+	return (i - 4) % WIRE_REPORT_ENTRY >= 2 &&
 	       (i - 4) % WIRE_REPORT_ENTRY <= 3;
 }
 
@@ -380,6 +390,12 @@ static void make_msg(struct reader *r, struct wire_msg *m, uint8_t *body)
 
 		h->pgap = (uint16_t)take(r, 2);
 		h->lseq = (uint32_t)take(r, 4);
+		h->fgap = (uint16_t)take(r, 2);
+		h->flags = (uint8_t)(take(r, 1) & WIRE_F_ALL);
+		h->cls = (uint8_t)take(r, 1);
+		if (h->flags & WIRE_F_FLOW_FIRST) {
+			h->fgap = 0; /* the first of its flow names none */
+		}
 		/* one in 16 of any size up to the largest, else small:
 		 * big bodies cost time that finds nothing new */
 		if ((sel & 0x1e) == 0) {
@@ -430,6 +446,7 @@ static void make_msg(struct reader *r, struct wire_msg *m, uint8_t *body)
 			m->u.report.p[i].rx_pkts = (uint32_t)take(r, 4);
 			m->u.report.p[i].lost_pkts = (uint32_t)take(r, 4);
 			m->u.report.p[i].delay_us = (uint32_t)take(r, 4);
+			m->u.report.p[i].lseq_next = (uint32_t)take(r, 4);
 		}
 		m->body_len = 4 + (size_t)m->u.report.n * WIRE_REPORT_ENTRY;
 		break;
@@ -509,8 +526,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		   "type %u", m.hdr.type);
 	FUZZ_CHECK(m.hdr.path < WIRE_MAX_PATHS, "path %u", m.hdr.path);
 	FUZZ_CHECK(m.hdr.type == WIRE_DATA ||
-			   (m.hdr.lseq == 0 && m.hdr.pgap == 0),
-		   "control with lseq %u pgap %u", m.hdr.lseq, m.hdr.pgap);
+			   (m.hdr.lseq == 0 && m.hdr.pgap == 0 &&
+			    m.hdr.fgap == 0 && m.hdr.flags == 0 &&
+			    m.hdr.cls == 0),
+		   "control with lseq %u pgap %u fgap %u flags %u cls %u",
+		   m.hdr.lseq, m.hdr.pgap, m.hdr.fgap, m.hdr.flags,
+		   m.hdr.cls);
+	FUZZ_CHECK(m.hdr.type != WIRE_DATA ||
+			   (!(m.hdr.flags & ~WIRE_F_ALL) &&
+			    !(m.hdr.flags & WIRE_F_FLOW_FIRST && m.hdr.fgap)),
+		   "DATA flags %02x fgap %u", m.hdr.flags, m.hdr.fgap);
 	FUZZ_CHECK(m.body == data + WIRE_HDR_LEN, "body at offset %td",
 		   m.body - data);
 	FUZZ_CHECK(m.body_len == size - MINLEN, "body_len %zu in %zu bytes",

@@ -23,11 +23,16 @@ def put(target, name, data):
         f.write(data)
 
 
+FLOW_FIRST, RESENT, DUP = 0x01, 0x02, 0x04
+
+
 def hdr(typ, path=0, pgap=0, session=42, pn=1, gseq=1, lseq=0, ts=1000,
-        ver=2):
-    """The wire v2 header: 28 bytes, pn (u64) after the session id."""
-    return struct.pack(">BBHIQIII", ver << 4 | typ, path, pgap, session, pn,
-                       gseq, lseq, ts)
+        fgap=0, flags=0, cls=0, ver=3):
+    """The wire v3 header: 32 bytes, pn (u64) after the session id, then
+    fgap, flags and cls after the timestamp.  (The v1 and v2 seeds are kept
+    in regress/fuzz_wire/ as they were written.)"""
+    return struct.pack(">BBHIQIIIHBB", ver << 4 | typ, path, pgap, session,
+                       pn, gseq, lseq, ts, fgap, flags, cls)
 
 
 TAG = bytes(range(16))
@@ -45,27 +50,38 @@ def ipv6(payload_len):
                         bytes(16), bytes(15) + b"\x01") + bytes(payload_len))
 
 
-def report(entries):
+def report(entries, flags=0, zero=0):
+    """entries: (path, rx, lost, delay_us, lseq_next); 20 bytes each, the
+    flags byte (reserved, must be 0) and the u16 zero after the path."""
     body = struct.pack(">B3x", len(entries))
-    for p, rx, lost, delay in entries:
-        body += struct.pack(">B3xIII", p, rx, lost, delay)
+    for p, rx, lost, delay, lnext in entries:
+        body += struct.pack(">BBHIIII", p, flags, zero, rx, lost, delay,
+                            lnext)
     return body
 
 
 def wire():
     t = "fuzz_wire"
     hs = 1 << 63  # HELLO/HELLO_ACK: a random pn with the top bit set
-    put(t, "data_ipv4", hdr(1, path=1, pgap=3, pn=7, gseq=7, lseq=5) +
-        ipv4(8) + TAG)
-    put(t, "data_ipv4_options", hdr(1, path=15, pn=0) +
+    put(t, "data_ipv4", hdr(1, path=1, pgap=3, pn=7, gseq=7, lseq=5, fgap=2,
+                            cls=1) + ipv4(8) + TAG)
+    put(t, "data_ipv4_options", hdr(1, path=15, pn=0, flags=FLOW_FIRST) +
         bytes([0x46]) + ipv4(4)[1:2] + struct.pack(">H", 24) + ipv4(4)[4:] + TAG)
-    put(t, "data_ipv6", hdr(1, path=2, pn=2**64 - 1, gseq=0xffffffff, lseq=9) +
+    put(t, "data_ipv6", hdr(1, path=2, pn=2**64 - 1, gseq=0xffffffff, lseq=9,
+                            fgap=0xffff, flags=RESENT | DUP, cls=255) +
         ipv6(12) + TAG)
+    put(t, "data_flow_first_all_flags",
+        hdr(1, path=3, pn=9, gseq=9, lseq=1,
+            flags=FLOW_FIRST | RESENT | DUP, cls=7) + ipv4(0) + TAG)
     put(t, "report_0", hdr(2, pn=3, gseq=3) + report([]) + TAG)
     put(t, "report_3", hdr(2, pn=4, gseq=4) +
-        report([(0, 100, 1, 500), (1, 90, 0, 40000), (15, 1, 2, 3)]) + TAG)
+        report([(0, 100, 1, 500, 101), (1, 90, 0, 40000, 0),
+                (15, 1, 2, 3, 0xffffffff)]) + TAG)
     put(t, "report_16", hdr(2, pn=5, gseq=5) +
-        report([(i, i, i, i) for i in range(16)]) + TAG)
+        report([(i, i, i, i, i + 1) for i in range(16)]) + TAG)
+    # accepted: the u16 zero of the entries is ignored (re-encoded as 0)
+    put(t, "report_zero_bytes_set", hdr(2, pn=10, gseq=10) +
+        report([(2, 5, 0, 0, 6)], zero=0xffff) + TAG)
     put(t, "probe", hdr(3, path=1, pn=6) + struct.pack(">II", 9, 77) + TAG)
     put(t, "probe_ack", hdr(4, path=1, pn=8) + struct.pack(">II", 9, 1000) + TAG)
     put(t, "hello", hdr(5, pn=hs | 0x1234) +
@@ -75,8 +91,17 @@ def wire():
     # near misses: one reason each
     put(t, "bad_short", hdr(5) + TAG[:15])
     put(t, "bad_version", hdr(5, ver=1) + struct.pack(">Q", 1) + TAG)
-    put(t, "bad_report_dup", hdr(2) + report([(1, 1, 1, 1), (1, 2, 2, 2)]) + TAG)
+    put(t, "bad_report_dup", hdr(2) + report([(1, 1, 1, 1, 1), (1, 2, 2, 2, 2)]) +
+        TAG)
     put(t, "bad_control_seq", hdr(3, lseq=1) + struct.pack(">II", 1, 1) + TAG)
+    put(t, "bad_control_flow", hdr(4, fgap=1, flags=RESENT, cls=1) +
+        struct.pack(">II", 1, 1) + TAG)
+    put(t, "bad_flags_unknown", hdr(1, flags=0x08) + ipv4(8) + TAG)
+    put(t, "bad_flags_first_with_fgap", hdr(1, fgap=1, flags=FLOW_FIRST) +
+        ipv4(8) + TAG)
+    put(t, "bad_report_flags", hdr(2) + report([(1, 1, 1, 1, 1)], flags=1) +
+        TAG)
+    put(t, "bad_version_2", hdr(5, ver=2) + struct.pack(">Q", 1) + TAG)
     put(t, "bad_inner_len", hdr(1) + ipv4(8)[:-1] + TAG)
     put(t, "bad_hello_len", hdr(5, pn=hs) + struct.pack(">QQ", 1, 2) + TAG)
     put(t, "bad_hello_ack_len", hdr(6, pn=hs) + struct.pack(">Q", 1) + TAG)

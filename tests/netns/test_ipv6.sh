@@ -12,18 +12,18 @@
 #    - IPv6 UDP and TCP cli <-> srv both ways, intact, and the bond carried
 #      them (ing.bonded; the egress released them through the TUN device:
 #      IPv6 inside IPv4, egr.via_tun);
-#    - the MSS clamp of IPv6 SYNs (1368 for 1500-byte IPv4 paths: the
+#    - the MSS clamp of IPv6 SYNs (1364 for 1500-byte IPv4 paths: the
 #      ip6tables TCPMSS rule counted them and the peers' MSS is below it);
-#    - a too-big IPv6 packet (1450 bytes > 1428) from srv: dropped, ICMPv6
+#    - a too-big IPv6 packet (1450 bytes > 1424) from srv: dropped, ICMPv6
 #      packet too big sent back (ing.too_big), srv's route cache learns
-#      1428, its next datagrams arrive (fragmented by srv);
+#      1424, its next datagrams arrive (fragmented by srv);
 #    - anti-spoofing: IPv6 from the CPE with a source outside its
 #      prefixes is dropped by the concentrator (egr.spoofed), not
 #      delivered.
 # 2. The lte path's outer transport IPv6 (the CPE restarted with an IPv6
 #    peer; lte routes IPv6):
 #    - the concentrator learns the path at [fd21::1]:7040, inner maximum
-#      and MSS from the IPv6 outer header (1408, clamp 1368/1348);
+#      and MSS from the IPv6 outer header (1404, clamp 1364/1344);
 #    - 90 Mbit/s of IPv4 down over both paths (dsl released by verdict,
 #      lte through the TUN device): lte carries its share, loss < 2 %,
 #      reordering < 0.1 % (rate checks: run alone; not asserted in the
@@ -183,9 +183,9 @@ else
 	bad "--check refused an IPv6 prefix"
 fi
 "$L3BONDD" -c "$TB_DIR/conc.conf" --print-rules ip6tables >"$TB_DIR/conc.rules6"
-check "conc: ip6tables rules bond fd00:1::/64 with MSS 1368" 'n == 2 && m == 1' \
+check "conc: ip6tables rules bond fd00:1::/64 with MSS 1364" 'n == 2 && m == 1' \
 	"n=$(cnt 'L3B_ING -d fd00:1::/64' <"$TB_DIR/conc.rules6")" \
-	"m=$(cnt 'set-mss 1368' <"$TB_DIR/conc.rules6")"
+	"m=$(cnt 'set-mss 1364' <"$TB_DIR/conc.rules6")"
 
 # shellcheck disable=SC2119 # the defaults of lib.sh
 tb_setup
@@ -245,25 +245,25 @@ check "the bond carried the IPv6 both ways (bonded, released via the TUN)" \
 	'cb >= 300 && kb >= 300 && ct >= 300 && kt >= 300' \
 	"cb=$(($(st cpe ing.bonded) - cb0))" "kb=$(($(st conc ing.bonded) - kb0))" \
 	"ct=$(($(st cpe egr.via_tun) - ct0))" "kt=$(($(st conc egr.via_tun) - kt0))"
-check "MSS clamp: IPv6 SYNs clamped to 1368 on both ends" \
-	'a >= 1 && b >= 1 && s <= 1368 && s > 0 && c <= 1368 && c > 0' \
+check "MSS clamp: IPv6 SYNs clamped to 1364 on both ends" \
+	'a >= 1 && b >= 1 && s <= 1364 && s > 0 && c <= 1364 && c > 0' \
 	"a=$(ip6_rule_pkts cpe TCPMSS)" "b=$(ip6_rule_pkts conc TCPMSS)" \
 	"s=$(jget "$TB_DIR/t6up.rx.json" maxseg)" \
 	"c=$(jget "$TB_DIR/t6down.rx.json" maxseg)"
 check "IPv4 still bonded beside it" 'p >= 4' "p=$(ping_count cli $TB_SRV_IP 4)"
 
-# too big: 1450 bytes of IPv6 > 1428.  The first is dropped and answered;
-# srv then fragments to 1428, conc's conntrack reassembles them before the
+# too big: 1450 bytes of IPv6 > 1424.  The first is dropped and answered;
+# srv then fragments to 1424, conc's conntrack reassembles them before the
 # queue, and the daemon, having told srv already, sends those whole in
 # fragmented outer packets (ing.outer_frag) instead of answering again.
 tb0=$(st conc ing.too_big)
 of0=$(st conc ing.outer_frag)
 udp6 srv cli $CLI6 big6 20 1402
 refresh conc
-check "too-big IPv6: one packet too big, srv learnt 1428, the rest arrived" \
+check "too-big IPv6: one packet too big, srv learnt 1424, the rest arrived" \
 	't == 1 && m == 1 && u == 19 && c == 0 && o == 19' \
 	"t=$(($(st conc ing.too_big) - tb0))" \
-	"m=$(tb_exec srv ip -6 route get $CLI6 | cnt 'mtu 1428')" \
+	"m=$(tb_exec srv ip -6 route get $CLI6 | cnt 'mtu 1424')" \
 	"u=$(jget "$TB_DIR/big6.rx.json" unique)" \
 	"c=$(jget "$TB_DIR/big6.rx.json" corrupted)" \
 	"o=$(($(st conc ing.outer_frag) - of0))"
@@ -294,12 +294,12 @@ refresh conc
 check "conc learnt the lte path over IPv6, no NAT66" 'p == 1' \
 	"p=$(st conc path.lte.peer | cnt "[$CPE_LTE6]:7040")"
 check "inner maximum and MSS from the IPv6 outer header" \
-	'ci == 1408 && ki == 1408 && cm == 1368 && km == 1368' \
+	'ci == 1404 && ki == 1404 && cm == 1364 && km == 1364' \
 	"ci=$(st cpe ing.inner_max)" "ki=$(st conc ing.inner_max)" \
 	"cm=$(st cpe ing.mss)" "km=$(st conc ing.mss)"
-check "the IPv6 clamp follows: 1348" 'a >= 1 && b >= 1' \
-	"a=$(tb_exec cpe ip6tables -w -t mangle -S L3B_ING | cnt 'set-mss 1348')" \
-	"b=$(tb_exec conc ip6tables -w -t mangle -S L3B_ING | cnt 'set-mss 1348')"
+check "the IPv6 clamp follows: 1344" 'a >= 1 && b >= 1' \
+	"a=$(tb_exec cpe ip6tables -w -t mangle -S L3B_ING | cnt 'set-mss 1344')" \
+	"b=$(tb_exec conc ip6tables -w -t mangle -S L3B_ING | cnt 'set-mss 1344')"
 
 # Both paths, the two outer families: one flow over dsl (released by
 # verdict) and lte (through the TUN device) stays in order and whole.
@@ -361,8 +361,8 @@ check "inner IPv6 in outer IPv6: released in place (no TUN), lte carried it" \
 	"ct=$(($(st cpe egr.via_tun) - ct0))" "kt=$(($(st conc egr.via_tun) - kt0))" \
 	"lr=$(($(st conc path.lte.rx_bytes) - lr0))" \
 	"lc=$(($(st cpe path.lte.rx_bytes) - lc0))"
-# srv's route cache still says 1428 (> 1408): flushed, so that it sends
-# 1450-byte datagrams again and learns 1408 from us; from another source
+# srv's route cache still says 1424 (> 1404): flushed, so that it sends
+# 1450-byte datagrams again and learns 1404 from us; from another source
 # address, which the concentrator has not told yet (it remembers whom it
 # told, and sends to them whole, in outer fragments: see above)
 tb_exec srv ip -6 addr add fd00:2::3/64 dev eth0 nodad
@@ -370,9 +370,9 @@ tb_exec srv ip -6 route flush cache
 big0=$(st conc ing.too_big)
 udp6 srv cli $CLI6 big6l 20 1402 fd00:2::3
 refresh conc
-check "too-big IPv6 over the IPv6 path: packet too big with 1408" \
+check "too-big IPv6 over the IPv6 path: packet too big with 1404" \
 	't == 1 && m == 1 && u == 19' "t=$(($(st conc ing.too_big) - big0))" \
-	"m=$(tb_exec srv ip -6 route get $CLI6 | cnt 'mtu 1408')" \
+	"m=$(tb_exec srv ip -6 route get $CLI6 | cnt 'mtu 1404')" \
 	"u=$(jget "$TB_DIR/big6l.rx.json" unique)"
 
 # the CPE's lte address changes: the concentrator follows at once

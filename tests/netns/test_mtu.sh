@@ -7,37 +7,37 @@
 #   10.0.1.2     l3bondd ===lte=== [lte] ===lte=== l3bondd      10.0.2.2
 #
 # The tunnel carries inner packets of at most inner_max = min path MTU -
-# 72 bytes (outer IPv4 20 + UDP 8 + header 28 + tag 16): 1428 on 1500-byte
+# 76 bytes (outer IPv4 20 + UDP 8 + header 32 + tag 16): 1424 on 1500-byte
 # paths.  Phases (each starts from a sender without learnt path MTU: its
 # routes are deleted and added again, which drops their exceptions):
 #   1. 1500-byte UDP datagrams WITH DF (IP_PMTUDISC_DO, IP_RECVERR): the
 #      first is dropped by the ingress and the sender gets an ICMP
 #      fragmentation-needed (type 3 code 4) from the gateway's LAN address
-#      with next-hop MTU 1428 (read from its socket's error queue); its
-#      socket and route cache then say mtu 1428, the same size fails
-#      locally with EMSGSIZE, 1428 bytes pass.  19 more 1500-byte DF
+#      with next-hop MTU 1424 (read from its socket's error queue); its
+#      socket and route cache then say mtu 1424, the same size fails
+#      locally with EMSGSIZE, 1424 bytes pass.  19 more 1500-byte DF
 #      datagrams (IP_PMTUDISC_PROBE: DF set, the learnt MTU ignored) get
 #      19 more ICMPs; the daemon's ing.too_big grows by exactly the 20
 #      sent, ing.too_big_mute not at all, and the receiver gets no
-#      1500-byte datagram, only the 1428-byte one, intact;
+#      1500-byte datagram, only the 1424-byte one, intact;
 #   2. 1500-byte UDP datagrams WITHOUT DF (IP_PMTUDISC_DONT), 20: all
 #      delivered, whole (the receiver's socket gets 1472-byte payloads,
 #      compared byte by byte), ing.fragmented grows by 20;
 #   3. TCP bulk transfers both ways (l3b-traffic tcp-send/tcp-recv, the
 #      stream verified): every SYN and SYN-ACK leaves its host with MSS
-#      1460 and arrives with 1388 (iptables tcpmss counters in OUTPUT and
+#      1460 and arrives with 1384 (iptables tcpmss counters in OUTPUT and
 #      INPUT of cli and srv), the sender's socket uses an MSS of at most
-#      1388 (ss -ti), the transfer completes intact, no ing.too_big nor
+#      1384 (ss -ti), the transfer completes intact, no ing.too_big nor
 #      ing.fragmented on either daemon;
 #   4. both daemons restarted with "mtu = 1400;" on the lte path:
-#      path.lte.mtu 1400, ing.inner_max 1328, ing.mss 1288, the installed
-#      TCPMSS rule (iptables -t mangle -S L3B_ING) sets 1288; 1400-byte DF
-#      datagrams get ICMP with 1328 both ways, 1328 bytes pass, 1400-byte
-#      ones without DF arrive whole (fragmented), TCP SYNs clamped to 1288;
+#      path.lte.mtu 1400, ing.inner_max 1324, ing.mss 1284, the installed
+#      TCPMSS rule (iptables -t mangle -S L3B_ING) sets 1284; 1400-byte DF
+#      datagrams get ICMP with 1324 both ways, 1324 bytes pass, 1400-byte
+#      ones without DF arrive whole (fragmented), TCP SYNs clamped to 1284;
 #   5. the interface's MTU as the default: the CPE's dsl device set to
 #      1380, the daemon reloaded (SIGHUP): path.dsl.mtu 1380, inner_max
-#      1308, mss 1268 and the rule follows, 1350-byte DF datagrams from
-#      cli get ICMP with 1308; back to 1500 after.
+#      1304, mss 1264 and the rule follows, 1350-byte DF datagrams from
+#      cli get ICMP with 1304; back to 1500 after.
 # Throughout, the routers in the middle count the outer packets: the
 # largest are exactly the path's MTU, none above, none fragmented.
 # The figures are printed (the closing note quotes them).
@@ -466,7 +466,7 @@ mss_assert() {
 # The outer packets on the access links, counted by the routers in the
 # middle (filter FORWARD, before anything else, both directions): UDP of
 # exactly MAX bytes (the smallest path MTU: every path carries inner
-# packets up to inner_max, which is min MTU - 72), above MAX, and
+# packets up to inner_max, which is min MTU - 76), above MAX, and
 # fragments.  lte has conntrack (its NAT), whose defragmentation would make
 # an outer packet sent in fragments one above MAX there; dsl sees the
 # fragments themselves.
@@ -554,14 +554,14 @@ write_confs 0.5 "probe_interval_ms = 200; dead_after_ms = 1000;"
 daemons_start
 
 echo "=== paths of 1500 bytes (interfaces' MTU)"
-mtu_state cpe 1500 1500 1428 1388
-mtu_state conc 1500 1500 1428 1388
+mtu_state cpe 1500 1500 1424 1384
+mtu_state conc 1500 1500 1424 1384
 outer_counters 1500
 
 nodf_phase cli 1500 20
 nodf_phase srv 1500 20
-df_phase cli 1500 1428 19
-df_phase srv 1500 1428 19
+df_phase cli 1500 1424 19
+df_phase srv 1500 1424 19
 
 refresh cpe
 refresh conc
@@ -569,10 +569,10 @@ tbc0=$(st cpe ing.too_big) tbk0=$(st conc ing.too_big)
 frc0=$(st cpe ing.fragmented) frk0=$(st conc ing.fragmented)
 pmtu_forget cli "$TB_CPE_LAN_IP" "$TB_SRV_IP" >/dev/null
 pmtu_forget srv "$TB_CONC_LAN_IP" "$TB_CLI_IP" >/dev/null
-mss_counters 1388
-tcp_phase cli 30000000 1388
-tcp_phase srv 30000000 1388
-mss_assert 1388
+mss_counters 1384
+tcp_phase cli 30000000 1384
+tcp_phase srv 30000000 1384
+mss_assert 1384
 refresh cpe
 refresh conc
 check "TCP: no ing.too_big nor ing.fragmented on either daemon (the clamp suffices)" \
@@ -587,34 +587,34 @@ write_confs 0.5 "probe_interval_ms = 200; dead_after_ms = 1000;"
 conf_path_keys "$TB_DIR/cpe.conf" lte "mtu = 1400;"
 conf_path_keys "$TB_DIR/conc.conf" lte "mtu = 1400;"
 daemons_start
-mtu_state cpe 1500 1400 1328 1288
-mtu_state conc 1500 1400 1328 1288
+mtu_state cpe 1500 1400 1324 1284
+mtu_state conc 1500 1400 1324 1284
 outer_counters 1400
-df_phase cli 1400 1328 9
-df_phase srv 1400 1328 9
+df_phase cli 1400 1324 9
+df_phase srv 1400 1324 9
 nodf_phase cli 1400 10
 nodf_phase srv 1400 10
 pmtu_forget cli "$TB_CPE_LAN_IP" "$TB_SRV_IP" >/dev/null
 pmtu_forget srv "$TB_CONC_LAN_IP" "$TB_CLI_IP" >/dev/null
-mss_counters 1288
-tcp_phase cli 10000000 1288
-tcp_phase srv 10000000 1288
-mss_assert 1288
+mss_counters 1284
+tcp_phase cli 10000000 1284
+tcp_phase srv 10000000 1284
+mss_assert 1284
 outer_assert 1400
 
 echo "=== the CPE's dsl interface at MTU 1380, daemon reloaded"
 tb_exec cpe ip link set dsl mtu 1380
 kill -HUP "${DPID[cpe]}"
 sleep 0.5
-mtu_state cpe 1380 1400 1308 1268
+mtu_state cpe 1380 1400 1304 1264
 # Upstream only: the concentrator knows nothing of the CPE's interface.
 # Below 1380: cpe's kernel checks the MTU of its own route (dsl) before
 # the FORWARD hook and would answer a larger packet itself.
-df_phase cli 1350 1308 4
+df_phase cli 1350 1304 4
 tb_exec cpe ip link set dsl mtu 1500
 kill -HUP "${DPID[cpe]}"
 sleep 0.5
-mtu_state cpe 1500 1400 1328 1288
+mtu_state cpe 1500 1400 1324 1284
 
 echo "=== figures"
 for l in "${FIG[@]}" "${TCP_FIG[@]}"; do

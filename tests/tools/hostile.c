@@ -463,6 +463,7 @@ static size_t make_body(const struct opts *o, uint8_t t, uint8_t *body,
 			r.p[i].rx_pkts = (uint32_t)rnd64();
 			r.p[i].lost_pkts = (uint32_t)rnd64();
 			r.p[i].delay_us = (uint32_t)rnd64();
+			r.p[i].lseq_next = (uint32_t)rnd64();
 		}
 		n = wire_put_report(body, cap, &r);
 		break;
@@ -491,8 +492,9 @@ static bool is_hello_type(uint8_t t)
 	return t == WIRE_HELLO || t == WIRE_HELLO_ACK;
 }
 
-/* A header for type t: control types carry no lseq/pgap (else the parser
- * stops them at control_with_seq, before the tag). */
+/* A header for type t: control types carry no lseq/pgap/fgap/flags/cls
+ * (else the parser stops them at control_with_seq, before the tag); DATA
+ * carries valid flow fields (else bad_flags stops it). */
 static void make_hdr(struct wire_hdr *h, const struct opts *o, uint8_t t,
 		     uint8_t path, uint64_t pn, uint32_t gseq, uint32_t lseq)
 {
@@ -507,6 +509,12 @@ static void make_hdr(struct wire_hdr *h, const struct opts *o, uint8_t t,
 	if (t == WIRE_DATA) {
 		h->lseq = lseq;
 		h->pgap = (uint16_t)rnd_below(4);
+		h->fgap = (uint16_t)rnd_below(4);
+		h->flags = (uint8_t)(rnd_below(4) << 1); /* RESENT, DUP */
+		if (h->fgap == 0 && rnd_below(2)) {
+			h->flags |= WIRE_F_FLOW_FIRST;
+		}
+		h->cls = (uint8_t)rnd_below(4);
 	}
 }
 

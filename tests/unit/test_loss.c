@@ -224,6 +224,8 @@ static void test_report(void **state)
 		assert_int_equal(r.p[i].rx_pkts, 0);
 		assert_int_equal(r.p[i].lost_pkts, 0);
 		assert_int_equal(r.p[i].delay_us, 0);
+		/* nothing received yet */
+		assert_int_equal(r.p[i].lseq_next, 0);
 	}
 
 	/* path 0: 10, 11, 14 (2 lost); path 1: 0, 1 */
@@ -240,6 +242,9 @@ static void test_report(void **state)
 	assert_int_equal(r.p[1].path, 1);
 	assert_int_equal(r.p[1].rx_pkts, 2);
 	assert_int_equal(r.p[1].lost_pkts, 0);
+	/* one past the highest received */
+	assert_int_equal(r.p[0].lseq_next, 15);
+	assert_int_equal(r.p[1].lseq_next, 2);
 
 	/* cumulative: not reset by a report */
 	assert_int_equal(egr_loss_on_packet(&l, 1, 5), 3);
@@ -248,23 +253,44 @@ static void test_report(void **state)
 	assert_int_equal(r.p[0].lost_pkts, 2);
 	assert_int_equal(r.p[1].rx_pkts, 3);
 	assert_int_equal(r.p[1].lost_pkts, 3);
+	assert_int_equal(r.p[1].lseq_next, 6);
+
+	/* a packet behind the expected one does not take it back; a
+	 * resync follows the sender */
+	assert_int_equal(egr_loss_on_packet(&l, 1, 3), 0);
+	assert_int_equal(egr_loss_on_packet(&l, 0, 14 + 100000), 0);
+	assert_int_equal(egr_loss_report(&l, &r), 4);
+	assert_int_equal(r.p[1].lseq_next, 6);
+	assert_int_equal(r.p[0].lseq_next, 14 + 100000 + 1);
+	assert_int_equal(r.p[0].rx_pkts, 4);
+	assert_int_equal(r.p[1].rx_pkts, 4);
 
 	/* a report without new packets repeats the counters */
-	assert_int_equal(egr_loss_report(&l, &r), 4);
+	assert_int_equal(egr_loss_report(&l, &r), 5);
 	assert_int_equal(r.p[1].lost_pkts, 3);
+	assert_int_equal(r.p[1].lseq_next, 6);
 
 	/* the interval's smallest queueing delay is carried, then restarts;
 	 * an interval without packets reports 0 */
 	l.p[1].qdelay_max = 23456;
 	l.p[1].qdelay_min = 12345;
 	l.p[1].qdelay_any = true;
-	assert_int_equal(egr_loss_report(&l, &r), 5);
+	assert_int_equal(egr_loss_report(&l, &r), 6);
 	assert_int_equal(r.p[1].delay_us, 12345);
 	assert_int_equal(r.p[0].delay_us, 0);
 	assert_int_equal(l.p[1].qdelay_max, 0);
 	assert_false(l.p[1].qdelay_any);
-	assert_int_equal(egr_loss_report(&l, &r), 6);
+	assert_int_equal(egr_loss_report(&l, &r), 7);
 	assert_int_equal(r.p[1].delay_us, 0);
+
+	/* the local sequence wraps: lseq 0xffffffff expects 0 next */
+	l.p[1].next_lseq = 0xffffffffu;
+	assert_int_equal(egr_loss_on_packet(&l, 1, 0xffffffffu), 0);
+	assert_int_equal(egr_loss_report(&l, &r), 8);
+	assert_int_equal(r.p[1].lseq_next, 0);
+	assert_int_equal(egr_loss_on_packet(&l, 1, 0), 0);
+	assert_int_equal(egr_loss_report(&l, &r), 9);
+	assert_int_equal(r.p[1].lseq_next, 1);
 
 	/* report seq wraps */
 	l.report_seq = 0xffffffffu;

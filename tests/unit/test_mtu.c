@@ -182,13 +182,15 @@ static void test_inner_max(void **state)
 		bool outer6;
 		uint16_t want;
 	} v[] = {
-		{1500, false, 1428},   {1500, true, 1408},
-		{576, false, 504},     {1280, true, 1188},
-		{72, false, 0},	       {73, false, 1},
-		{92, true, 0},	       {93, true, 1},
+		{1500, false, 1424},   {1500, true, 1404},
+		{576, false, 500},     {1280, true, 1184},
+		{1400, false, 1324},   {1400, true, 1304},
+		{76, false, 0},	       {77, false, 1},
+		{96, true, 0},	       {97, true, 1},
 		{0, false, 0},	       {0, true, 0},
-		{65535, false, 65463}, {65607, false, 65535},
-		{65608, false, 65535}, {0xffffffff, true, 65535},
+		{65535, false, 65459}, {65611, false, 65535},
+		{65612, false, 65535}, {65610, false, 65534},
+		{0xffffffff, true, 65535},
 	};
 	size_t i;
 	uint32_t m;
@@ -207,14 +209,16 @@ static void test_inner_max(void **state)
 		assert_int_equal(mtu_inner_max(m + 20, true),
 				 m - WIRE_OVERHEAD);
 	}
-	assert_int_equal(mtu_mss4(1500), 1388);
-	assert_int_equal(mtu_mss6(1500), 1368);
-	assert_int_equal(mtu_mss4(576), 464);
-	assert_int_equal(mtu_mss6(576), 444);
-	assert_int_equal(mtu_mss4(72 + 40), 0);
-	assert_int_equal(mtu_mss4(72 + 41), 1);
-	assert_int_equal(mtu_mss6(72 + 60), 0);
-	assert_int_equal(mtu_mss6(72 + 61), 1);
+	assert_int_equal(mtu_mss4(1500), 1384);
+	assert_int_equal(mtu_mss6(1500), 1364);
+	assert_int_equal(mtu_mss4(1400), 1284);
+	assert_int_equal(mtu_mss6(1400), 1264);
+	assert_int_equal(mtu_mss4(576), 460);
+	assert_int_equal(mtu_mss6(576), 440);
+	assert_int_equal(mtu_mss4(76 + 40), 0);
+	assert_int_equal(mtu_mss4(76 + 41), 1);
+	assert_int_equal(mtu_mss6(76 + 60), 0);
+	assert_int_equal(mtu_mss6(76 + 61), 1);
 	assert_int_equal(mtu_mss4(0), 0);
 	assert_int_equal(mtu_mss6(30), 0);
 }
@@ -862,7 +866,7 @@ static void check_frags(const uint8_t *orig, size_t len, size_t max_inner,
 
 static const size_t max_set[] = {28,   29,   35,   36,	 68,   69,   75,
 				 76,   100,  128,  504,	 576,  577,  1000,
-				 1280, 1428, 1500, 2047, 2048, 2049, 9000};
+				 1280, 1424, 1500, 2047, 2048, 2049, 9000};
 
 static void frag_sweep(const uint8_t *opts, size_t optlen, uint16_t frag,
 		       const uint8_t *later, size_t laterlen, size_t maxlen,
@@ -936,7 +940,7 @@ static void test_frag_big(void **state)
 {
 	static uint8_t b[BIG];
 	static const size_t lens[] = {65535, 65534, 65000, 40000, 9000};
-	static const size_t maxs[] = {28, 68, 576, 1428, 2048, 65535};
+	static const size_t maxs[] = {28, 68, 576, 1424, 2048, 65535};
 	struct p4 p = udp4;
 	size_t i, j, n;
 	int r;
@@ -1012,18 +1016,18 @@ static void test_frag_errors(void **state)
 	p.frag = 0;
 	p.plen = 5000;
 	n = build4(b, &p);
-	need = mtu_frag4(b, n, 1428, fbuf, flen, MAX_FRAGS);
-	assert_int_equal(need, 4); /* 1408 * 3 + 776 */
+	need = mtu_frag4(b, n, 1424, fbuf, flen, MAX_FRAGS);
+	assert_int_equal(need, 4); /* 1400 * 3 + 800 */
 	memset(fbuf, 0xee, sizeof(*fbuf) * 8);
 	memset(flen, 0xee, sizeof(flen[0]) * 8);
-	assert_int_equal(mtu_frag4(b, n, 1428, fbuf, flen, 3), -E2BIG);
+	assert_int_equal(mtu_frag4(b, n, 1424, fbuf, flen, 3), -E2BIG);
 	for (i = 0; i < 8; i++) {
 		assert_int_equal(fbuf[i][0], 0xee);
 		assert_int_equal(fbuf[i][MTU_FRAG_BUF - 1], 0xee);
 	}
 	assert_int_equal(flen[0], (size_t)0xeeeeeeeeeeeeeeeeULL);
-	assert_int_equal(mtu_frag4(b, n, 1428, fbuf, flen, 4), 4);
-	check_frags(b, n, 1428, 4, no_opts, 0, "e2big");
+	assert_int_equal(mtu_frag4(b, n, 1424, fbuf, flen, 4), 4);
+	check_frags(b, n, 1424, 4, no_opts, 0, "e2big");
 	/* max_inner above the buffer: fragments of MTU_FRAG_BUF */
 	assert_int_equal(mtu_frag4(b, n, 9000, fbuf, flen, 2), -E2BIG);
 	/* max_inner above the buffer: fragments of MTU_FRAG_BUF */

@@ -51,8 +51,8 @@ static void assert_text(const struct conf *c, enum gw_rules_kind kind,
 }
 
 #define CLAMP                                                                  \
-	"-p tcp --tcp-flags SYN,RST SYN -m tcpmss --mss 1389:65535 "           \
-	"-j TCPMSS --set-mss 1388\n"
+	"-p tcp --tcp-flags SYN,RST SYN -m tcpmss --mss 1385:65535 "           \
+	"-j TCPMSS --set-mss 1384\n"
 #define DEFRAG                                                                 \
 	":L3B_DEFRAG - [0:0]\n"                                                \
 	"-A L3B_DEFRAG -m conntrack --ctstate INVALID -j RETURN\nCOMMIT\n"
@@ -149,8 +149,8 @@ static void test_rules_nft(void **state)
 		    "\t\ttype filter hook forward priority mangle; policy "
 		    "accept;\n"
 		    "\t\tip daddr 10.0.1.0/24 tcp flags & (syn | rst) == syn "
-		    "tcp option maxseg size 1389-65535 tcp option maxseg size "
-		    "set 1388\n"
+		    "tcp option maxseg size 1385-65535 tcp option maxseg size "
+		    "set 1384\n"
 		    "\t\tip daddr 10.0.1.0/24 queue num 0 bypass\n"
 		    "\t}\n"
 		    "\tchain egress {\n"
@@ -166,8 +166,8 @@ static void test_rules_nft(void **state)
 }
 
 #define CLAMP6                                                                 \
-	"-p tcp --tcp-flags SYN,RST SYN -m tcpmss --mss 1369:65535 "           \
-	"-j TCPMSS --set-mss 1368\n"
+	"-p tcp --tcp-flags SYN,RST SYN -m tcpmss --mss 1365:65535 "           \
+	"-j TCPMSS --set-mss 1364\n"
 
 /* ip6tables: the IPv6 prefixes only, the IPv6 MSS (20 less); the egress
  * and defrag chains as for IPv4.  An IPv4-only config gets no capture. */
@@ -235,16 +235,16 @@ static void test_conf_mss(void **state)
 	base(&c, ROLE_CPE);
 	strcpy(c.path[0].peer, "192.0.2.1");
 	strcpy(c.path[1].peer, "192.0.2.2");
-	assert_int_equal(gw_conf_mss(&c), 1388);
+	assert_int_equal(gw_conf_mss(&c), 1384);
 	strcpy(c.path[1].peer, "2001:db8::2");
-	assert_int_equal(gw_conf_mss(&c), 1368);
-	c.path[0].mtu = 1400; /* IPv4 1400: 1288; IPv6 1500: 1368 */
-	assert_int_equal(gw_conf_mss(&c), 1288);
+	assert_int_equal(gw_conf_mss(&c), 1364);
+	c.path[0].mtu = 1400; /* IPv4 1400: 1284; IPv6 1500: 1364 */
+	assert_int_equal(gw_conf_mss(&c), 1284);
 	c.path[0].mtu = 1492;
-	assert_int_equal(gw_conf_mss(&c), 1368);
+	assert_int_equal(gw_conf_mss(&c), 1364);
 	/* a concentrator assumes IPv4 until it learns an IPv6 peer */
 	base(&c, ROLE_CONCENTRATOR);
-	assert_int_equal(gw_conf_mss(&c), 1388);
+	assert_int_equal(gw_conf_mss(&c), 1384);
 }
 
 /* nft: ip6 daddr for an IPv6 prefix; the CPE's clamp per family. */
@@ -260,25 +260,25 @@ static void test_rules_nft6(void **state)
 	c.cpe[0].prefix[0].v6 = true;
 	inet_pton(AF_INET6, "2001:db8:1::", c.cpe[0].prefix[0].addr6);
 	c.cpe[0].prefix[0].len = 48;
-	assert_true(gw_rules_text(&c, GW_RULES_NFT, 1388, buf, sizeof(buf)) >
+	assert_true(gw_rules_text(&c, GW_RULES_NFT, 1384, buf, sizeof(buf)) >
 		    0);
 	assert_non_null(strstr(
 		buf, "\t\tip6 daddr 2001:db8:1::/48 tcp flags & (syn | rst) "
-		     "== syn tcp option maxseg size 1369-65535 tcp option "
-		     "maxseg size set 1368\n"
+		     "== syn tcp option maxseg size 1365-65535 tcp option "
+		     "maxseg size set 1364\n"
 		     "\t\tip6 daddr 2001:db8:1::/48 queue num 0 bypass\n"));
 	base(&c, ROLE_CPE);
 	c.nlan = 1;
 	strcpy(c.lan[0], "lan");
-	assert_true(gw_rules_text(&c, GW_RULES_NFT, 1388, buf, sizeof(buf)) >
+	assert_true(gw_rules_text(&c, GW_RULES_NFT, 1384, buf, sizeof(buf)) >
 		    0);
 	assert_non_null(strstr(
 		buf, "\t\tiifname \"lan\" oifname \"wan-dsl\" meta nfproto "
 		     "ipv4 tcp flags & (syn | rst) == syn tcp option maxseg "
-		     "size 1389-65535 tcp option maxseg size set 1388\n"
+		     "size 1385-65535 tcp option maxseg size set 1384\n"
 		     "\t\tiifname \"lan\" oifname \"wan-dsl\" meta nfproto "
 		     "ipv6 tcp flags & (syn | rst) == syn tcp option maxseg "
-		     "size 1369-65535 tcp option maxseg size set 1368\n"));
+		     "size 1365-65535 tcp option maxseg size set 1364\n"));
 }
 
 /* A buffer too small is refused, never overrun. */
@@ -294,7 +294,7 @@ static void test_rules_overflow(void **state)
 	strcpy(c.lan[0], "lan");
 	for (n = 0; n < 64; n += 7) {
 		memset(buf, 'Z', sizeof(buf));
-		assert_int_equal(gw_rules_text(&c, n & 1, 1388, buf, n),
+		assert_int_equal(gw_rules_text(&c, n & 1, 1384, buf, n),
 				 -ENOSPC);
 		assert_int_equal(buf[n], 'Z');
 	}
