@@ -19,7 +19,8 @@ case ${1:-} in
 "")
 	pkgs+=(curl util-linux passwd
 	systemd groff-base man-db shellcheck valgrind strace
-	busybox musl-tools clang-14 libclang-rt-14-dev)
+	busybox musl-tools clang-14 libclang-rt-14-dev
+	iperf3 irtt iputils-ping jq)
 	;;
 *)
 	echo "usage: scripts/deps.sh [--run]" >&2
@@ -33,7 +34,8 @@ esac
 # strace lists the daemon's system calls against the unit's filter;
 # busybox (ash, awk) and musl-tools (musl-gcc) stand in for OpenWrt's
 # shell and libc in the package test; clang-14 with its runtime builds the
-# libFuzzer targets (scripts/fuzz.sh).
+# libFuzzer targets (scripts/fuzz.sh); iperf3, irtt, ping and jq are the
+# quality benchmark's tools (scripts/quality.sh, tests/quality).
 
 missing=()
 for p in "${pkgs[@]}"; do
@@ -47,3 +49,8 @@ SUDO=
 echo "deps: installing ${missing[*]}" >&2
 $SUDO apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# irtt's package enables a server on the host's port 2112; the benchmark
+# runs its own in a namespace
+if [ -d /run/systemd/system ]; then
+	$SUDO systemctl disable --now irtt.service >/dev/null 2>&1 || true
+fi

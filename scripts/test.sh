@@ -31,6 +31,14 @@ for variant in plain asan; do
 		"${filter[@]}"
 done
 
+# The quality benchmark's quick form (tests/quality/run.sh: one buffer, one
+# case of each kind, DSL alone, the paper's algorithm and l3bond): it
+# prints its figures and fails only if a case measured nothing.  As root.
+if [ "$(id -u)" -eq 0 ]; then
+	echo "== quality benchmark (quick form)"
+	bash tests/quality/run.sh --quick --build build --out build/quality
+fi
+
 # The libFuzzer targets (wire decoder, config reader, l3bondctl set) for a
 # bounded time with clang; their seeds and saved crashers already ran in
 # both builds above as unit tests.

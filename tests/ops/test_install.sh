@@ -212,8 +212,16 @@ if command -v systemd-analyze >/dev/null; then
 			"$(unit_file "$usr" /usr "$name")" >"$v/$name"
 	done
 	for unit in l3bondd.service l3bondd@cpe.service; do
-		if out=$(MANPATH=$usr/usr/share/man systemd-analyze verify \
-			"$v/$unit" 2>&1) && [ -z "$out" ]; then
+		# verify also reads the machine's other units; what it says of
+		# those (irtt.service, from the benchmark's dependencies, has a
+		# warning on Debian 12) is not ours to judge
+		rc=0
+		out=$(MANPATH=$usr/usr/share/man systemd-analyze verify \
+			"$v/$unit" 2>&1) || rc=$?
+		out=$(printf '%s\n' "$out" | grep -v \
+			'^/lib/systemd/system/[^l]\|^/usr/lib/systemd/system/[^l]' ||
+			true)
+		if [ $rc -eq 0 ] && [ -z "$out" ]; then
 			ok "systemd-analyze verify $unit: clean"
 		else
 			bad "systemd-analyze verify $unit: $out"
