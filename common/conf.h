@@ -79,6 +79,7 @@ struct conf_path {
 	char peer[CONF_ADDR_MAX]; /* peer address for this path; "" if none */
 	uint16_t peer_port;	  /* 0: the top-level port */
 	uint32_t mtu; /* of the path's interface; 0: read it at start */
+	uint32_t rate_kbps; /* the line's rate, to pace it (0: unknown) */
 };
 
 struct conf {

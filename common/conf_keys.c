@@ -555,6 +555,10 @@ const struct key conf_path_keys[] = {
 	{KEY("mtu", CONF_PATH, CONF_RESTART, 0, 576, 65535, NULL,
 	     "largest outer packet (default: the interface's MTU)"),
 	 INT_KEY(struct conf_path, mtu, 1)},
+	{KEY("rate_mbit", CONF_PATH, CONF_RELOAD, 0, 0, 100000, "0",
+	     "a fixed path's rate in Mbit/s of IP packets, to pace it just "
+	     "below (0: unknown, not paced)"),
+	 INT_KEY(struct conf_path, rate_kbps, 1000)},
 };
 const size_t conf_npath_keys = ARRAY_SIZE(conf_path_keys);
 

@@ -123,6 +123,9 @@ static int set_params(struct gw *gw, const struct conf *c)
 		struct gw_sess *s = gw->sess[k];
 
 		ret = ing_sched_set_params(&s->sched, &c->sched);
+		for (unsigned i = 0; i < c->npaths; i++) {
+			ing_sched_set_rate(&s->sched, i, c->path[i].rate_kbps);
+		}
 		if (!ret) {
 			ret = egr_reseq_set_params(&s->egr.reseq, &c->reseq);
 		}

@@ -278,6 +278,7 @@ static struct gw_sess *sess_open(struct gw *gw, const struct conf_cpe *cc)
 	/* nothing is sent until the peer answered on a path */
 	for (i = 0; i < gw->npaths; i++) {
 		ing_sched_set_up(&s->sched, i, false);
+		ing_sched_set_rate(&s->sched, i, gw->conf.path[i].rate_kbps);
 	}
 	err = gw_segr_open(s);
 	if (err) {

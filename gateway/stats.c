@@ -261,6 +261,13 @@ static void walk_ingress(struct gw_sess *se, struct walker *w)
 		"packets of sparse flows, sent on the path with the lowest "
 		"RTT",
 		ss->sparse);
+	counter(w, "paced",
+		"bulk packets a paced fixed path took within its rate",
+		ss->paced);
+	counter(w, "overflow",
+		"bulk packets sent on a mobile path because the paced fixed "
+		"paths were at their rate",
+		ss->overflow);
 	counter(w, "mobile_full",
 		"increases withheld because a mobile path queues over "
 		"queue_target_ms",
@@ -433,6 +440,10 @@ static void walk_path(struct gw_sess *se, struct walker *w, unsigned i)
 		"times the path's socket was opened again (interface "
 		"re-created, new address)",
 		gw->path[i].reopens);
+	gauge(w, "rate_mbit",
+	      "the line rate the path is paced just below (0: not paced), "
+	      "Mbit/s",
+	      gw->conf.path[i].rate_kbps / 1000);
 	gauge(w, "peer_queue_us",
 	      "standing queue the peer's egress saw on this path in its last "
 	      "REPORT, us",

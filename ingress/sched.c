@@ -176,21 +176,95 @@ int ing_sched_pick(struct ing_sched *s, struct wire_hdr *h)
 	return best;
 }
 
+/* Refills the token buckets of the paced paths; true if one is up. */
+static bool refill(struct ing_sched *s, uint64_t now_us)
+{
+	bool any = false;
+
+	for (unsigned i = 0; i < s->n; i++) {
+		struct ing_sched_path *p = &s->path[i];
+		double depth;
+
+		if (p->rate_Bps <= 0) {
+			continue;
+		}
+		depth = p->rate_Bps * ING_PACE_BURST_US / 1e6;
+		if (depth < 3000) {
+			depth = 3000;
+		}
+		if (now_us > p->tok_us) {
+			p->tokens += p->rate_Bps * ING_PACE_PERMILLE / 1000 *
+				     (double)(now_us - p->tok_us) / 1e6;
+		}
+		p->tok_us = now_us;
+		if (p->tokens > depth) {
+			p->tokens = depth;
+		}
+		any = any || (p->up && p->cls == PATH_FIXED);
+	}
+	return any;
+}
+
+/* A bulk packet of len bytes with paced fixed paths: the first that is up
+ * and has the tokens, else the mobile path that is up and carried least,
+ * else (no mobile path, or w_mobile_max 0) the first paced path up, which
+ * queues it. */
+static int paced(struct ing_sched *s, uint32_t len)
+{
+	len += WIRE_OVERHEAD;
+	int first = -1, mob = -1;
+
+	for (unsigned i = 0; i < s->n; i++) {
+		struct ing_sched_path *p = &s->path[i];
+
+		if (!p->up) {
+			continue;
+		}
+		if (p->cls == PATH_FIXED && p->rate_Bps > 0) {
+			if (p->tokens >= len) {
+				s->st.paced++;
+				return (int)i;
+			}
+			if (first < 0) {
+				first = (int)i;
+			}
+		} else if (p->cls == PATH_MOBILE &&
+			   (mob < 0 || p->sent < s->path[mob].sent)) {
+			mob = (int)i;
+		}
+	}
+	if (mob >= 0 && s->p.w_mobile_max > 0) {
+		s->st.overflow++;
+		return mob;
+	}
+	return first;
+}
+
 int ing_sched_pick_flow(struct ing_sched *s, struct wire_hdr *h,
 			uint32_t hash, uint32_t len, uint64_t now_us)
 {
 	struct ing_flow *b;
-	bool sparse;
+	bool sparse, pace;
 	int best;
 
 	b = ing_flow_note(&s->flows, hash, len, now_us, &sparse);
-	best = sparse ? lowest_delay(s) : wrr(s);
+	pace = refill(s, now_us);
+	if (sparse) {
+		best = lowest_delay(s);
+	} else {
+		best = pace ? paced(s, len) : wrr(s);
+	}
 	if (best < 0) {
 		s->st.no_path++;
 		return -ENETDOWN;
 	}
 	if (sparse) {
 		s->st.sparse++;
+	}
+	if (s->path[best].rate_Bps > 0) {
+		/* the line carries the tunnel's packet; a sparse packet may
+		 * take the bucket into debt: the bulk waits */
+		s->path[best].tokens -= len + WIRE_OVERHEAD;
 	}
 	consume(s, best, h);
 	ing_flow_sent(b, h->gseq, &h->fgap, &h->flags);
@@ -201,6 +275,13 @@ void ing_sched_set_delay(struct ing_sched *s, unsigned path, uint32_t us)
 {
 	if (path < s->n) {
 		s->path[path].delay_us = us;
+	}
+}
+
+void ing_sched_set_rate(struct ing_sched *s, unsigned path, uint32_t kbps)
+{
+	if (path < s->n && s->path[path].cls == PATH_FIXED) {
+		s->path[path].rate_Bps = kbps * 125.0;
 	}
 }
 

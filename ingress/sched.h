@@ -46,6 +46,12 @@ enum {
 	/* A mobile path queues when its standing queue is this many targets
 	 * over its floor (and over twice its variation). */
 	ING_MOBILE_TARGETS = 4,
+	/* A paced path is fed at this share of its rate (per mille), so that
+	 * its line's buffer (the modem's, the DSLAM's) stays empty and the
+	 * excess goes to the mobile paths at once; its bucket holds
+	 * ING_PACE_BURST_US of the rate (at least two full packets). */
+	ING_PACE_PERMILLE = 980,
+	ING_PACE_BURST_US = 5000,
 };
 
 struct ing_sched_path {
@@ -63,6 +69,11 @@ struct ing_sched_path {
 	uint32_t rep_qdelay_us; /* standing queue in the last report */
 	uint32_t delay_us;	/* its delay now (the daemon: smoothed RTT),
 				 * for sparse flows */
+	/* pacing (a fixed path whose rate is known): a token bucket in
+	 * bytes, filled at ING_PACE_PERMILLE of the rate */
+	double rate_Bps;	/* 0: not paced */
+	double tokens;
+	uint64_t tok_us;
 	/* mobile paths: their own floor and variation of it (us) */
 	bool have_floor;
 	uint32_t floor_cur, floor_prev, floor_left;
@@ -83,6 +94,10 @@ struct ing_sched_stats {
 	uint64_t no_path;  /* picks refused: no path up */
 	uint64_t sparse;   /* packets of sparse flows, on the lowest-delay
 			    * path */
+	uint64_t paced;	   /* bulk packets a paced path took within its
+			    * rate */
+	uint64_t overflow; /* bulk packets sent on a mobile path because the
+			    * paced fixed paths were at their rate */
 };
 
 struct ing_sched {
@@ -129,6 +144,14 @@ int ing_sched_pick_flow(struct ing_sched *s, struct wire_hdr *h,
 /* A path's current delay, in any unit common to the paths (the daemon: its
  * smoothed RTT, us). */
 void ing_sched_set_delay(struct ing_sched *s, unsigned path, uint32_t us);
+
+/* A fixed path's line rate in kbit/s of IP packets (0: unknown).  With a
+ * rate, ing_sched_pick_flow paces the path: bulk packets take it while its
+ * token bucket allows and overflow to the mobile paths beyond (sparse ones
+ * take it whatever, and are paid for by the bulk), so the line's own
+ * buffer stays empty.  Without a mobile path up, or with w_mobile_max 0,
+ * nothing overflows. */
+void ing_sched_set_rate(struct ing_sched *s, unsigned path, uint32_t kbps);
 
 /* Applies a REPORT from the peer's egress: seq is the report sequence (the
  * header's gseq).  Runs AWI/IWI on fixed-path loss, DWD otherwise. */

@@ -3,7 +3,8 @@
 # scripts/quality.sh).  On the namespace testbed with both daemons real,
 # for each link buffer, in the same run: DSL alone (no daemon: the traffic
 # goes natively over the DSL), the paper's algorithm (queue target 0: loss
-# is the only congestion signal) and l3bond with its defaults.
+# is the only congestion signal), l3bond with its defaults, and l3bond with
+# the DSL's rate configured on both boxes (rate_mbit = 64: paced).
 #
 #            LAN                 access links                  LAN
 #   cli ---------- cpe ===dsl=== [dsl] ===dsl=== conc ---------- srv
@@ -31,7 +32,7 @@
 # plots (goodput bars and ping CDFs under the RRUL load, per buffer).
 #
 # usage: run.sh [--quick] [--out DIR] [--build DIR] [--buffers "30 50 .."]
-#               [--modes "dsl paper l3bond"] [--duration S]
+#               [--modes "dsl paper l3bond rate"] [--duration S]
 #   --quick: one buffer (50 ms), one case of each kind, short runs (what CI
 #   runs: it checks that the benchmark works, it asserts no figure).
 # Needs root, iperf3, irtt, ping (scripts/deps.sh), gnuplot for the plots.
@@ -43,7 +44,7 @@ quick=0
 out=$root/build/quality
 build=$root/build
 buffers="30 50 100 200"
-modes="dsl paper l3bond"
+modes="dsl paper l3bond rate"
 dur=30
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -126,6 +127,12 @@ start_mode() {
 	dsl) return 0 ;;
 	paper) write_confs 0.5 "queue_target_ms = 0;" ;;
 	l3bond) write_confs 0.5 ;;
+	rate)
+		# the DSL's rate known on both boxes: paced just below it
+		write_confs 0.5
+		conf_path_keys "$TB_DIR/cpe.conf" dsl "rate_mbit = 64;"
+		conf_path_keys "$TB_DIR/conc.conf" dsl "rate_mbit = 64;"
+		;;
 	esac
 	daemon_start conc
 	daemon_start cpe

@@ -306,6 +306,75 @@ static void test_pick_flow(void **state)
 	free(s);
 }
 
+
+/* Pacing: a fixed path with a rate takes bulk packets while its bucket
+ * allows (98 % of the rate, a 5 ms burst, outer bytes counted) and the
+ * rest overflows to the mobile path at once; sparse packets take it
+ * whatever (into debt); without a mobile path up, or with w_mobile_max 0,
+ * nothing overflows; rate 0 is the weighted round robin. */
+static void test_pace(void **state)
+{
+	enum path_class cls[2] = {PATH_FIXED, PATH_MOBILE};
+	struct ing_sched_params p = params();
+	struct ing_sched *s = calloc(1, sizeof(*s));
+	struct wire_hdr h;
+	double fixed_bytes = 0, want;
+	uint64_t t = 1000000, n = 0;
+	int path;
+
+	(void)state;
+	assert_non_null(s);
+	assert_int_equal(ing_sched_init(s, &p, 2, cls), 0);
+	ing_sched_set_rate(s, 0, 10000); /* 10 Mbit/s */
+	ing_sched_set_rate(s, 1, 10000); /* a mobile path is never paced */
+	assert_true(s->path[1].rate_Bps == 0);
+	/* 20 Mbit/s of 1424-byte packets for 2 s: one every 569.6 us */
+	for (uint64_t us = 0; us < 2000000; us += 570, n++) {
+		path = ing_sched_pick_flow(s, &h, 9, 1424, t + us);
+		assert_true(path == 0 || path == 1);
+		if (path == 0) {
+			fixed_bytes += 1424 + WIRE_OVERHEAD;
+		}
+	}
+	/* 98 % of 10 Mbit/s for 2 s plus the first bucket (6250 bytes; the
+	 * first three packets, sparse, are paid from it) */
+	want = 10e6 / 8 * 0.98 * 2 + 6250;
+	if (fixed_bytes > want + 1500 || fixed_bytes < want - 3000) {
+		fail_msg("fixed path: %.0f bytes, want about %.0f",
+			 fixed_bytes, want);
+	}
+	assert_int_equal(s->st.sparse, 3);
+	assert_int_equal(s->st.paced + s->st.overflow + 3, n);
+	assert_true(s->st.overflow > n / 3);
+	/* a sparse packet takes the paced path at any time */
+	ing_sched_set_delay(s, 0, 1000);
+	ing_sched_set_delay(s, 1, 9000);
+	t += 2000000 + 100000; /* the bucket full again, flow 9 still bulk */
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(ing_sched_pick_flow(s, &h, 77, 1400, t), 0);
+	}
+	/* ... and the bulk pays: 6250 - 3 * 1476 leaves 1822 bytes, less
+	 * than a 2000-byte packet needs (a 1424-byte one would still go) */
+	assert_int_equal(ing_sched_pick_flow(s, &h, 9, 2000, t), 1);
+	assert_int_equal(ing_sched_pick_flow(s, &h, 9, 1424, t), 0);
+	/* w_mobile_max 0: never overflow */
+	p.w_mobile_max = 0;
+	assert_int_equal(ing_sched_set_params(s, &p), 0);
+	assert_int_equal(ing_sched_pick_flow(s, &h, 9, 1424, t), 0);
+	p.w_mobile_max = 45;
+	assert_int_equal(ing_sched_set_params(s, &p), 0);
+	/* the mobile path down: the paced path queues it */
+	ing_sched_set_up(s, 1, false);
+	assert_int_equal(ing_sched_pick_flow(s, &h, 9, 1424, t), 0);
+	ing_sched_set_up(s, 1, true);
+	/* rate 0: the weights again (w_mobile 0: all on the fixed path) */
+	ing_sched_set_rate(s, 0, 0);
+	for (int i = 0; i < 100; i++) {
+		assert_int_equal(ing_sched_pick_flow(s, &h, 9, 1424, t), 0);
+	}
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -314,6 +383,7 @@ int main(void)
 		cmocka_unit_test(test_sparse),
 		cmocka_unit_test(test_fgap),
 		cmocka_unit_test(test_pick_flow),
+		cmocka_unit_test(test_pace),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
