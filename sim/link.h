@@ -37,6 +37,8 @@ struct sim_link_cfg {
 	uint32_t jitter_period_us; /* 0: per packet, else wandering */
 	uint32_t buffer_us; /* queue limit, in time at the link's rate */
 	double loss;	    /* random loss probability after the queue */
+	uint32_t pace_kbps; /* the scheduler's rate_mbit of the path, kbit/s
+			     * (0: not paced); not the link's own */
 };
 
 enum sim_fate {

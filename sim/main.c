@@ -110,6 +110,8 @@ static void usage(FILE *f)
 		"  --NAME-jitter-period-ms MS  jitter wanders to a new target "
 		"every MS\n"
 		"                        (0: drawn per packet; lte default 100)\n"
+		"  --NAME-pace-mbit MBIT the path's rate_mbit: the scheduler "
+		"paces it (0: not)\n"
 		"  --at NAME:SECONDS:down|up|rate=MBIT   link schedule "
 		"(repeatable)\n"
 		"  --detect-ms MS        tell the core a path went down/up MS "
@@ -309,6 +311,7 @@ static void load_conf(struct cli *cl, const char *flag, const char *file)
 	c->npaths = cf.npaths; /* 2 or more: conf_load checked it */
 	for (i = 0; i < cf.npaths; i++) {
 		path_defaults(&c->path[i], cf.path[i].name, cf.path[i].cls);
+		c->path[i].pace_kbps = cf.path[i].rate_kbps;
 	}
 	conf_free(&cf);
 }
@@ -318,7 +321,8 @@ static bool path_flag(struct cli *cl, const char *flag, const char *val)
 {
 	static const char *const attrs[] = {"-rate",	  "-delay-ms",
 					    "-jitter-ms", "-buffer-ms",
-					    "-loss",	  "-jitter-period-ms"};
+					    "-loss",	  "-jitter-period-ms",
+					    "-pace-mbit"};
 	struct sim_cfg *c = &cl->c;
 	unsigned i, a;
 
@@ -351,6 +355,10 @@ static bool path_flag(struct cli *cl, const char *flag, const char *val)
 				break;
 			case 5:
 				p->jitter_period_us = ms_us(flag, val, 0, 10000);
+				break;
+			case 6:
+				p->pace_kbps = (uint32_t)(num(flag, val, 0, 1e5) *
+							  1000);
 				break;
 			}
 			return true;

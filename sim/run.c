@@ -196,7 +196,7 @@ static void emit(struct run *r)
 	r->iv.offered_bytes += r->bytes;
 	/* one flow (the profile's rates add up to one sender's), through the
 	 * daemon's per-flow pick: fgap chains it, the egress orders it */
-	path = ing_sched_pick_flow(&r->sched, &h, 1, r->bytes, r->now);
+	path = ing_sched_pick_flow(&r->sched, &h, 1, r->c->pkt_size, r->now);
 	if (path < 0) {
 		r->res->no_path++;
 		r->iv.lost++;
@@ -511,6 +511,9 @@ static int setup(struct run *r)
 	ret = ing_sched_init(&r->sched, &c->sched, c->npaths, cls);
 	if (ret) {
 		return ret;
+	}
+	for (unsigned p = 0; p < c->npaths; p++) {
+		ing_sched_set_rate(&r->sched, p, c->path[p].pace_kbps);
 	}
 	ret = egr_init(&r->egr, &c->reseq, c->npaths, on_release, r);
 	if (ret) {
