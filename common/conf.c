@@ -40,11 +40,9 @@ enum {
 	DEF_DEAD_AFTER_MS = 1000,
 	/* keepalive_ms (deprecated): a path was down after this many */
 	OLD_DEAD_KEEPALIVES = 3,
-	DEF_METRICS_PORT = 0,
 };
 #define DEF_CONTROL_SOCKET  "/run/l3bond/l3bondd.sock"
 #define DEF_CONTROL_GROUP   "l3bond"
-#define DEF_METRICS_ADDRESS "127.0.0.1"
 #define DEF_K		    0.5
 
 static const char *const role_names[] = {
@@ -905,24 +903,16 @@ static int parse_control_group(struct loader *l, const config_setting_t *s,
 	return 0;
 }
 
-static int parse_metrics_address(struct loader *l, const config_setting_t *s,
-				 void *obj)
+/* metrics_port and metrics_address were the daemon's HTTP listener; the
+ * daemon serves no HTTP now (the exporter asks its control socket): a
+ * config that still has them would silently lose its scrape endpoint. */
+static int parse_moved_to_exporter(struct loader *l,
+				   const config_setting_t *s, void *obj)
 {
-	struct conf *c = obj;
-	unsigned char addr[sizeof(struct in6_addr)];
-	const char *v;
-	int ret;
-
-	ret = get_string(l, s, CONF_ADDR_MAX - 1, &v);
-	if (ret) {
-		return ret;
-	}
-	if (inet_pton(AF_INET, v, addr) != 1 &&
-	    inet_pton(AF_INET6, v, addr) != 1) {
-		return bad(l, s, "not an IPv4 or IPv6 address");
-	}
-	strcpy(c->metrics_address, v);
-	return 0;
+	(void)obj;
+	return fail(l, s,
+		    "moved to l3bond-exporter (its --listen and --port): "
+		    "l3bondd serves no HTTP");
 }
 
 static int parse_paths(struct loader *l, const config_setting_t *s, void *obj);
@@ -973,9 +963,8 @@ static const struct key top_keys[] = {
 	{"keepalive_ms", false, parse_keepalive},
 	{"control_socket", false, parse_control_socket},
 	{"control_group", false, parse_control_group},
-	INT_KEY("metrics_port", false, struct conf, metrics_port, 0, UINT16_MAX,
-		1),
-	{"metrics_address", false, parse_metrics_address},
+	{"metrics_port", false, parse_moved_to_exporter},
+	{"metrics_address", false, parse_moved_to_exporter},
 };
 
 /* What l3bondctl set may change while the daemon runs: the tunables that
@@ -1795,8 +1784,6 @@ void conf_defaults(struct conf *c)
 	c->dead_after_ms = DEF_DEAD_AFTER_MS;
 	strcpy(c->control_socket, DEF_CONTROL_SOCKET);
 	strcpy(c->control_group, DEF_CONTROL_GROUP);
-	c->metrics_port = DEF_METRICS_PORT;
-	strcpy(c->metrics_address, DEF_METRICS_ADDRESS);
 }
 
 bool conf_has_key(const struct conf *c)

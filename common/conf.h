@@ -108,11 +108,9 @@ struct conf {
 	/* every CPE (see struct conf_cpe) */
 	unsigned ncpes;
 	struct conf_cpe cpe[CONF_CPE_MAX];
-	/* operations (l3bondctl, metrics) */
+	/* operations (l3bondctl) */
 	char control_socket[CONF_PATH_MAX];  /* "": no control socket */
 	char control_group[CONF_GROUP_MAX];  /* may use the socket too */
-	uint16_t metrics_port;		     /* 0: no metrics listener */
-	char metrics_address[CONF_ADDR_MAX]; /* IPv4 or IPv6 literal */
 };
 
 /* Fills c with the defaults of every key (no paths). */

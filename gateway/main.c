@@ -165,17 +165,14 @@ int gw_apply_conf(struct gw *gw, const struct conf *c, char *err, size_t len)
 		free(keep);
 		return ret;
 	}
-	/* the control socket and the metrics listener stay as they were
-	 * opened: moving them under a client is a restart's job */
+	/* the control socket stays as it was
+	 * opened: moving it under a client is a restart's job */
 	*keep = gw->conf;
 	gw->conf = *c;
 	memcpy(gw->conf.control_socket, keep->control_socket,
 	       sizeof(keep->control_socket));
 	memcpy(gw->conf.control_group, keep->control_group,
 	       sizeof(keep->control_group));
-	gw->conf.metrics_port = keep->metrics_port;
-	memcpy(gw->conf.metrics_address, keep->metrics_address,
-	       sizeof(keep->metrics_address));
 	ret = gw_sessions_update(gw, &gw->conf);
 	if (!ret) {
 		ret = set_params(gw, &gw->conf);
@@ -377,10 +374,6 @@ static int start(struct gw *gw)
 	ev_signal_start(gw->loop, &gw->sig_int);
 	ev_signal_start(gw->loop, &gw->sig_hup);
 	ev_signal_start(gw->loop, &gw->sig_usr1);
-	err = gw_metrics_open(gw);
-	if (err) {
-		return err;
-	}
 	if (gw->conf.role == ROLE_CPE) {
 		gw_info(gw,
 			"started: role cpe, session %u, %u paths, queues "
@@ -405,7 +398,6 @@ static int start(struct gw *gw)
 static void stop(struct gw *gw)
 {
 	gw_notify("STOPPING=1");
-	gw_metrics_close(gw);
 	gw_ctl_close(gw);
 	/* what waits for a hole goes out now, in order */
 	gw_sessions_flush(gw);
