@@ -13,10 +13,12 @@
  * asked); GET /: a page pointing there; other paths 404; other methods
  * 405 with Allow.  Every reply closes its connection.  Limits: at most
  * -c connections (a new one beyond is closed at once, "busy"), a request
- * header of at most EX_HDR_MAX bytes (431, by libmicrohttpd's memory
- * pool), EX_TIMEOUT_S without progress closes a connection ("timeout").
- * Malformed requests (400) and other HTTP versions (505) are answered by
- * libmicrohttpd.  The listening socket is ours: "::" means IPv6 only, an
+ * header of about half of EX_POOL bytes (431, a request line: 414, by
+ * libmicrohttpd's memory pool), EX_TIMEOUT_S without progress closes a
+ * connection ("timeout").  Malformed requests (400) and other HTTP
+ * versions (505) are answered by libmicrohttpd, without our handler.
+ * Unlike the listener that was in the daemon, nothing evicts idle
+ * connections for a new one: they hold their slot until the timeout.  The listening socket is ours: "::" means IPv6 only, an
  * IPv4 listener is asked for as 0.0.0.0.
  */
 #include <arpa/inet.h>
@@ -53,18 +55,21 @@ enum {
 	EXIT_USAGE = 2,
 };
 
-/* The replies counted by code, in the order of the exposition. */
-static const unsigned codes[] = {200, 400, 404, 405, 431, 500, 503, 505};
+/* The replies this program makes, counted by code.  What
+ * libmicrohttpd refuses itself (400, 414, 431, 505) never reaches us: it
+ * counts as a connection closed without our reply ("aborted"). */
+static const unsigned codes[] = {200, 404, 405, 500, 503};
 enum { NCODES = sizeof(codes) / sizeof(codes[0]) };
 
-/* Connections closed without a reply, by why. */
+/* Connections closed without a reply of ours, by why: over the limit;
+ * idle until the timeout; else gone or refused by libmicrohttpd first. */
 enum drop { D_BUSY, D_TIMEOUT, D_ABORTED, D_MAX };
 static const char *const drop_names[D_MAX] = {"busy", "timeout", "aborted"};
 
 struct exporter {
 	const char *socket;
 	unsigned max_conns;
-	atomic_uint conns;
+	struct MHD_Daemon *_Atomic d;
 	atomic_ullong replies[NCODES];
 	atomic_ullong drops[D_MAX];
 	atomic_ullong skipped;
@@ -118,6 +123,19 @@ static enum MHD_Result text(struct MHD_Connection *c, unsigned code,
 		     strlen(msg), MHD_RESPMEM_PERSISTENT);
 }
 
+/* Connections open now, as libmicrohttpd counts them (it frees the slot
+ * of a closed one on its next wake-up). */
+static unsigned open_conns(struct exporter *x)
+{
+	const union MHD_DaemonInfo *di = NULL;
+
+	if (x->d) {
+		di = MHD_get_daemon_info(x->d,
+					 MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+	}
+	return di ? di->num_connections : 0;
+}
+
 /* This server's own counters, after the daemon's values. */
 static void own_metrics(struct exporter *x, struct expo *e)
 {
@@ -129,7 +147,7 @@ static void own_metrics(struct exporter *x, struct expo *e)
 		snprintf(value, sizeof(value), "%llu",
 			 (unsigned long long)x->replies[i]);
 		expo_sample(e, "l3bond_metrics_requests_total",
-			    "HTTP requests answered by l3bond-exporter, by "
+			    "HTTP requests answered by the metrics listener, by "
 			    "status code",
 			    "counter", labels, value);
 	}
@@ -139,13 +157,13 @@ static void own_metrics(struct exporter *x, struct expo *e)
 		snprintf(value, sizeof(value), "%llu",
 			 (unsigned long long)x->drops[i]);
 		expo_sample(e, "l3bond_metrics_dropped_connections_total",
-			    "connections to l3bond-exporter closed without a "
+			    "connections to the metrics listener closed without a "
 			    "reply, by reason",
 			    "counter", labels, value);
 	}
-	snprintf(value, sizeof(value), "%u", x->conns);
+	snprintf(value, sizeof(value), "%u", open_conns(x));
 	expo_sample(e, "l3bond_metrics_connections",
-		    "connections to l3bond-exporter open now", "gauge", "",
+		    "connections to the metrics listener open now", "gauge", "",
 		    value);
 	snprintf(value, sizeof(value), "%llu", (unsigned long long)x->skipped);
 	expo_sample(e, "l3bond_metrics_skipped_samples_total",
@@ -283,7 +301,7 @@ static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr,
 
 	(void)addr;
 	(void)len;
-	if (x->conns >= x->max_conns) {
+	if (open_conns(x) >= x->max_conns) {
 		x->drops[D_BUSY]++;
 		return MHD_NO;
 	}
@@ -299,19 +317,18 @@ static double since(const struct timespec *t0)
 	       (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
-/* Opened and closed connections: the gauge, and why one closed without
- * a reply (our handler never saw a request, and libmicrohttpd queued no
- * error reply: idle until the timeout, or gone before). */
+/* Opened and closed connections: why one closed without
+ * a reply of ours (idle until the timeout, or gone before, or refused by
+ * libmicrohttpd: it does not say which). */
 static void on_connection(void *cls, struct MHD_Connection *c,
 			  void **socket_context,
 			  enum MHD_ConnectionNotificationCode what)
 {
 	struct exporter *x = cls;
 	struct conn *cn = *socket_context;
-	const union MHD_ConnectionInfo *ci;
 
+	(void)c;
 	if (what == MHD_CONNECTION_NOTIFY_STARTED) {
-		x->conns++;
 		cn = calloc(1, sizeof(*cn));
 		if (cn) {
 			clock_gettime(CLOCK_MONOTONIC, &cn->start);
@@ -319,15 +336,10 @@ static void on_connection(void *cls, struct MHD_Connection *c,
 		*socket_context = cn;
 		return;
 	}
-	x->conns--;
 	if (!cn) {
 		return;
 	}
-	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_HTTP_STATUS);
-	if (!cn->answered && ci && ci->http_status) {
-		/* an error libmicrohttpd answered itself: 400, 431, 505 */
-		count_reply(x, ci->http_status);
-	} else if (!cn->answered) {
+	if (!cn->answered) {
 		x->drops[since(&cn->start) >= EX_TIMEOUT_S - 0.5 ? D_TIMEOUT
 								  : D_ABORTED]++;
 	}
@@ -493,7 +505,8 @@ int main(int argc, char **argv)
 	sigaddset(&set, SIGPIPE);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	d = MHD_start_daemon(
-		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION,
+		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
+			MHD_USE_ITC,
 		0, on_accept, &x, on_request, &x, MHD_OPTION_LISTEN_SOCKET, fd,
 		/* beyond ours (on_accept), as a backstop */
 		MHD_OPTION_CONNECTION_LIMIT, x.max_conns + 1,
@@ -501,6 +514,7 @@ int main(int argc, char **argv)
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)EX_POOL,
 		MHD_OPTION_NOTIFY_CONNECTION, on_connection, &x,
 		MHD_OPTION_END);
+	x.d = d;
 	if (!d) {
 		fprintf(stderr, "l3bond-exporter: cannot start the HTTP server "
 				"on %s\n",
