@@ -657,7 +657,7 @@ if make -C "$top/openwrt/net/l3bond" TOPDIR="$sdk" >"$tmp/make.log" 2>&1; then
 	fields=$sdk/build_dir/root-l3bond.fields
 	deps=$(sed -n 's/^DEPENDS=//p' "$fields")
 	missing=
-	for d in +libconfig +libev +libmnl +iptables-nft +iptables-mod-nfqueue \
+	for d in +libconfig +libev +libmnl +libjson-c +iptables-nft +iptables-mod-nfqueue \
 		+iptables-mod-ipopt +iptables-mod-extra +kmod-ipt-conntrack; do
 		[[ " $deps " == *" $d "* ]] || missing="$missing $d"
 	done
@@ -675,6 +675,7 @@ if make -C "$top/openwrt/net/l3bond" TOPDIR="$sdk" >"$tmp/make.log" 2>&1; then
 -rw------- ./etc/config/l3bond 
 -rw-r--r-- ./etc/hotplug.d/iface/30-l3bond 
 -rwxr-xr-x ./etc/init.d/l3bond 
+-rw-r--r-- ./usr/lib/lua/prometheus-collectors/l3bond.lua 
 -rwxr-xr-x ./usr/sbin/l3bond-uci2conf 
 -rwxr-xr-x ./usr/sbin/l3bondctl 
 -rwxr-xr-x ./usr/sbin/l3bondd 
@@ -736,11 +737,13 @@ if command -v musl-gcc >/dev/null; then
 	ln -s /usr/include/libmnl "$inc/libmnl"
 	ln -s /usr/include/sodium.h "$inc/sodium.h"
 	ln -s /usr/include/sodium "$inc/sodium"
+	ln -s /usr/include/json-c "$inc/json-c"
 	nbad=0
 	nsrc=0
 	for f in "$top"/common/*.c "$top"/ingress/*.c "$top"/egress/*.c \
 		"$top"/gateway/*.c; do
-		[[ $f == */test_gw.c ]] && continue
+		# not built for OpenWrt: the tests, the HTTP exporter
+		[[ $f == */test_gw.c || $f == */exporter.c ]] && continue
 		nsrc=$((nsrc + 1))
 		if ! musl-gcc -fsyntax-only -std=gnu11 -D_GNU_SOURCE -Os -Wall \
 			-Wextra -Werror -Wshadow -Wstrict-prototypes \
