@@ -4,11 +4,20 @@
 -- Prometheus text exposition, which this collector passes on as it is.
 -- One l3bondd instance per box (the init script's rule): the first control
 -- socket in /var/run/l3bond that answers is the one; none answering (the
--- daemon stopped) leaves the scrape without l3bond's metrics.
+-- daemon stopped) leaves the scrape without l3bond's metrics.  The two
+-- paths may be changed by the environment (tests/openwrt does).
+
+local run_dir = os.getenv("L3BOND_RUN_DIR") or "/var/run/l3bond"
+local l3bondctl = os.getenv("L3BONDCTL") or "/usr/sbin/l3bondctl"
+
+-- a word for sh, in single quotes
+local function q(s)
+	return "'" .. s:gsub("'", "'\\''") .. "'"
+end
 
 local function sockets()
 	local list = {}
-	local p = io.popen("ls /var/run/l3bond/*.sock 2>/dev/null")
+	local p = io.popen("ls " .. q(run_dir) .. "/*.sock 2>/dev/null")
 	if p then
 		for path in p:lines() do
 			list[#list + 1] = path
@@ -20,9 +29,8 @@ end
 
 local function scrape()
 	for _, path in ipairs(sockets()) do
-		-- the socket path is the init script's (NAME.sock), quoted anyway
-		local p = io.popen("/usr/sbin/l3bondctl -s '" ..
-			path:gsub("'", "'\\''") .. "' metrics 2>/dev/null")
+		local p = io.popen(q(l3bondctl) .. " -s " .. q(path) ..
+			" metrics 2>/dev/null")
 		if p then
 			local text = p:read("*a")
 			p:close()
