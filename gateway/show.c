@@ -164,6 +164,21 @@ static void labelled_nonzero(FILE *f, const struct facts *s,
 	fprintf(f, "%s\n", any ? "" : "none");
 }
 
+/* The next path of session ses from i on: the index of its first value
+ * ("class"), or s->n. */
+static size_t next_path(const struct facts *s, size_t i, uint32_t ses)
+{
+	for (; i < s->n; i++) {
+		const struct gw_stat *st = &s->v[i];
+
+		if (st->scope == GW_SCOPE_PATH && st->session == ses &&
+		    !strcmp(st->name, "class")) {
+			break;
+		}
+	}
+	return i;
+}
+
 static void table_session(FILE *f, const struct facts *s, size_t first,
 			  uint32_t ses, const char *cpe)
 {
@@ -225,14 +240,9 @@ static void table_session(FILE *f, const struct facts *s, size_t first,
 	for (c = 0; c < COLS; c++) {
 		w[c] = (unsigned)strlen(path_cols[c]);
 	}
-	for (i = first; i < s->n; i++) {
-		const struct gw_stat *st = &s->v[i];
-
-		if (st->scope != GW_SCOPE_PATH || st->session != ses ||
-		    strcmp(st->name, "class")) {
-			continue;
-		}
-		path_row(s, ses, st->path, row);
+	for (i = next_path(s, first, ses); i < s->n;
+	     i = next_path(s, i + 1, ses)) {
+		path_row(s, ses, s->v[i].path, row);
 		for (c = 0; c < COLS; c++) {
 			if (strlen(row[c]) > w[c]) {
 				w[c] = (unsigned)strlen(row[c]);
@@ -243,14 +253,9 @@ static void table_session(FILE *f, const struct facts *s, size_t first,
 		snprintf(row[c], CELL, "%s", path_cols[c]);
 	}
 	put_row(f, row, w);
-	for (i = first; i < s->n; i++) {
-		const struct gw_stat *st = &s->v[i];
-
-		if (st->scope != GW_SCOPE_PATH || st->session != ses ||
-		    strcmp(st->name, "class")) {
-			continue;
-		}
-		path_row(s, ses, st->path, row);
+	for (i = next_path(s, first, ses); i < s->n;
+	     i = next_path(s, i + 1, ses)) {
+		path_row(s, ses, s->v[i].path, row);
 		put_row(f, row, w);
 	}
 	fprintf(f, "\n");
