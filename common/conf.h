@@ -111,11 +111,9 @@ struct conf {
 	 * by this struct conf (conf_free, conf_copy); NULL when none */
 	unsigned ncpes;
 	struct conf_cpe *cpe;
-	/* operations (l3bondctl, metrics) */
+	/* operations (l3bondctl) */
 	char control_socket[CONF_PATH_MAX];  /* "": no control socket */
 	char control_group[CONF_GROUP_MAX];  /* may use the socket too */
-	uint16_t metrics_port;		     /* 0: no metrics listener */
-	char metrics_address[CONF_ADDR_MAX]; /* IPv4 or IPv6 literal */
 };
 
 /* How a key takes effect in a running l3bondd. */

@@ -418,23 +418,18 @@ static int parse_control_group(struct loader *l, const config_setting_t *s,
 	return 0;
 }
 
-static int parse_metrics_address(struct loader *l, const config_setting_t *s,
-				 void *obj, const struct key *k)
+/* metrics_port and metrics_address were the daemon's HTTP listener; the
+ * daemon serves no HTTP now (l3bond-exporter asks its control socket): a
+ * config that still has them would silently lose its scrape endpoint. */
+static int parse_moved_to_exporter(struct loader *l,
+				   const config_setting_t *s, void *obj,
+				   const struct key *k)
 {
-	struct conf *c = obj;
-	const char *v;
-	int ret;
-
+	(void)obj;
 	(void)k;
-	ret = conf_get_string(l, s, CONF_ADDR_MAX - 1, &v);
-	if (ret) {
-		return ret;
-	}
-	if (!is_addr(v)) {
-		return conf_bad(l, s, "not an IPv4 or IPv6 address");
-	}
-	strcpy(c->metrics_address, v);
-	return 0;
+	return conf_fail(l, s,
+			 "moved to l3bond-exporter (its --listen and --port): "
+			 "l3bondd serves no HTTP");
 }
 
 static int parse_paths(struct loader *l, const config_setting_t *s, void *obj,
@@ -665,12 +660,15 @@ const struct key conf_top_keys[] = {
 	{KEY("control_group", CONF_TOP, CONF_OPENED, 0, NO_RANGE, "\"l3bond\"",
 	     "group that may use the control socket besides root"),
 	 .parse = parse_control_group, STR_AT(struct conf, control_group)},
-	{KEY("metrics_port", CONF_TOP, CONF_OPENED, 0, 0, UINT16_MAX, "0",
-	     "TCP port of the Prometheus metrics (0: off)"),
-	 INT_KEY(struct conf, metrics_port, 1)},
-	{KEY("metrics_address", CONF_TOP, CONF_OPENED, 0, NO_RANGE,
-	     "\"127.0.0.1\"", "address the metrics listener binds to"),
-	 .parse = parse_metrics_address, STR_AT(struct conf, metrics_address)},
+	/* refused: the exporter's now (l3bond-exporter(8)) */
+	{KEY("metrics_port", CONF_TOP, CONF_RESTART,
+	     CONF_KEY_DEPRECATED | CONF_KEY_NO_UCI, NO_RANGE, NULL,
+	     "refused: l3bond-exporter --port"),
+	 .parse = parse_moved_to_exporter, NOWHERE},
+	{KEY("metrics_address", CONF_TOP, CONF_RESTART,
+	     CONF_KEY_DEPRECATED | CONF_KEY_NO_UCI, NO_RANGE, NULL,
+	     "refused: l3bond-exporter --listen"),
+	 .parse = parse_moved_to_exporter, NOWHERE},
 };
 const size_t conf_ntop_keys = ARRAY_SIZE(conf_top_keys);
 

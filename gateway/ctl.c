@@ -2,10 +2,14 @@
  *
  * One request per connection, one line of at most CTL_LINE_MAX bytes:
  *
- *	status | status json | set KEY VALUE | reload | help
+ *	status | set KEY VALUE | reload | help
  *
  * The reply is "ok" or "error: <why>" on its first line, then the body;
- * then the daemon closes.  Two errors are about the connection rather
+ * then the daemon closes.  The body of "status" is data, not a
+ * presentation: the stats walk in the versioned format of facts.h, which
+ * l3bondctl shows as a table, JSON or the Prometheus exposition and
+ * l3bond-exporter serves over HTTP (show.h).  The daemon renders nothing
+ * and serves no HTTP.  Two errors are about the connection rather
  * than the request, and l3bondctl tells them apart by their exact text:
  * CTL_E_PERM (the peer's credentials) and CTL_E_BUSY (CTL_CONN_MAX
  * clients already).
@@ -23,7 +27,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <grp.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,12 +37,13 @@
 #include <unistd.h>
 
 #include "gateway/gw.h"
+#include "gateway/facts.h"
 #include "gateway/stats.h"
 
 enum ctl_limits {
 	CTL_CONN_MAX = 16,	 /* clients at once */
 	CTL_LINE_MAX = 256,	 /* request line, newline included */
-	CTL_REPLY_MAX = 1 << 20, /* reply, bytes */
+	CTL_REPLY_MAX = 16 << 20, /* reply, bytes: 1024 CPEs' status data */
 	CTL_TIMEOUT_S = 2,	 /* no progress for this long: closed */
 	CTL_ACCEPT_BUDGET = 32,	 /* accepts per wake-up */
 	CTL_BACKLOG = 32,
@@ -50,14 +54,7 @@ enum ctl_limits {
 #define CTL_E_PERM "error: permission denied\n"
 #define CTL_E_BUSY "error: too many connections, try again\n"
 
-/* A growing reply; once over CTL_REPLY_MAX it stops growing and says so. */
-struct ctl_buf {
-	char *p;
-	size_t len;
-	size_t cap;
-	bool over;
-};
-
+/* A reply being made (a memory stream) or going out. */
 struct ctl_conn {
 	struct gw_ctl *ctl;
 	int fd; /* -1: free */
@@ -65,7 +62,8 @@ struct ctl_conn {
 	ev_timer timer;
 	char line[CTL_LINE_MAX + 1];
 	size_t llen;
-	struct ctl_buf out;
+	char *out; /* the reply, once made */
+	size_t olen;
 	size_t off; /* bytes of out already written */
 };
 
@@ -81,630 +79,56 @@ struct gw_ctl {
 	struct ctl_conn conn[CTL_CONN_MAX];
 };
 
-/* ---- replies ----------------------------------------------------------- */
-
-static void buf_free(struct ctl_buf *b)
-{
-	free(b->p);
-	memset(b, 0, sizeof(*b));
-}
-
-static void buf_add(struct ctl_buf *b, const char *s, size_t n)
-{
-	size_t cap;
-	char *p;
-
-	if (b->over) {
-		return;
-	}
-	if (b->len + n > CTL_REPLY_MAX) {
-		b->over = true;
-		return;
-	}
-	if (b->len + n > b->cap) {
-		cap = b->cap ? b->cap : 4096;
-		while (cap < b->len + n) {
-			cap *= 2;
-		}
-		p = realloc(b->p, cap);
-		if (!p) {
-			b->over = true;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-}
-
-static void __attribute__((format(printf, 2, 3)))
-bprintf(struct ctl_buf *b, const char *fmt, ...)
-{
-	char small[512], *big = NULL;
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(small, sizeof(small), fmt, ap);
-	va_end(ap);
-	if (n < 0) {
-		return;
-	}
-	if ((size_t)n < sizeof(small)) {
-		buf_add(b, small, (size_t)n);
-		return;
-	}
-	big = malloc((size_t)n + 1);
-	if (!big) {
-		b->over = true;
-		return;
-	}
-	va_start(ap, fmt);
-	vsnprintf(big, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	buf_add(b, big, (size_t)n);
-	free(big);
-}
-
-/* A JSON string, escaped (RFC 8259): quotes, backslash, control bytes. */
-static void json_str(struct ctl_buf *b, const char *s)
-{
-	buf_add(b, "\"", 1);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\') {
-			bprintf(b, "\\%c", c);
-		} else if (c < 0x20 || c == 0x7f) {
-			bprintf(b, "\\u%04x", c);
-		} else {
-			buf_add(b, s, 1);
-		}
-	}
-	buf_add(b, "\"", 1);
-}
-
-/* The walk, copied: the table needs values from all over it, and the
- * walk's text values live only during the call. */
-struct snap_ent {
-	struct gw_stat st;
-	char text[64];
-};
-
-struct snap {
-	struct snap_ent *e;
-	size_t n;
-	size_t cap;
-	bool nomem;
-};
-
-static void snap_add(void *arg, const struct gw_stat *st)
-{
-	struct snap *s = arg;
-	struct snap_ent *e;
-
-	if (s->nomem) {
-		return;
-	}
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 256;
-
-		e = realloc(s->e, cap * sizeof(*e));
-		if (!e) {
-			s->nomem = true;
-			return;
-		}
-		s->e = e;
-		s->cap = cap;
-	}
-	e = &s->e[s->n++];
-	e->st = *st;
-	if (st->type == GW_STAT_TEXT) {
-		snprintf(e->text, sizeof(e->text), "%s",
-			 st->text ? st->text : "");
-		e->st.text = e->text;
-	}
-}
-
-static const struct snap_ent *find(const struct snap *s, size_t from,
-				   enum gw_stat_scope scope, uint32_t session,
-				   const char *path, const char *name)
-{
-	size_t i;
-
-	for (i = from; i < s->n; i++) {
-		const struct gw_stat *st = &s->e[i].st;
-
-		if (st->scope == scope && !strcmp(st->name, name) &&
-		    (scope == GW_SCOPE_DAEMON || st->session == session) &&
-		    (!path || (st->path && !strcmp(st->path, path)))) {
-			return &s->e[i];
-		}
-	}
-	return NULL;
-}
-
-static uint64_t val_u(const struct snap *s, enum gw_stat_scope scope,
-		      uint32_t session, const char *path, const char *name)
-{
-	const struct snap_ent *e = find(s, 0, scope, session, path, name);
-
-	return e ? e->st.u : 0;
-}
-
-/* A value as the table prints it: %g for floats, text as it is. */
-static void val_text(const struct gw_stat *st, char *buf, size_t len)
-{
-	if (st->type == GW_STAT_TEXT) {
-		snprintf(buf, len, "%s", st->text);
-	} else if (st->is_float) {
-		snprintf(buf, len, "%g", st->d);
-	} else {
-		snprintf(buf, len, "%llu", (unsigned long long)st->u);
-	}
-}
-
-static const char *val_s(const struct snap *s, enum gw_stat_scope scope,
-			 uint32_t session, const char *path, const char *name,
-			 char *buf, size_t len)
-{
-	const struct snap_ent *e = find(s, 0, scope, session, path, name);
-
-	if (!e) {
-		snprintf(buf, len, "-");
-	} else {
-		val_text(&e->st, buf, len);
-	}
-	return buf;
-}
-
-enum {
-	COLS = 12,
-	CELL = 40,
-};
-
-static const char *const path_cols[COLS] = {
-	"path",
-	"class",
-	"state",
-	"peer",
-	"srtt/rttvar ms",
-	"loss in lost/rx",
-	"loss out lost/sent",
-	"weight",
-	"tx pkts",
-	"tx bytes",
-	"rx pkts",
-	"rx bytes",
-};
-
-static void path_row(const struct snap *s, uint32_t ses, const char *p,
-		     char row[COLS][CELL])
-{
-	enum gw_stat_scope P = GW_SCOPE_PATH;
-	char b[CELL];
-
-	snprintf(row[0], CELL, "%s", p);
-	val_s(s, P, ses, p, "class", row[1], CELL);
-	snprintf(row[2], CELL, "%s", val_u(s, P, ses, p, "up") ? "up" : "down");
-	val_s(s, P, ses, p, "peer", row[3], CELL);
-	if (val_u(s, P, ses, p, "rtt_samples")) {
-		snprintf(row[4], CELL, "%.1f/%.1f",
-			 val_u(s, P, ses, p, "srtt_us") / 1000.,
-			 val_u(s, P, ses, p, "rttvar_us") / 1000.);
-	} else {
-		snprintf(row[4], CELL, "-");
-	}
-	snprintf(row[5], CELL, "%llu/%llu",
-		 (unsigned long long)val_u(s, P, ses, p, "data_lost"),
-		 (unsigned long long)val_u(s, P, ses, p, "data_rx"));
-	snprintf(row[6], CELL, "%llu/%llu",
-		 (unsigned long long)val_u(s, P, ses, p, "out_lost"),
-		 (unsigned long long)val_u(s, P, ses, p, "tx_pkts"));
-	snprintf(row[7], CELL, "%s", val_s(s, P, ses, p, "weight", b, CELL));
-	val_s(s, P, ses, p, "tx_pkts", row[8], CELL);
-	val_s(s, P, ses, p, "tx_bytes", row[9], CELL);
-	val_s(s, P, ses, p, "rx_pkts", row[10], CELL);
-	val_s(s, P, ses, p, "rx_bytes", row[11], CELL);
-}
-
-static void put_row(struct ctl_buf *b, char row[COLS][CELL], const unsigned *w)
-{
-	unsigned c;
-
-	for (c = 0; c < COLS; c++) {
-		if (c == COLS - 1) {
-			bprintf(b, "%s\n", row[c]);
-		} else {
-			bprintf(b, "%-*s  ", (int)w[c], row[c]);
-		}
-	}
-}
-
-/* "name value" pairs of the named values of one scope, on one line;
- * names shown without the prefix strip ("hole_"). */
-static void pairs(struct ctl_buf *b, const struct snap *s,
-		  enum gw_stat_scope scope, uint32_t ses, const char *title,
-		  const char *const *names, bool nonzero, const char *strip)
-{
-	size_t sl = strip ? strlen(strip) : 0;
-	char v[CELL];
-	bool any = false;
-
-	bprintf(b, "%-10s", title);
-	for (; *names; names++) {
-		const struct snap_ent *e = find(s, 0, scope, ses, NULL, *names);
-
-		if (!e || (nonzero && e->st.type != GW_STAT_TEXT && !e->st.u &&
-			   !e->st.d)) {
-			continue;
-		}
-		val_text(&e->st, v, sizeof(v));
-		bprintf(b, "%s%s %s", any ? "  " : "",
-			sl && !strncmp(*names, strip, sl) ? *names + sl
-							  : *names,
-			v);
-		any = true;
-	}
-	bprintf(b, "%s\n", any ? "" : "none");
-}
-
-/* Every labelled value of name in scope that is not zero: "short 3 ...". */
-static void labelled_nonzero(struct ctl_buf *b, const struct snap *s,
-			     enum gw_stat_scope scope, uint32_t ses,
-			     const char *title, const char *name)
-{
-	bool any = false;
-	size_t i;
-
-	bprintf(b, "%-10s", title);
-	for (i = 0; i < s->n; i++) {
-		const struct gw_stat *st = &s->e[i].st;
-
-		if (st->scope == scope && st->session == ses && st->label &&
-		    !strcmp(st->name, name) && st->u) {
-			bprintf(b, "%s%s %llu", any ? "  " : "",
-				st->label_value, (unsigned long long)st->u);
-			any = true;
-		}
-	}
-	bprintf(b, "%s\n", any ? "" : "none");
-}
-
-static void render_session(struct ctl_buf *b, const struct snap *s,
-			   size_t first, uint32_t ses, const char *cpe)
-{
-	static const char *const tunables[] = {
-		"k",
-		"t_dwd_ms",
-		"t_report_ms",
-		"w_fixed",
-		"w_mobile_max",
-		"dwd_hold_ms",
-		"t_lto_ms",
-		"t_lto_eff_us",
-		"early_release",
-		"probe_interval_ms",
-		"dead_after_ms",
-		"log_level",
-		NULL,
-	};
-	static const char *const ing[] = {
-		"bonded", "no_path", "no_session", "reports", "awi",
-		"iwi",	  "dwd",     "dwd_held",   NULL,
-	};
-	static const char *const egr[] = {
-		"released",
-		"in_order",
-		"buffered",
-		NULL,
-	};
-	static const char *const holes[] = {
-		"hole_timeout",	  "hole_early", "hole_overflow",
-		"hole_path_down", "hole_flush", NULL,
-	};
-	static const char *const late[] = {"late", "dup", NULL};
-	static const char *const other[] = {
-		"oversize", "inner_family", "via_tun",	"tun_errors",
-		"spoofed",  "no_slot",	    "overflow", NULL,
-	};
-	enum gw_stat_scope S = GW_SCOPE_SESSION, E = GW_SCOPE_EGRESS,
-			   I = GW_SCOPE_INGRESS;
-	char row[COLS][CELL], v1[CELL];
-	unsigned w[COLS], c;
-	size_t i;
-
-	bprintf(b, "\n");
-	if (*cpe) {
-		bprintf(b, "cpe       %s\n", cpe);
-	}
-	bprintf(b, "session   %u  %s  handshakes %llu  %s\n", ses,
-		val_s(s, S, ses, NULL, "session_state", v1, CELL),
-		(unsigned long long)val_u(s, S, ses, NULL, "handshakes"),
-		val_u(s, S, ses, NULL, "encrypt") ? "encrypted"
-						  : "authenticated");
-	pairs(b, s, S, ses, "tunables", tunables, false, NULL);
-	bprintf(b, "w_mobile  %s\n",
-		val_s(s, S, ses, NULL, "w_mobile", v1, CELL));
-	bprintf(b, "\n");
-
-	/* the path table: widths from the widest cell of each column */
-	for (c = 0; c < COLS; c++) {
-		w[c] = (unsigned)strlen(path_cols[c]);
-	}
-	for (i = first; i < s->n; i++) {
-		const struct gw_stat *st = &s->e[i].st;
-
-		if (st->scope != GW_SCOPE_PATH || st->session != ses ||
-		    strcmp(st->name, "class")) {
-			continue;
-		}
-		path_row(s, ses, st->path, row);
-		for (c = 0; c < COLS; c++) {
-			if (strlen(row[c]) > w[c]) {
-				w[c] = (unsigned)strlen(row[c]);
-			}
-		}
-	}
-	for (c = 0; c < COLS; c++) {
-		snprintf(row[c], CELL, "%s", path_cols[c]);
-	}
-	put_row(b, row, w);
-	for (i = first; i < s->n; i++) {
-		const struct gw_stat *st = &s->e[i].st;
-
-		if (st->scope != GW_SCOPE_PATH || st->session != ses ||
-		    strcmp(st->name, "class")) {
-			continue;
-		}
-		path_row(s, ses, st->path, row);
-		put_row(b, row, w);
-	}
-	bprintf(b, "\n");
-
-	pairs(b, s, I, ses, "ingress", ing, false, NULL);
-	pairs(b, s, E, ses, "egress", egr, false, NULL);
-	bprintf(b, "reorder   depth %llu of %llu\n",
-		(unsigned long long)val_u(s, E, ses, NULL, "depth"),
-		(unsigned long long)val_u(s, E, ses, NULL, "capacity"));
-	pairs(b, s, E, ses, "holes", holes, false, "hole_");
-	pairs(b, s, E, ses, "drops", late, false, NULL);
-	labelled_nonzero(b, s, E, ses, "auth", "auth");
-	labelled_nonzero(b, s, E, ses, "body", "body");
-	pairs(b, s, E, ses, "other", other, true, NULL);
-}
-
-/* The two queues' own values (global): what happens before a session is
- * known. */
-static void render_queues(struct ctl_buf *b, const struct snap *s)
-{
-	static const char *const ing[] = {
-		"pkts",		  "no_cpe",	"unfit",      "too_big",
-		"too_big_mute",	  "fragmented", "outer_frag", "icmp_errors",
-		"verdict_errors", NULL,
-	};
-	static const char *const egr[] = {
-		"pkts", "outer_bad",	  "outer_ext6",	    "session",
-		"path", "verdict_errors", "no_kernel_time", NULL,
-	};
-	enum gw_stat_scope E = GW_SCOPE_EGRESS, I = GW_SCOPE_INGRESS;
-
-	bprintf(b, "mtu       inner packets up to %llu bytes, TCP MSS %llu\n",
-		(unsigned long long)val_u(s, I, 0, NULL, "inner_max"),
-		(unsigned long long)val_u(s, I, 0, NULL, "mss"));
-	pairs(b, s, I, 0, "ingress", ing, false, NULL);
-	pairs(b, s, E, 0, "egress", egr, false, NULL);
-	bprintf(b,
-		"kernel    queue drops: ingress %llu (user %llu)  egress "
-		"%llu (user %llu)\n",
-		(unsigned long long)val_u(s, I, 0, NULL, "kernel_dropped"),
-		(unsigned long long)val_u(s, I, 0, NULL, "kernel_user_dropped"),
-		(unsigned long long)val_u(s, E, 0, NULL, "kernel_dropped"),
-		(unsigned long long)val_u(s, E, 0, NULL,
-					  "kernel_user_dropped"));
-	labelled_nonzero(b, s, E, 0, "wire", "wire");
-}
-
-static void render_table(struct ctl_buf *b, const struct snap *s)
-{
-	const struct snap_ent *e;
-	uint64_t ms;
-	char v[CELL];
-	size_t i;
-
-	bprintf(b, "role      %s\n",
-		val_s(s, GW_SCOPE_DAEMON, 0, NULL, "role", v, CELL));
-	ms = val_u(s, GW_SCOPE_DAEMON, 0, NULL, "uptime_ms");
-	bprintf(b, "uptime    %llud %02llu:%02llu:%02llu (%llu ms)\n",
-		(unsigned long long)(ms / 86400000),
-		(unsigned long long)(ms / 3600000 % 24),
-		(unsigned long long)(ms / 60000 % 60),
-		(unsigned long long)(ms / 1000 % 60), (unsigned long long)ms);
-	render_queues(b, s);
-	/* each session starts with its "session" value */
-	for (i = 0; i < s->n; i++) {
-		e = &s->e[i];
-		if (e->st.scope == GW_SCOPE_SESSION &&
-		    !strcmp(e->st.name, "session")) {
-			render_session(b, s, i, e->st.session,
-				       e->st.cpe ? e->st.cpe : "");
-		}
-	}
-}
-
-/* The walk as nested JSON: daemon values at the top, then "sessions",
- * each with its values, "ingress", "egress" and "paths"; labelled values
- * as an object by label value ("wire": {"short": 3}). */
-static void json_val(struct ctl_buf *b, const struct gw_stat *st)
-{
-	if (st->type == GW_STAT_TEXT) {
-		json_str(b, st->text);
-	} else if (st->is_float) {
-		if (isfinite(st->d)) {
-			bprintf(b, "%.10g", st->d);
-		} else {
-			bprintf(b, "null");
-		}
-	} else {
-		bprintf(b, "%llu", (unsigned long long)st->u);
-	}
-}
-
-static void render_json(struct ctl_buf *b, const struct snap *s)
-{
-	enum { IN_TOP, IN_SESSION, IN_SECTION, IN_PATHS } at = IN_TOP;
-	enum gw_stat_scope section = GW_SCOPE_SESSION;
-	const char *path = NULL, *group = NULL;
-	bool sessions = false;
-	size_t i;
-
-	bprintf(b, "{");
-	for (i = 0; i < s->n; i++) {
-		const struct gw_stat *st = &s->e[i].st;
-		bool first = false; /* no comma before this member */
-
-		/* close the labelled group when this value is not in it */
-		if (group &&
-		    (!st->label || strcmp(group, st->name) ||
-		     st->scope != section ||
-		     (st->scope == GW_SCOPE_PATH && strcmp(path, st->path)))) {
-			bprintf(b, "}");
-			group = NULL;
-		}
-		if (st->scope == GW_SCOPE_DAEMON) {
-			first = i == 0;
-		} else if (st->scope == GW_SCOPE_SESSION &&
-			   !strcmp(st->name, "session")) {
-			/* a new session: close what is open */
-			if (at == IN_PATHS) {
-				bprintf(b, "}]");
-			} else if (at == IN_SECTION) {
-				bprintf(b, "}");
-			}
-			if (sessions) {
-				bprintf(b, "},{");
-			} else {
-				bprintf(b, "%s\"sessions\":[{", i ? "," : "");
-				sessions = true;
-			}
-			at = IN_SESSION;
-			first = true;
-		} else if (st->scope == GW_SCOPE_INGRESS ||
-			   st->scope == GW_SCOPE_EGRESS) {
-			if (at != IN_SECTION || section != st->scope) {
-				if (at == IN_SECTION) {
-					bprintf(b, "}");
-				}
-				bprintf(b, ",\"%s\":{",
-					st->scope == GW_SCOPE_INGRESS
-						? "ingress"
-						: "egress");
-				at = IN_SECTION;
-				section = st->scope;
-				first = true;
-			}
-		} else if (st->scope == GW_SCOPE_PATH) {
-			if (at != IN_PATHS) {
-				if (at == IN_SECTION) {
-					bprintf(b, "}");
-				}
-				bprintf(b, ",\"paths\":[{\"name\":");
-				json_str(b, st->path);
-				at = IN_PATHS;
-				path = st->path;
-			} else if (strcmp(path, st->path)) {
-				bprintf(b, "},{\"name\":");
-				json_str(b, st->path);
-				path = st->path;
-			}
-			section = GW_SCOPE_PATH;
-		}
-		if (st->label && group) {
-			/* the next member of the open group */
-			bprintf(b, ",");
-		} else {
-			if (!first) {
-				bprintf(b, ",");
-			}
-			json_str(b, st->name);
-			bprintf(b, ":");
-			if (st->label) {
-				bprintf(b, "{");
-				group = st->name;
-			}
-		}
-		if (st->label) {
-			json_str(b, st->label_value);
-			bprintf(b, ":");
-		}
-		json_val(b, st);
-	}
-	if (group) {
-		bprintf(b, "}");
-	}
-	if (at == IN_PATHS) {
-		bprintf(b, "}]");
-	} else if (at == IN_SECTION) {
-		bprintf(b, "}");
-	}
-	if (sessions) {
-		bprintf(b, "}]");
-	}
-	bprintf(b, "}\n");
-}
-
 /* ---- requests --------------------------------------------------------- */
 
 /* The runtime keys and their ranges come from the key table
  * (common/conf_keys.c, CONF_RUNTIME): what set takes is what it lists. */
-static void do_help(struct ctl_buf *out)
+static void do_help(FILE *out)
 {
 	const struct conf_key_info *k;
 	char range[48];
 	size_t i;
 
-	bprintf(out,
+	fprintf(out,
 		"ok\n"
 		"requests (one per connection, one line):\n"
-		"  status         counters and state as a table\n"
-		"  status json    the same as JSON\n"
+		"  status         counters and state as data (l3bondctl "
+		"shows it as\n"
+		"                 a table, JSON or metrics)\n"
 		"  set KEY VALUE  change a tunable now, runtime only:\n"
 		"                 a reload or a restart reads the file again\n"
 		"                 KEY, its meaning and range:\n");
 	for (i = 0; (k = conf_key(i)); i++) {
 		if (k->group == CONF_TOP && k->apply == CONF_RUNTIME) {
 			conf_key_range(k, range, sizeof(range));
-			bprintf(out, "    %-18s %s%s%s\n", k->name, k->help,
+			fprintf(out, "    %-18s %s%s%s\n", k->name, k->help,
 				range[0] ? ", " : "", range);
 		}
 	}
-	bprintf(out, "  reload         read the configuration file again (as "
+	fprintf(out, "  reload         read the configuration file again (as "
 		     "SIGHUP)\n"
 		     "  help           this text\n"
 		     "reply: \"ok\" or \"error: <why>\" on the first line, "
 		     "then the body\n");
 }
 
-static void do_status(struct gw *gw, struct ctl_buf *out, bool json)
-{
-	struct snap s = {0};
+/* The build passes the project's version (CMake PROJECT_VERSION). */
+#ifndef L3BOND_VERSION
+#define L3BOND_VERSION "unknown"
+#endif
 
-	gw_stats_walk(gw, snap_add, &s);
-	if (s.nomem) {
-		bprintf(out, "error: out of memory\n");
-	} else {
-		bprintf(out, "ok\n");
-		if (json) {
-			render_json(out, &s);
-		} else {
-			render_table(out, &s);
-		}
-	}
-	free(s.e);
+/* The walk as status data (facts.h); false when out of memory. */
+static bool do_status(struct gw *gw, FILE *out)
+{
+	struct facts_writer w;
+
+	fprintf(out, "ok\n");
+	facts_begin(&w, out, L3BOND_VERSION);
+	gw_stats_walk(gw, facts_put, &w);
+	return facts_end(&w) == 0;
 }
 
-static void do_set(struct gw *gw, struct ctl_buf *out, const char *key,
+static void do_set(struct gw *gw, FILE *out, const char *key,
 		   const char *value)
 {
 	char err[CONF_ERR_MAX];
@@ -719,26 +143,26 @@ static void do_set(struct gw *gw, struct ctl_buf *out, const char *key,
 	}
 	auth_key_wipe(&c.psk);
 	if (ret) {
-		bprintf(out, "error: %s\n", err);
+		fprintf(out, "error: %s\n", err);
 		return;
 	}
 	gw_info(gw, "l3bondctl: set %s %s", key, value);
-	bprintf(out,
+	fprintf(out,
 		"ok\n%s set to %s (runtime only: a reload or a restart "
 		"reads the file again)\n",
 		key, value);
 }
 
-static void do_reload(struct gw *gw, struct ctl_buf *out)
+static void do_reload(struct gw *gw, FILE *out)
 {
 	char err[CONF_ERR_MAX];
 
 	gw_info(gw, "l3bondctl: reloading %s", gw->conf_file);
 	if (gw_reload(gw, err, sizeof(err))) {
-		bprintf(out, "error: %s\n", err);
+		fprintf(out, "error: %s\n", err);
 		return;
 	}
-	bprintf(out, "ok\nreloaded %s\n", gw->conf_file);
+	fprintf(out, "ok\nreloaded %s\n", gw->conf_file);
 }
 
 /* Bytes of a request that may be echoed back: printable ASCII. */
@@ -751,7 +175,8 @@ static void sanitize(char *s)
 	}
 }
 
-static void handle(struct gw *gw, char *line, struct ctl_buf *out)
+/* The reply to line, into out; false when out of memory. */
+static bool handle(struct gw *gw, char *line, FILE *out)
 {
 	char *argv[4], *save = NULL, *t;
 	int argc = 0;
@@ -764,12 +189,9 @@ static void handle(struct gw *gw, char *line, struct ctl_buf *out)
 		argv[argc++] = t;
 	}
 	if (!argc) {
-		bprintf(out, "error: empty request (try help)\n");
+		fprintf(out, "error: empty request (try help)\n");
 	} else if (!strcmp(argv[0], "status") && argc == 1) {
-		do_status(gw, out, false);
-	} else if (!strcmp(argv[0], "status") && argc == 2 &&
-		   !strcmp(argv[1], "json")) {
-		do_status(gw, out, true);
+		return do_status(gw, out);
 	} else if (!strcmp(argv[0], "set") && argc == 3) {
 		do_set(gw, out, argv[1], argv[2]);
 	} else if (!strcmp(argv[0], "reload") && argc == 1) {
@@ -778,13 +200,33 @@ static void handle(struct gw *gw, char *line, struct ctl_buf *out)
 		do_help(out);
 	} else if (!strcmp(argv[0], "status") || !strcmp(argv[0], "set") ||
 		   !strcmp(argv[0], "reload") || !strcmp(argv[0], "help")) {
-		bprintf(out, "error: %s: wrong arguments (try help)\n",
+		fprintf(out, "error: %s: wrong arguments (try help)\n",
 			argv[0]);
 	} else {
 		sanitize(argv[0]);
-		bprintf(out, "error: unknown request '%.64s' (try help)\n",
+		fprintf(out, "error: unknown request '%.64s' (try help)\n",
 			argv[0]);
 	}
+	return true;
+}
+
+/* A one-line reply made here (errors about the connection). */
+static void __attribute__((format(printf, 2, 3)))
+set_reply(struct ctl_conn *cn, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	free(cn->out);
+	va_start(ap, fmt);
+	n = vasprintf(&cn->out, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		cn->out = NULL;
+		n = 0;
+	}
+	cn->olen = (size_t)n;
+	cn->off = 0;
 }
 
 /* ---- connections ------------------------------------------------------ */
@@ -798,16 +240,18 @@ static void conn_close(struct ctl_conn *cn)
 	ev_timer_stop(loop, &cn->timer);
 	close(cn->fd);
 	cn->fd = -1;
-	buf_free(&cn->out);
+	free(cn->out);
+	cn->out = NULL;
+	cn->olen = 0;
 	ctl->nconn--;
 }
 
 /* Writes what the socket takes; true when the reply is out. */
 static bool conn_flush(struct ctl_conn *cn)
 {
-	while (cn->off < cn->out.len) {
+	while (cn->off < cn->olen) {
 		ssize_t n =
-			send(cn->fd, cn->out.p + cn->off, cn->out.len - cn->off,
+			send(cn->fd, cn->out + cn->off, cn->olen - cn->off,
 			     MSG_DONTWAIT | MSG_NOSIGNAL);
 
 		if (n < 0 && errno == EINTR) {
@@ -829,13 +273,21 @@ static void conn_on_write(struct ev_loop *loop, ev_io *w, int revents);
 static void conn_reply(struct ctl_conn *cn)
 {
 	struct ev_loop *loop = cn->ctl->gw->loop;
+	bool made;
+	FILE *f;
 
 	cn->line[cn->llen] = '\0';
-	handle(cn->ctl->gw, cn->line, &cn->out);
-	if (cn->out.over) {
-		buf_free(&cn->out);
-		bprintf(&cn->out, "error: reply longer than %d bytes\n",
-			CTL_REPLY_MAX);
+	f = open_memstream(&cn->out, &cn->olen);
+	if (!f) {
+		set_reply(cn, "error: %s\n", strerror(errno));
+	} else {
+		made = handle(cn->ctl->gw, cn->line, f);
+		if (fclose(f) || !made) {
+			set_reply(cn, "error: %s\n", strerror(ENOMEM));
+		} else if (cn->olen > CTL_REPLY_MAX) {
+			set_reply(cn, "error: reply longer than %d bytes\n",
+				  CTL_REPLY_MAX);
+		}
 	}
 	ev_io_stop(loop, &cn->io);
 	if (conn_flush(cn)) {
@@ -896,12 +348,12 @@ static void conn_on_read(struct ev_loop *loop, ev_io *w, int revents)
 		conn_reply(cn);
 	} else if (memchr(cn->line, '\0', cn->llen)) {
 		cn->llen = 0;
-		bprintf(&cn->out, "error: request holds a NUL byte\n");
+		set_reply(cn, "error: request holds a NUL byte\n");
 		ev_io_stop(loop, &cn->io);
 		conn_flush(cn);
 		conn_close(cn);
 	} else if (cn->llen == CTL_LINE_MAX) {
-		bprintf(&cn->out, "error: request longer than %d bytes\n",
+		set_reply(cn, "error: request longer than %d bytes\n",
 			CTL_LINE_MAX - 1);
 		ev_io_stop(loop, &cn->io);
 		conn_flush(cn);
@@ -915,9 +367,9 @@ static void conn_on_timeout(struct ev_loop *loop, ev_timer *w, int revents)
 
 	(void)loop;
 	(void)revents;
-	if (!cn->out.len) {
+	if (!cn->out) {
 		/* still reading: tell it why, if it listens */
-		bprintf(&cn->out, "error: no request within %d s\n",
+		set_reply(cn, "error: no request within %d s\n",
 			CTL_TIMEOUT_S);
 		conn_flush(cn);
 	}
@@ -1021,7 +473,8 @@ static void on_accept(struct ev_loop *loop, ev_io *w, int revents)
 		cn->fd = fd;
 		cn->llen = 0;
 		cn->off = 0;
-		memset(&cn->out, 0, sizeof(cn->out));
+		cn->out = NULL;
+		cn->olen = 0;
 		ctl->nconn++;
 		ev_io_init(&cn->io, conn_on_read, fd, EV_READ);
 		ev_io_start(loop, &cn->io);

@@ -15,8 +15,9 @@
  *	rules.c    iptables/nft rules, rp_filter
  *	stats.c    every counter and state as one list (stats.h)
  *	status.c   that list as key=value lines (--status-file)
- *	ctl.c      the control socket of l3bondctl
- *	metrics.c  that list in the Prometheus text format, over HTTP
+ *	ctl.c      the control socket of l3bondctl: that list as data
+ *	facts.c    the control socket's status data format (facts.h)
+ *	show.c     its presentations, made by the clients (show.h)
  *	notify.c   readiness notification to systemd (sd_notify protocol)
  *	log.c      leveled logging to stderr
  *
@@ -382,7 +383,6 @@ struct gw {
 	bool stopping;
 	const char *ctl_path_opt;   /* --control-socket, overrides the conf */
 	struct gw_ctl *ctl;	    /* ctl.c, NULL when there is none */
-	struct gw_metrics *metrics; /* metrics.c, NULL when off */
 };
 
 /* Touches every page of len bytes at p, so that the memory counts now
@@ -569,11 +569,6 @@ int gw_reload(struct gw *gw, char *err, size_t len);
  * in the loop; nothing when the path is "".  0 or -errno. */
 int gw_ctl_open(struct gw *gw);
 void gw_ctl_close(struct gw *gw);
-
-/* metrics.c: the HTTP listener of GET /metrics on
- * metrics_address:metrics_port; nothing when metrics_port is 0. */
-int gw_metrics_open(struct gw *gw);
-void gw_metrics_close(struct gw *gw);
 
 /* notify.c: one sd_notify message ("READY=1", "RELOADING=1", ...) to
  * $NOTIFY_SOCKET; nothing without it.  0 or -errno. */

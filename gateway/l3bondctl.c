@@ -1,12 +1,16 @@
 /* l3bondctl: the operator's client of l3bondd's control socket (ctl.c).
  *
- *	l3bondctl [-s SOCKET] status [--json] | set KEY VALUE | reload | help
+ *	l3bondctl [-s SOCKET] status [--json] | metrics | set KEY VALUE |
+ *	          reload | help
  *	l3bondctl genkey
  *
- * One request line, one reply: "ok" or "error: <why>", then the body,
- * which goes to stdout.  Plain libc, no event loop: it must run on a
- * router that has nothing else.  genkey talks to no daemon: it prints a
- * fresh pre-shared key for the config's key (l3bond.conf(5)).
+ * One request line, one reply: "ok" or "error: <why>", then the body.
+ * The daemon answers status as data (facts.h); this client presents it:
+ * a table, JSON (json-c) or the Prometheus exposition (show.h).  Other
+ * bodies go to stdout as they are.  No event loop: it must run on a
+ * router that has nothing else but libc and json-c.  genkey talks to no
+ * daemon: it prints a fresh pre-shared key for the config's key
+ * (l3bond.conf(5)).
  *
  * Exit codes: 0 ok; 1 the daemon refused the request (bad key or value,
  * reload refused); 2 usage; 3 the daemon cannot be reached or would not
@@ -15,17 +19,18 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <poll.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include <sys/socket.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "gateway/ctl_client.h"
+#include "gateway/facts.h"
+#include "gateway/show.h"
 
 #define DEFAULT_SOCKET "/run/l3bond/l3bondd.sock"
 
@@ -34,17 +39,9 @@ enum {
 	EXIT_REFUSED = 1,
 	EXIT_USAGE = 2,
 	EXIT_UNREACHABLE = 3,
-	TIMEOUT_MS = 5000,
-	REQ_MAX = 256, /* the daemon's request limit, newline in */
-	REPLY_MAX = (1 << 20) + 4096, /* the daemon caps its replies at 1 MiB */
-	KEY_LEN = 32,		      /* AUTH_KEY_LEN (common/auth.h) */
-	KEY_B64_LEN = 44,	      /* its base64 text, without NUL */
-};
-
-/* The daemon's errors about the connection, not the request (ctl.c). */
-static const char *const conn_errors[] = {
-	"permission denied",
-	"too many connections, try again",
+	REQ_MAX = 256,	  /* the daemon's request limit, newline in */
+	KEY_LEN = 32,	  /* AUTH_KEY_LEN (common/auth.h) */
+	KEY_B64_LEN = 44, /* its base64 text, without NUL */
 };
 
 static void usage(FILE *f)
@@ -53,6 +50,7 @@ static void usage(FILE *f)
 		"usage: l3bondctl [-s SOCKET] COMMAND\n"
 		"commands:\n"
 		"  status [--json]  counters and state (a table, or JSON)\n"
+		"  metrics          the same in the Prometheus text format\n"
 		"  set KEY VALUE    change a tunable now (the keys: "
 		"l3bondctl help);\n"
 		"                   runtime only: a reload or restart reads "
@@ -83,168 +81,6 @@ usage_error(const char *fmt, ...)
 	fprintf(stderr, "\n");
 	usage(stderr);
 	return EXIT_USAGE;
-}
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Waits for events on fd until the deadline; 0, or -ETIMEDOUT, -errno. */
-static int wait_fd(int fd, short events, long long deadline)
-{
-	struct pollfd pfd = {.fd = fd, .events = events};
-	long long left;
-	int n;
-
-	for (;;) {
-		left = deadline - now_ms();
-		if (left <= 0) {
-			return -ETIMEDOUT;
-		}
-		n = poll(&pfd, 1, (int)left);
-		if (n > 0) {
-			return 0;
-		}
-		if (n == 0) {
-			return -ETIMEDOUT;
-		}
-		if (errno != EINTR) {
-			return -errno;
-		}
-	}
-}
-
-static int unreachable(const char *path, const char *what, int err)
-{
-	fprintf(stderr, "l3bondctl: %s %s: %s\n", what, path, strerror(err));
-	return EXIT_UNREACHABLE;
-}
-
-/* Sends req and reads the whole reply into *out (NUL-terminated).
- * Returns 0 or an exit code, with the message printed. */
-static int exchange(const char *path, const char *req, char **out,
-		    size_t *outlen)
-{
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	long long deadline = now_ms() + TIMEOUT_MS;
-	size_t len = 0, cap = 8192, off = 0, rlen = strlen(req);
-	char *buf;
-	ssize_t n;
-	int fd, err;
-
-	strcpy(sa.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0) {
-		return unreachable(path, "socket for", errno);
-	}
-	/* A listener whose backlog is full says EAGAIN: it may drain soon. */
-	while (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		if (errno == EINTR) {
-			continue;
-		}
-		if (errno != EAGAIN || now_ms() >= deadline) {
-			err = errno == EAGAIN ? ETIMEDOUT : errno;
-			close(fd);
-			return unreachable(path, "cannot connect to", err);
-		}
-		usleep(10000);
-	}
-	/* The daemon may close at once (refused): a failed send is not the
-	 * end, its reply may be waiting. */
-	while (off < rlen) {
-		n = send(fd, req + off, rlen - off, MSG_NOSIGNAL);
-		if (n > 0) {
-			off += (size_t)n;
-			continue;
-		}
-		if (n < 0 && errno == EINTR) {
-			continue;
-		}
-		if (n < 0 && errno == EAGAIN) {
-			err = wait_fd(fd, POLLOUT, deadline);
-			if (err) {
-				close(fd);
-				return unreachable(path, "no reply from", -err);
-			}
-			continue;
-		}
-		break;
-	}
-	buf = malloc(cap);
-	if (!buf) {
-		close(fd);
-		fprintf(stderr, "l3bondctl: out of memory\n");
-		return EXIT_UNREACHABLE;
-	}
-	for (;;) {
-		if (len + 1 == cap) {
-			char *p;
-
-			if (cap >= REPLY_MAX) {
-				free(buf);
-				close(fd);
-				fprintf(stderr,
-					"l3bondctl: %s: reply longer than %d "
-					"bytes\n",
-					path, REPLY_MAX);
-				return EXIT_UNREACHABLE;
-			}
-			p = realloc(buf, cap * 2);
-			if (!p) {
-				free(buf);
-				close(fd);
-				fprintf(stderr, "l3bondctl: out of memory\n");
-				return EXIT_UNREACHABLE;
-			}
-			buf = p;
-			cap *= 2;
-		}
-		n = recv(fd, buf + len, cap - 1 - len, 0);
-		if (n > 0) {
-			len += (size_t)n;
-			continue;
-		}
-		if (n == 0) {
-			break;
-		}
-		if (errno == EINTR) {
-			continue;
-		}
-		if (errno == EAGAIN) {
-			err = wait_fd(fd, POLLIN, deadline);
-			if (err) {
-				free(buf);
-				close(fd);
-				if (err == -ETIMEDOUT) {
-					fprintf(stderr,
-						"l3bondctl: no reply from %s "
-						"within %d s\n",
-						path, TIMEOUT_MS / 1000);
-					return EXIT_UNREACHABLE;
-				}
-				return unreachable(path, "reading from", -err);
-			}
-			continue;
-		}
-		/* a daemon that closed with our request unread resets the
-		 * connection after its reply: that reply still counts */
-		if (errno == ECONNRESET && memchr(buf, '\n', len)) {
-			break;
-		}
-		err = errno;
-		free(buf);
-		close(fd);
-		return unreachable(path, "reading from", err);
-	}
-	close(fd);
-	buf[len] = '\0';
-	*out = buf;
-	*outlen = len;
-	return 0;
 }
 
 /* Standard base64 with padding (RFC 4648 section 4), as auth_key_parse()
@@ -320,6 +156,45 @@ static bool word_ok(const char *s)
 	return true;
 }
 
+enum show { SHOW_RAW, SHOW_TABLE, SHOW_JSON, SHOW_METRICS };
+
+/* The status data in body (taken over) presented on stdout. */
+static int present(const char *path, enum show how, char *body, size_t len)
+{
+	struct facts s;
+	struct expo *e;
+	char err[160];
+	int ret;
+
+	ret = facts_parse(&s, body, len, err, sizeof(err));
+	if (ret) {
+		facts_free(&s);
+		fprintf(stderr, "l3bondctl: %s: %s\n", path,
+			ret == -ENOMEM ? strerror(ENOMEM) : err);
+		return EXIT_UNREACHABLE;
+	}
+	if (how == SHOW_TABLE) {
+		ret = show_table(stdout, &s);
+	} else if (how == SHOW_JSON) {
+		ret = show_json(stdout, &s);
+	} else {
+		e = expo_new();
+		ret = -ENOMEM;
+		if (e) {
+			expo_facts(e, &s);
+			ret = expo_write(e, stdout);
+			expo_free(e);
+		}
+	}
+	facts_free(&s);
+	if (ret || fflush(stdout)) {
+		fprintf(stderr, "l3bondctl: writing the reply: %s\n",
+			strerror(ret ? -ret : errno));
+		return EXIT_UNREACHABLE;
+	}
+	return EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -328,8 +203,9 @@ int main(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	const char *path = getenv("L3BOND_SOCKET");
-	char req[REQ_MAX + 1], *reply = NULL, *nl, *body;
-	size_t len = 0, i;
+	char req[REQ_MAX + 1], *reply = NULL, *nl, *body, err[256];
+	enum show how = SHOW_RAW;
+	size_t len = 0, blen;
 	const char *cmd;
 	int opt, ret;
 
@@ -372,12 +248,19 @@ int main(int argc, char **argv)
 	argv += optind;
 	if (!strcmp(cmd, "status")) {
 		if (argc == 0) {
-			snprintf(req, sizeof(req), "status\n");
+			how = SHOW_TABLE;
 		} else if (argc == 1 && !strcmp(argv[0], "--json")) {
-			snprintf(req, sizeof(req), "status json\n");
+			how = SHOW_JSON;
 		} else {
 			return usage_error("status: unexpected '%s'", argv[0]);
 		}
+		snprintf(req, sizeof(req), "status\n");
+	} else if (!strcmp(cmd, "metrics")) {
+		if (argc) {
+			return usage_error("metrics: unexpected '%s'", argv[0]);
+		}
+		how = SHOW_METRICS;
+		snprintf(req, sizeof(req), "status\n");
 	} else if (!strcmp(cmd, "set")) {
 		if (argc != 2) {
 			return usage_error("set: want KEY VALUE");
@@ -403,9 +286,10 @@ int main(int argc, char **argv)
 		return usage_error("unknown command '%s'", cmd);
 	}
 
-	ret = exchange(path, req, &reply, &len);
+	ret = ctl_exchange(path, req, &reply, &len, err, sizeof(err));
 	if (ret) {
-		return ret;
+		fprintf(stderr, "l3bondctl: %s\n", err);
+		return EXIT_UNREACHABLE;
 	}
 	nl = memchr(reply, '\n', len);
 	body = nl ? nl + 1 : reply + len;
@@ -420,9 +304,21 @@ int main(int argc, char **argv)
 			path);
 		return EXIT_UNREACHABLE;
 	}
-	if (!strcmp(reply, "ok")) {
-		size_t blen = len - (size_t)(body - reply);
+	blen = len - (size_t)(body - reply);
+	if (!strcmp(reply, "ok") && how != SHOW_RAW) {
+		/* the body alone, for the snapshot to own */
+		char *data = malloc(blen + 1);
 
+		if (!data) {
+			free(reply);
+			fprintf(stderr, "l3bondctl: %s\n", strerror(ENOMEM));
+			return EXIT_UNREACHABLE;
+		}
+		memcpy(data, body, blen + 1);
+		free(reply);
+		return present(path, how, data, blen);
+	}
+	if (!strcmp(reply, "ok")) {
 		if (fwrite(body, 1, blen, stdout) != blen || fflush(stdout)) {
 			free(reply);
 			fprintf(stderr, "l3bondctl: writing the reply: %s\n",
@@ -433,16 +329,11 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	if (!strncmp(reply, "error: ", 7)) {
-		ret = EXIT_REFUSED;
-		for (i = 0; i < sizeof(conn_errors) / sizeof(conn_errors[0]);
-		     i++) {
-			if (!strcmp(reply + 7, conn_errors[i])) {
-				ret = EXIT_UNREACHABLE;
-			}
-		}
-		if (ret == EXIT_UNREACHABLE) {
+		if (ctl_conn_error(reply + 7)) {
+			ret = EXIT_UNREACHABLE;
 			fprintf(stderr, "l3bondctl: %s: %s\n", path, reply + 7);
 		} else {
+			ret = EXIT_REFUSED;
 			fprintf(stderr, "l3bondctl: %s\n", reply + 7);
 		}
 		/* a body after an error explains it */

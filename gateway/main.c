@@ -160,9 +160,8 @@ int gw_apply_conf(struct gw *gw, const struct conf *c, char *err, size_t len)
 		conf_free(&next);
 		return ret;
 	}
-	/* the control socket and the metrics listener stay as they were
-	 * opened (CONF_OPENED): moving them under a client is a restart's
-	 * job */
+	/* the control socket stays as it was opened (CONF_OPENED): moving
+	 * it under a client is a restart's job */
 	conf_keep_opened(&next, &gw->conf);
 	keep = gw->conf; /* the old CPEs go with it */
 	gw->conf = next;
@@ -360,10 +359,6 @@ static int start(struct gw *gw)
 	ev_signal_start(gw->loop, &gw->sig_int);
 	ev_signal_start(gw->loop, &gw->sig_hup);
 	ev_signal_start(gw->loop, &gw->sig_usr1);
-	err = gw_metrics_open(gw);
-	if (err) {
-		return err;
-	}
 	if (gw->conf.role == ROLE_CPE) {
 		gw_info(gw,
 			"started: role cpe, session %u, %u paths, queues "
@@ -388,7 +383,6 @@ static int start(struct gw *gw)
 static void stop(struct gw *gw)
 {
 	gw_notify("STOPPING=1");
-	gw_metrics_close(gw);
 	gw_ctl_close(gw);
 	/* what waits for a hole goes out now, in order */
 	gw_sessions_flush(gw);

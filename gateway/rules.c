@@ -43,14 +43,37 @@
 #include "gateway/gw.h"
 #include "ingress/mtu.h"
 
+/* Generated text goes into a memory stream (open_memstream): it grows as
+ * needed; a failed write shows in the stream's error flag. */
 struct out {
-	char *buf;
+	FILE *f;
+	char *text; /* the stream's buffer: valid after out_close() */
 	size_t len;
-	size_t used;
-	bool overflow;
 	unsigned mss; /* of the TCPMSS clamp (IPv4; IPv6: 20 less) */
 	bool v6;      /* ip6tables text (the IPv6 prefixes, the IPv6 MSS) */
 };
+
+static int out_open(struct out *o)
+{
+	o->text = NULL;
+	o->len = 0;
+	o->f = open_memstream(&o->text, &o->len);
+	return o->f ? 0 : -errno;
+}
+
+/* The text made, NUL-terminated in o->text (the caller frees it); 0, or
+ * -ENOMEM when a write failed or the text is over GW_RULES_MAX. */
+static int out_close(struct out *o)
+{
+	bool err = ferror(o->f);
+
+	if (fclose(o->f) || err || !o->text || o->len >= GW_RULES_MAX) {
+		free(o->text);
+		o->text = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
 
 /* The IPv6 MSS: the same inner maximum less an IPv6 header, 20 bytes
  * longer than the IPv4 one. */
@@ -63,19 +86,10 @@ static void __attribute__((format(printf, 2, 3)))
 put(struct out *o, const char *fmt, ...)
 {
 	va_list ap;
-	int n;
 
-	if (o->overflow) {
-		return;
-	}
 	va_start(ap, fmt);
-	n = vsnprintf(o->buf + o->used, o->len - o->used, fmt, ap);
+	vfprintf(o->f, fmt, ap);
 	va_end(ap);
-	if (n < 0 || (size_t)n >= o->len - o->used) {
-		o->overflow = true;
-		return;
-	}
-	o->used += (size_t)n;
 }
 
 /* The path devices without repeats (paths may share a device). */
@@ -285,24 +299,49 @@ unsigned gw_conf_mss(const struct conf *c)
 	return inner > 40 ? inner - 40u : 0;
 }
 
-int gw_rules_text(const struct conf *c, enum gw_rules_kind kind, unsigned mss,
-		  char *buf, size_t len)
+/* The rules of kind as a new string in *text; 0 or -ENOMEM. */
+static int rules_text(const struct conf *c, enum gw_rules_kind kind,
+		      unsigned mss, char **text)
 {
-	struct out o = {.buf = buf,
-			.len = len,
-			.mss = mss,
-			.v6 = kind == GW_RULES_IP6TABLES};
+	struct out o = {.mss = mss, .v6 = kind == GW_RULES_IP6TABLES};
+	int ret = out_open(&o);
 
-	if (!len) {
-		return -ENOSPC;
+	if (ret) {
+		return ret;
 	}
-	buf[0] = '\0';
 	if (kind == GW_RULES_NFT) {
 		nft_text(c, &o);
 	} else {
 		iptables_text(c, &o);
 	}
-	return o.overflow ? -ENOSPC : (int)o.used;
+	ret = out_close(&o);
+	*text = o.text;
+	return ret;
+}
+
+int gw_rules_text(const struct conf *c, enum gw_rules_kind kind, unsigned mss,
+		  char *buf, size_t len)
+{
+	char *text;
+	size_t n;
+	int ret;
+
+	if (!len) {
+		return -ENOSPC;
+	}
+	buf[0] = '\0';
+	ret = rules_text(c, kind, mss, &text);
+	if (ret) {
+		return ret == -ENOMEM ? -ENOSPC : ret;
+	}
+	n = strlen(text);
+	if (n >= len) {
+		free(text);
+		return -ENOSPC;
+	}
+	memcpy(buf, text, n + 1);
+	free(text);
+	return (int)n;
 }
 
 /* Runs argv with input on its stdin (NULL: /dev/null); its output goes to
@@ -393,8 +432,7 @@ static void remove_all(bool v6)
 	const char *cmd = v6 ? "ip6tables" : "iptables";
 	const char *argv[] = {v6 ? "ip6tables-restore" : "iptables-restore",
 			      "-w", "--noflush", NULL};
-	char text[512];
-	struct out o = {.buf = text, .len = sizeof(text)};
+	struct out o;
 	unsigned i, n;
 
 	for (i = 0; i < sizeof(chains) / sizeof(chains[0]); i++) {
@@ -409,6 +447,9 @@ static void remove_all(bool v6)
 		     n++) {
 		}
 	}
+	if (out_open(&o)) {
+		return;
+	}
 	for (i = 0; i < sizeof(chains) / sizeof(chains[0]); i++) {
 		if (!i || strcmp(chains[i].table, chains[i - 1].table)) {
 			put(&o, "%s*%s\n", i ? "COMMIT\n" : "",
@@ -418,7 +459,10 @@ static void remove_all(bool v6)
 		    chains[i].chain);
 	}
 	put(&o, "COMMIT\n");
-	run(argv, text, true);
+	if (!out_close(&o)) {
+		run(argv, o.text, true);
+		free(o.text);
+	}
 }
 
 /* Both families' removal at once (the IPv6 one in a child). */
@@ -489,21 +533,14 @@ static int install(bool v6, const char *text)
  * commands and reports by its exit status (0, else ip6tables failed). */
 int gw_rules_install(struct gw *gw)
 {
-	char *text, *text6;
+	char *text = NULL, *text6 = NULL;
 	int ret, ret6, status;
 	pid_t pid;
 
-	text = malloc(GW_RULES_MAX);
-	text6 = malloc(GW_RULES_MAX);
-	ret = -ENOMEM;
-	if (!text || !text6) {
-		goto out;
-	}
-	ret = gw_rules_text(&gw->conf, GW_RULES_IPTABLES, gw->mss, text,
-			    GW_RULES_MAX);
-	if (ret >= 0) {
-		ret = gw_rules_text(&gw->conf, GW_RULES_IP6TABLES, gw->mss,
-				    text6, GW_RULES_MAX);
+	ret = rules_text(&gw->conf, GW_RULES_IPTABLES, gw->mss, &text);
+	if (!ret) {
+		ret = rules_text(&gw->conf, GW_RULES_IP6TABLES, gw->mss,
+				 &text6);
 	}
 	if (ret < 0) {
 		gw_err(gw, "rules: too many to generate");
@@ -559,31 +596,37 @@ static int update(struct gw *gw, const struct conf *c, bool v6)
 {
 	const char *argv[] = {v6 ? "ip6tables-restore" : "iptables-restore",
 			      "-w", "--noflush", NULL};
-	struct out now = {.len = GW_RULES_MAX, .mss = gw->rules.mss, .v6 = v6};
-	struct out next = {.len = GW_RULES_MAX, .mss = gw->mss, .v6 = v6};
-	struct out txn = {.len = GW_RULES_MAX};
-	int ret = -ENOMEM;
+	struct out now = {.mss = gw->rules.mss, .v6 = v6};
+	struct out next = {.mss = gw->mss, .v6 = v6};
+	char *txn = NULL;
+	int ret;
 
-	now.buf = calloc(1, GW_RULES_MAX);
-	next.buf = calloc(1, GW_RULES_MAX);
-	txn.buf = calloc(1, GW_RULES_MAX);
-	if (!now.buf || !next.buf || !txn.buf) {
-		goto out;
+	ret = out_open(&now);
+	if (ret) {
+		return ret;
+	}
+	ret = out_open(&next);
+	if (ret) {
+		fclose(now.f);
+		free(now.text);
+		return ret;
 	}
 	ing_rules(&gw->conf, &now);
 	ing_rules(c, &next);
-	put(&txn, "*mangle\n:L3B_ING - [0:0]\n-F L3B_ING\n%sCOMMIT\n",
-	    next.buf);
-	ret = -ENOSPC;
-	if (now.overflow || next.overflow || txn.overflow) {
-		gw_err(gw, "rules: too many to generate");
+	ret = out_close(&now);
+	if (out_close(&next) || ret ||
+	    asprintf(&txn, "*mangle\n:L3B_ING - [0:0]\n-F L3B_ING\n%sCOMMIT\n",
+		     next.text) < 0) {
+		txn = NULL;
+		ret = -ENOMEM;
+		gw_err(gw, "rules: too many to generate, or out of memory");
 		goto out;
 	}
 	ret = 0;
-	if (!strcmp(now.buf, next.buf)) {
+	if (!strcmp(now.text, next.text)) {
 		goto out;
 	}
-	ret = run(argv, txn.buf, false);
+	ret = run(argv, txn, false);
 	if (ret) {
 		gw_err(gw, "rules: updating L3B_ING (%s) failed (%d)",
 		       v6 ? "IPv6" : "IPv4", ret);
@@ -592,9 +635,9 @@ static int update(struct gw *gw, const struct conf *c, bool v6)
 	}
 	ret = 1;
 out:
-	free(now.buf);
-	free(next.buf);
-	free(txn.buf);
+	free(now.text);
+	free(next.text);
+	free(txn);
 	return ret;
 }
 

@@ -11,7 +11,7 @@ set -euo pipefail
 # build, the namespace testbed and its tools, the plots
 pkgs=(build-essential cmake pkg-config
 	libconfig-dev libev-dev libmnl-dev libnetfilter-queue-dev
-	libsodium-dev libcmocka-dev
+	libsodium-dev libcmocka-dev libjson-c-dev libmicrohttpd-dev
 	iproute2 iptables nftables conntrack procps bsdextrautils python3
 	gnuplot-nox)
 case ${1:-} in
@@ -19,7 +19,7 @@ case ${1:-} in
 "")
 	pkgs+=(curl util-linux passwd
 	systemd groff-base man-db shellcheck valgrind strace
-	busybox musl-tools clang-14 libclang-rt-14-dev
+	busybox musl-tools clang-14 libclang-rt-14-dev lua5.1
 	iperf3 irtt iputils-ping jq)
 	;;
 *)
@@ -27,15 +27,17 @@ case ${1:-} in
 	exit 2
 	;;
 esac
+# json-c: l3bondctl's JSON; libmicrohttpd: l3bond-exporter's HTTP.
 # curl scrapes the metrics; util-linux's setpriv and passwd's useradd run
 # the daemons as the unit's user; systemd (systemd-analyze), groff and
 # man-db lint the units and man pages; shellcheck the OpenWrt scripts;
 # valgrind (callgrind) counts instructions per packet in the benchmark;
 # strace lists the daemon's system calls against the unit's filter;
 # busybox (ash, awk) and musl-tools (musl-gcc) stand in for OpenWrt's
-# shell and libc in the package test; clang-14 with its runtime builds the
-# libFuzzer targets (scripts/fuzz.sh); iperf3, irtt, ping and jq are the
-# quality benchmark's tools (scripts/quality.sh, tests/quality).
+# shell and libc in the package test, lua5.1 for its Prometheus
+# collector (prometheus-node-exporter-lua runs on Lua 5.1); clang-14 with
+# its runtime builds the libFuzzer targets (scripts/fuzz.sh); iperf3, irtt,
+# ping and jq are the quality benchmark's tools (scripts/quality.sh).
 
 missing=()
 for p in "${pkgs[@]}"; do

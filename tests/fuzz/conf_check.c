@@ -160,7 +160,6 @@ static void check_ops(const struct conf *c)
 					  g[i] == '-')),
 			   "control_group '%s'", g);
 	}
-	FUZZ_CHECK(addr_ok(c->metrics_address), "metrics_address");
 }
 
 /* The CPE array: exactly the CPEs configured (conf_load gives a CPE one,
@@ -243,8 +242,7 @@ bool fuzz_conf_equal(const struct conf *a, const struct conf *b)
 	      SAME(nprefixes) && SAME(release_mark) && SAME(log_level) &&
 	      SAME(probe_interval_ms) && SAME(dead_after_ms) &&
 	      SAME_MEM(control_socket) &&
-	      SAME_MEM(control_group) && SAME(metrics_port) &&
-	      SAME_MEM(metrics_address))) {
+	      SAME_MEM(control_group))) {
 		return false;
 	}
 	for (i = 0; i < WIRE_MAX_PATHS; i++) {

@@ -125,7 +125,6 @@ def conf():
         'key = "' + KEY + '"; encrypt = true;\n' + paths +
         'prefixes = [ "10.0.0.0/8", "192.168.1.0/24", "0.0.0.0/0" ];\n'
         'ingress_queue = 7; egress_queue = 8; log_level = "debug";\n'
-        'metrics_port = 9100; metrics_address = "::1";\n'
         'control_socket = ""; control_group = "_ops-1";\n')
     put(t, "cpe_lists.conf",
         '// every comment style\n/* block\n comment */ # hash\n'

@@ -23,6 +23,7 @@
 #     (and the value, where conf_set names it) and change nothing; reload
 #     brings the file's k back; a bad file: reload exits 1 with
 #     file:line: key, the daemon runs on with its old values;
+#   - l3bondctl metrics prints the exposition of the same data;
 #   - exit codes: wrong socket path 3, a listener that never answers 3
 #     after 5 s, usage errors 2; L3BOND_SOCKET, -s wins;
 #   - who may connect: uid 65534 without the group: EACCES at connect on
@@ -33,8 +34,10 @@
 #     told "too many connections" (exit 3), the silent ones are closed
 #     after 2 s and status answers again; 20 parallel clients and a silent
 #     one during a 20 Mbit/s flow: the flow arrives intact, status answers
-#     in well under a second; requests over 256 bytes and unknown
-#     requests are answered with an error;
+#     in well under a second; requests over 256 bytes, unknown, empty
+#     and malformed requests (status json, set with one or three words,
+#     control bytes not echoed) are answered with an error; status is
+#     data: the versioned format of gateway/facts.h;
 #   - a second l3bondd on the concentrator's socket path (in a namespace
 #     of its own) fails with "another l3bondd listens on PATH" and leaves
 #     the first one running and reachable; a stale socket file is
@@ -262,6 +265,13 @@ ctl cpe help
 check "help: exit 0, says set is runtime only" 'rc == 0 && n == 1' "rc=$rc" \
 	"n=$(grep -c 'a reload or a restart reads the file again' "$TB_DIR/out" || true)"
 
+ctl cpe metrics
+check "metrics: exit 0, the exposition (role, k of the session, dsl up)" \
+	'rc == 0 && r == 1 && k == 1 && u == 1' "rc=$rc" \
+	"r=$(grep -c '^l3bond_role_info{role=\"cpe\"} 1$' "$TB_DIR/out" || true)" \
+	"k=$(grep -c '^l3bond_k{session=\"4242\"} 0.5$' "$TB_DIR/out" || true)" \
+	"u=$(grep -c '^l3bond_path_up{session=\"4242\",path=\"dsl\"} 1$' "$TB_DIR/out" || true)"
+
 # ---- 4. exit codes ---------------------------------------------------------------
 
 rc=0
@@ -297,7 +307,7 @@ L3BOND_SOCKET=$TB_DIR/nosuch.sock "$L3BONDCTL" -s "$(ctl_socket conc)" \
 check "-s wins over L3BOND_SOCKET" 'rc == 0' "rc=$rc"
 nusage=0
 for args in "" "status --bogus" "status --json x" "set k" "set k 1 2" \
-	"reload now" "frobnicate" "-x status"; do
+	"reload now" "frobnicate" "-x status" "metrics --json"; do
 	rc=0
 	# shellcheck disable=SC2086 # the words are the arguments
 	"$L3BONDCTL" -s "$(ctl_socket cpe)" $args >/dev/null 2>&1 || rc=$?
@@ -307,7 +317,7 @@ for args in "" "status --bogus" "status --json x" "set k" "set k 1 2" \
 		echo "  usage error '$args': exit $rc"
 	fi
 done
-check "usage errors exit 2 (8 cases)" 'n == 8' "n=$nusage"
+check "usage errors exit 2 (9 cases)" 'n == 9' "n=$nusage"
 rc=0
 "$L3BONDCTL" --help >"$TB_DIR/out" 2>&1 || rc=$?
 check "--help: exit 0, usage on stdout" 'rc == 0 && n >= 1' "rc=$rc" \
@@ -412,6 +422,42 @@ check "a request over 256 bytes: error, closed" 'n == 1' \
 hold 1 3 $'frobnicate\n' >"$TB_DIR/unk.txt"
 check "an unknown request: error" 'n == 1' \
 	"n=$(cnt "error: unknown request 'frobnicate'" <"$TB_DIR/unk.txt")"
+# raw requests as l3bondctl never sends them: the daemon's own answers
+# rawreq WHAT REQUEST WANT: the first line of the reply is WANT
+rawreq() {
+	hold 1 3 "$2" >"$TB_DIR/raw.txt"
+	check "$1: '$3'" 'n == 1' "n=$(cnt "$3" <"$TB_DIR/raw.txt")"
+}
+rawreq "an empty request" $'\n' "error: empty request (try help)"
+rawreq "status json (the daemon renders no JSON)" $'status json\n' \
+	"error: status: wrong arguments (try help)"
+rawreq "set with one word" $'set k\n' "error: set: wrong arguments (try help)"
+rawreq "set with three words" $'set k 1 2\n' "error: set: wrong arguments (try help)"
+rawreq "control bytes are not echoed" $'fr\x01ob\x1b[2J\n' \
+	"error: unknown request 'fr?ob?[2J' (try help)"
+rawreq "set of a key that needs a restart" $'set port 1\n' \
+	"error: port: not a runtime setting"
+hold 1 3 $'status\n' >"$TB_DIR/raw.txt"
+check "status: data, not a table: 'ok' then the versioned format (facts.h)" 'n == 1' \
+	"n=$(cnt "ok" <"$TB_DIR/raw.txt")"
+python3 - "$(ctl_socket conc)" >"$TB_DIR/raw.txt" <<-'EOF'
+	import socket, sys
+	s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+	s.connect(sys.argv[1])
+	s.sendall(b"status\n")
+	r = b""
+	while True:
+	    b = s.recv(65536)
+	    if not b:
+	        break
+	    r += b
+	print(r.decode().split("\n")[1].split("\t")[0])
+	print(sum(1 for l in r.decode().split("\n") if l.startswith("v\t")))
+EOF
+refresh conc
+check "status data: 'l3bond-status 1' header, a value line per line of the status file" \
+	'h == "l3bond-status 1" && n > 100 && n == f' "h=$(head -n 1 "$TB_DIR/raw.txt")" \
+	"n=$(sed -n 2p "$TB_DIR/raw.txt")" "f=$(wc -l <"$(status_file conc)")"
 
 # 20 parallel clients and a silent one while 20 Mbit/s flow down
 rm -f "$TB_DIR/busy.ready" "$(ctl_socket conc).held"

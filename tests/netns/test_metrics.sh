@@ -1,49 +1,59 @@
 #!/usr/bin/env bash
-# End-to-end test of l3bondd's Prometheus metrics (gateway/metrics.c): the
-# daemons of test_daemon.sh on the testbed of lib.sh, the CPE with
-# metrics_port set, scraped with curl and raw sockets inside its namespace:
+# End-to-end test of the Prometheus metrics: `l3bondctl metrics` and the
+# HTTP exporter l3bond-exporter (gateway/exporter.c, libmicrohttpd), which
+# asks the daemon's control socket on each scrape; the daemons of
+# test_daemon.sh on the testbed of lib.sh, scraped with curl and raw
+# sockets inside the namespaces.  l3bondd itself serves no HTTP.
 #
 #            LAN                 access links                  LAN
 #   cli ---------- cpe ===dsl=== [dsl] ===dsl=== conc ---------- srv
 #   10.0.1.2     l3bondd ===lte=== [lte] ===lte=== l3bondd      10.0.2.2
-#               metrics on                    metrics off, later on [::]
+#                exporter                          exporter later, on [::]
 #             127.0.0.1:9101                         :9101
 #
 # Checks, each asserting what it claims:
 #   - the strict exposition checker below rejects broken expositions (so
-#     that its verdict on the daemon's means something);
+#     that its verdict on ours means something);
+#   - l3bondd refuses metrics_port and metrics_address naming the exporter,
+#     and listens on no TCP port;
 #   - GET /metrics: 200, Content-Type text/plain; version=0.0.4, a
 #     Content-Length that matches, Connection: close; the body passes the
 #     checker (every line parses, HELP and TYPE once per family before its
 #     samples, families not interleaved, valid names, counters end in
 #     _total with integer values, no duplicate series);
+#   - `l3bondctl metrics` passes the checker and has the exporter's series
+#     but the exporter's own (l3bond_metrics_*);
 #   - the series the operators rely on exist (build, role, path up, path
 #     tx bytes); idle, the metrics equal the status file (the same walk);
 #   - during a UDP flow l3bond_path_tx_bytes_total{path="dsl"} grows scrape
 #     after scrape; the counters agree with l3b-traffic: ingress bonded =
 #     packets sent, paths' DATA = bonded, egress released = packets
 #     received;
-#   - HEAD, GET /, 404, 405 (with Allow), 400, 505, 431, a half request,
-#     and l3bond_metrics_requests_total counts each of them;
-#   - 20 idle connections: a scrape still answers at once, at most 16
-#     connections are open on the server, the idle ones are closed (the
-#     oldest evicted at once, the rest after the 5 s request timeout);
-#     16 requests in progress: a 17th connection is closed at once, the 16
-#     are answered;
+#   - HEAD, GET /, 404, 405 (with Allow), 400, 505, 431, 414, a NUL in the
+#     target, a half request; l3bond_metrics_requests_total counts the
+#     replies the exporter makes (200, 404, 405), the ones libmicrohttpd
+#     refuses itself count as connections closed without our reply;
+#   - connections: 15 idle ones and a scrape answered at once; 5 more: one
+#     takes the last of the 16 slots, 4 are closed at once ("busy"); the
+#     16 idle ones closed after the 5 s timeout; 16 requests in progress:
+#     a 17th connection is closed at once, the 16 are answered;
 #   - bound to 127.0.0.1: refused from cli and on the cpe's LAN address;
-#   - metrics_port unset: nothing listens (ss -ltn); "::" with the port
-#     taken: the daemon exits 1 naming address and port; then listening
-#     IPv6 only (IPV6_V6ONLY): [::1] answers, 127.0.0.1 is refused;
+#   - "::" with the port taken: the exporter exits 1 naming address and
+#     port, the daemon runs on; then listening IPv6 only (IPV6_V6ONLY):
+#     [::1] answers, 127.0.0.1 is refused; the daemon stopped: 503;
 #   - SIGTERM: exit 0, the listener gone.
 #
-# usage: test_metrics.sh [BUILD_DIR]   (l3bondd in BUILD_DIR/gateway, the
-# tools in BUILD_DIR/tests/tools unless L3B_TOOLS_DIR says otherwise)
+# usage: test_metrics.sh [BUILD_DIR]   (l3bondd, l3bondctl and
+# l3bond-exporter in BUILD_DIR/gateway, the tools in BUILD_DIR/tests/tools
+# unless L3B_TOOLS_DIR says otherwise)
 # Exit 0 if all checks pass, 1 if any fails, 77 (skip) when not root.
 set -Eeuo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-$here/../../build}
 L3BONDD=${L3BONDD:-$build/gateway/l3bondd}
+L3BONDCTL=${L3BONDCTL:-$build/gateway/l3bondctl}
+EXPORTER=${EXPORTER:-$build/gateway/l3bond-exporter}
 export L3B_TOOLS_DIR=${L3B_TOOLS_DIR:-$build/tests/tools}
 # our own namespaces, apart from any other test's
 TB_PREFIX=${TB_PREFIX:-l3bm-$$-}
@@ -65,10 +75,12 @@ for tool in curl python3; do
 		exit 1
 	fi
 done
-if [ ! -x "$L3BONDD" ]; then
-	echo "FAIL: no l3bondd at $L3BONDD"
-	exit 1
-fi
+for bin in "$L3BONDD" "$L3BONDCTL" "$EXPORTER"; do
+	if [ ! -x "$bin" ]; then
+		echo "FAIL: no $bin"
+		exit 1
+	fi
+done
 
 # shellcheck source=lib.sh
 source "$here/lib.sh"
@@ -208,11 +220,13 @@ if __name__ == '__main__':
 EOF
 
 # Raw requests, one connection each: prints "ok WHAT" or "bad WHAT: why",
-# and "sent CODE N" per status code it provoked.
+# "sent CODE N" per status code the exporter answers itself, and "mhd N"
+# for the requests libmicrohttpd refuses before they reach it.
 cat >"$TB_DIR/http_cases.py" <<'EOF'
 import collections, socket, sys
 host, port = sys.argv[1], int(sys.argv[2])
 sent = collections.Counter()
+mhd = 0
 
 def raw(data, shut=False):
     s = socket.create_connection((host, port), timeout=8)
@@ -242,17 +256,29 @@ def split(r):
         hdr[k.strip().lower().decode()] = v.strip().decode()
     return code, hdr, body
 
-def case(what, data, want, shut=False, allow=False):
+# want 0: closed without a reply.  ours: the exporter's handler answers
+# (counted by code), else libmicrohttpd refuses it (counted as a
+# connection closed without our reply).
+def case(what, data, want, shut=False, allow=False, ours=True):
+    global mhd
     r = raw(data, shut)
     code, hdr, body = split(r)
-    sent[want] += 1
+    if ours:
+        sent[want] += 1
+    else:
+        mhd += 1
     why = []
     if code != want:
         why.append('status %d, want %d (%r)' % (code, want, r[:80]))
-    if hdr.get('connection') != 'close':
-        why.append('no Connection: close')
-    if hdr.get('content-length') != str(len(body)):
-        why.append('Content-Length %s, body %d' % (hdr.get('content-length'), len(body)))
+    if want and not ours:
+        pass  # libmicrohttpd's own replies: status only
+    elif want:
+        if hdr.get('connection') != 'close':
+            why.append('no Connection: close')
+        if hdr.get('content-length') != str(len(body)):
+            why.append('Content-Length %s, body %d' % (hdr.get('content-length'), len(body)))
+    elif r:
+        why.append('a reply: %r' % r[:80])
     if allow and hdr.get('allow') != 'GET, HEAD':
         why.append('Allow: %r' % hdr.get('allow'))
     print(('bad %s: %s' % (what, '; '.join(why))) if why else 'ok ' + what)
@@ -261,15 +287,15 @@ case('404 for /nope', b'GET /nope HTTP/1.1\r\nHost: x\r\n\r\n', 404)
 case('404 for /metricsx', b'GET /metricsx HTTP/1.1\r\n\r\n', 404)
 case('405 with Allow for POST', b'POST /metrics HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc', 405, allow=True)
 case('405 with Allow for DELETE', b'DELETE /metrics HTTP/1.1\r\n\r\n', 405, allow=True)
-case('400 for a line without version', b'GET /metrics\r\n\r\n', 400)
-case('400 for garbage', b'\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\r\n\r\n', 400)
-case('400 for two spaces', b'GET  /metrics HTTP/1.1\r\n\r\n', 400)
-case('400 for a NUL in the target', b'GET /met\x00rics HTTP/1.1\r\n\r\n', 400)
-case('400 for half a request, then EOF', b'GET /metrics HTTP/1.1\r\nHost', 400, shut=True)
-case('505 for HTTP/2.0', b'GET /metrics HTTP/2.0\r\n\r\n', 505)
-case('431 for a 9 KiB header', b'GET /metrics HTTP/1.1\r\nX-Big: ' + b'a' * 9000 + b'\r\n\r\n', 431)
-case('431 for a 9 KiB request line', b'GET /' + b'a' * 9000 + b' HTTP/1.1\r\n\r\n', 431)
-case('200 for a header just under 8 KiB', b'GET /metrics HTTP/1.1\r\nX-Big: ' + b'a' * 8000 + b'\r\n\r\n', 200)
+case('400 for a line without version', b'GET /metrics\r\n\r\n', 400, ours=False)
+case('closed without a reply for garbage', b'\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\r\n\r\n', 0, ours=False)
+# the target ends at the NUL: never served as /metrics
+case('404 for a NUL in the target', b'GET /met\x00rics HTTP/1.1\r\n\r\n', 404)
+case('closed without a reply for half a request, then EOF', b'GET /metrics HTTP/1.1\r\nHost', 0, shut=True, ours=False)
+case('505 for HTTP/2.0', b'GET /metrics HTTP/2.0\r\n\r\n', 505, ours=False)
+case('431 for a 20 KiB header', b'GET /metrics HTTP/1.1\r\nX-Big: ' + b'a' * 20000 + b'\r\n\r\n', 431, ours=False)
+case('414 for a 20 KiB request line', b'GET /' + b'a' * 20000 + b' HTTP/1.1\r\n\r\n', 414, ours=False)
+case('200 for a 6 KiB header', b'GET /metrics HTTP/1.1\r\nX-Big: ' + b'a' * 6000 + b'\r\n\r\n', 200)
 case('200 for LF line ends and a query', b'GET /metrics?x=1 HTTP/1.0\n\n', 200)
 r = raw(b'GET / HTTP/1.1\r\n\r\n')
 code, hdr, body = split(r)
@@ -288,10 +314,12 @@ else:
     print('bad HEAD /metrics: %r' % r[:300])
 for k, v in sorted(sent.items()):
     print('sent %d %d' % (k, v))
+print('mhd %d' % mhd)
 EOF
 
-# Connection limits: 20 idle connections and a scrape; 16 requests in
-# progress and a 17th connection.  Prints "key value" lines.
+# Connection limits (the exporter's default of 16): 15 idle connections
+# and a scrape; 5 more; the timeout; 16 requests in progress and a 17th
+# connection.  Prints "key value" lines.
 cat >"$TB_DIR/conns.py" <<'EOF'
 import select, socket, subprocess, sys, time
 host, port = sys.argv[1], int(sys.argv[2])
@@ -311,8 +339,17 @@ def scrape(s):
             return r
         r += b
 
+def closed_at_once(c):
+    c.settimeout(1)
+    try:
+        return c.recv(100) == b''
+    except socket.timeout:
+        return False
+    except OSError:
+        return True
+
 t0 = time.time()
-idle = [socket.create_connection((host, port)) for _ in range(20)]
+idle = [socket.create_connection((host, port)) for _ in range(15)]
 time.sleep(0.3)
 most = server_conns()
 t = time.time()
@@ -321,11 +358,16 @@ r = scrape(s)
 print('idle_scrape_status', r.split(b' ')[1].decode() if r.startswith(b'HTTP/1.1 ') else 0)
 print('idle_scrape_ms', int((time.time() - t) * 1000))
 s.close()
+time.sleep(0.2)
+more = [socket.create_connection((host, port)) for _ in range(5)]
+print('more_closed_at_once', sum(closed_at_once(c) for c in more))
+idle += [c for c in more if c.fileno() >= 0]
 most = max(most, server_conns())
 # when did the server close each idle connection?
 closed = {}
-while len(closed) < len(idle) and time.time() - t0 < 9:
-    rd, _, _ = select.select([c for c in idle if c not in closed], [], [], 0.1)
+live = [c for c in idle]
+while len(closed) < len(live) and time.time() - t0 < 10:
+    rd, _, _ = select.select([c for c in live if c not in closed], [], [], 0.1)
     for c in rd:
         try:
             b = c.recv(100)
@@ -335,13 +377,11 @@ while len(closed) < len(idle) and time.time() - t0 < 9:
             closed[c] = time.time() - t0
     most = max(most, server_conns())
 times = sorted(closed.values())
-print('idle_closed', len(closed))
-print('idle_closed_early', len([x for x in times if x < 1]))
 print('idle_closed_5s', len([x for x in times if 4.5 <= x < 7.5]))
 print('idle_max_conns', most)
 for c in idle:
     c.close()
-time.sleep(0.2)
+time.sleep(0.3)
 # 16 requests in progress hold every slot: a 17th is closed at once
 busy = []
 for _ in range(16):
@@ -460,15 +500,22 @@ else
 	bad "exposition checker self-test: $out"
 fi
 
-# ---- 1. start: metrics on the cpe only --------------------------------------------------
+# ---- 1. start: the daemons, the exporter on the cpe only -----------------------------------
 
 write_confs 0.5
-echo "metrics_port = $MPORT;" >>"$TB_DIR/cpe.conf"
-if "$L3BONDD" -c "$TB_DIR/cpe.conf" --check >/dev/null; then
-	ok "--check accepts metrics_port"
-else
-	bad "--check refused metrics_port"
-fi
+cp "$TB_DIR/cpe.conf" "$TB_DIR/old.conf"
+echo "metrics_port = $MPORT;" >>"$TB_DIR/old.conf"
+rc=0
+"$L3BONDD" -c "$TB_DIR/old.conf" --check >/dev/null 2>"$TB_DIR/old.err" || rc=$?
+check "l3bondd refuses metrics_port, naming the exporter (file:line: key)" \
+	'rc != 0 && n == 1' "rc=$rc" \
+	"n=$(cnt "old.conf:$(wc -l <"$TB_DIR/old.conf"): metrics_port: moved to l3bond-exporter" <"$TB_DIR/old.err")"
+sed -i '$d' "$TB_DIR/old.conf"
+echo 'metrics_address = "::";' >>"$TB_DIR/old.conf"
+rc=0
+"$L3BONDD" -c "$TB_DIR/old.conf" --check >/dev/null 2>"$TB_DIR/old.err" || rc=$?
+check "l3bondd refuses metrics_address, naming the exporter" 'rc != 0 && n == 1' \
+	"rc=$rc" "n=$(cnt "metrics_address: moved to l3bond-exporter" <"$TB_DIR/old.err")"
 tb_setup
 ok "testbed up"
 daemon_start conc
@@ -479,9 +526,25 @@ else
 	bad "paths not up"
 	cat "$TB_DIR/cpe.log" "$TB_DIR/conc.log"
 fi
-check "cpe logs where it listens" 'n == 1' \
-	"n=$(cnt "metrics: listening on http://127.0.0.1:$MPORT/metrics" <"$TB_DIR/cpe.log")"
-check "cpe: one TCP listener, 127.0.0.1:$MPORT; conc (metrics_port unset): none" \
+check "l3bondd listens on no TCP port (cpe, conc)" 'c == 0 && k == 0' \
+	"c=$(tb_exec cpe ss -ltnH | wc -l)" "k=$(tb_exec conc ss -ltnH | wc -l)"
+
+# exporter BOX ADDRESS: l3bond-exporter on BOX's socket; XPID[BOX]
+declare -A XPID=()
+exporter() {
+	tb_bg "$1" "$TB_DIR/$1.exporter.log" "$EXPORTER" -s "$(ctl_socket "$1")" \
+		-l "$2" -p "$MPORT"
+	XPID[$1]=$TB_LAST_PID
+	for ((i = 0; i < 50; i++)); do
+		grep -q 'listening on\|cannot' "$TB_DIR/$1.exporter.log" 2>/dev/null && break
+		tb__ours "${XPID[$1]}" || break
+		sleep 0.05
+	done
+}
+exporter cpe 127.0.0.1
+check "the exporter logs where it listens and what it asks" 'n == 1' \
+	"n=$(cnt "listening on http://127.0.0.1:$MPORT/metrics, asking $(ctl_socket cpe)" <"$TB_DIR/cpe.exporter.log")"
+check "cpe: one TCP listener, 127.0.0.1:$MPORT (the exporter's); conc: none" \
 	'cn == 1 && cm == 1 && kn == 0' \
 	"cn=$(tb_exec cpe ss -ltnH | wc -l)" \
 	"cm=$(tb_exec cpe ss -ltnH | cnt " 127.0.0.1:$MPORT ")" \
@@ -505,6 +568,18 @@ check "series present: build, role, path up, path tx bytes, egress wire by reaso
 	"tx=$(mval "$M" "l3bond_path_tx_bytes_total{$S,path=\"dsl\"}")" \
 	"w=$(grep -c "^l3bond_egress_wire_total{reason=\"[a-z_]*\"} [0-9]*$" "$M")"
 echo "  exposition: $(stat -c %s "$M") bytes, $(grep -c '^# TYPE' "$M") families, $(grep -vc '^#' "$M") samples"
+rc=0
+"$L3BONDCTL" -s "$(ctl_socket cpe)" metrics >"$TB_DIR/ctl.m" || rc=$?
+check "l3bondctl metrics: exit 0" 'rc == 0' "rc=$rc"
+expo_ok "l3bondctl metrics" "$TB_DIR/ctl.m"
+# series: name and labels, values left out (they move between the two)
+series() {
+	grep -v '^#' "$1" | sed 's/ [^ ]*$//' | grep -v '^l3bond_metrics_' | sort
+}
+check "l3bondctl metrics has the exporter's series but the exporter's own (l3bond_metrics_*)" \
+	'n > 100 && d == 0 && own == 0' "n=$(series "$TB_DIR/ctl.m" | wc -l)" \
+	"d=$(diff <(series "$M") <(series "$TB_DIR/ctl.m") | grep -c '^[<>]' || true)" \
+	"own=$(grep -c '^l3bond_metrics_' "$TB_DIR/ctl.m" || true)"
 # a figure, not asserted: what a scrape costs, client included
 tb_exec cpe python3 - "$URL/metrics" <<'EOF' || true
 import sys, time, urllib.request
@@ -564,7 +639,12 @@ udp_intact down10 "UDP down 10 Mbit/s"
 M=$TB_DIR/m2
 scrape cpe "$URL/metrics" "$M" >/dev/null
 refresh cpe
-check "idle: metrics equal the status file (egress released, ingress bonded, dsl tx bytes, dsl up)" \
+"$L3BONDCTL" -s "$(ctl_socket cpe)" metrics >"$TB_DIR/ctl2.m" || true
+check "idle: l3bondctl metrics equals the status file (egress released, dsl tx bytes)" \
+	'a == b && c == e && a != ""' \
+	"a=$(mval "$TB_DIR/ctl2.m" "l3bond_egress_released_total{$S}")" "b=$(st cpe egr.released)" \
+	"c=$(mval "$TB_DIR/ctl2.m" "l3bond_path_tx_bytes_total{$S,path=\"dsl\"}")" "e=$(st cpe path.dsl.tx_bytes)"
+check "idle: the exporter's metrics equal the status file (egress released, ingress bonded, dsl tx bytes, dsl up)" \
 	'a == b && c == e && f == g && h == i && a != ""' \
 	"a=$(mval "$M" "l3bond_egress_released_total{$S}")" "b=$(st cpe egr.released)" \
 	"c=$(mval "$M" "l3bond_ingress_bonded_total{$S}")" "e=$(st cpe ing.bonded)" \
@@ -581,14 +661,14 @@ while read -r verdict what; do
 	case $verdict in
 	ok) ok "$what" ;;
 	bad) bad "$what" ;;
-	sent) ;;
+	sent | mhd) ;;
 	*) bad "http_cases.py: $verdict $what" ;;
 	esac
 done <"$TB_DIR/http.out"
 M1=$TB_DIR/m-h1
 scrape cpe "$URL/metrics" "$M1" >/dev/null
 codes_ok=1
-for c in 200 400 404 405 431 505; do
+for c in 200 404 405; do
 	want=$(awk -v c="$c" '$1 == "sent" && $2 == c { print $3 }' "$TB_DIR/http.out")
 	# M1's own scrape counts itself as one more 200
 	[ "$c" = 200 ] && want=$((${want:-0} + 1))
@@ -596,7 +676,11 @@ for c in 200 400 404 405 431 505; do
 	echo "  requests_total{code=\"$c\"}: +$got (want +${want:-0})"
 	[ "$got" = "${want:-0}" ] || codes_ok=0
 done
-check "l3bond_metrics_requests_total counts every reply by code" 'c == 1' "c=$codes_ok"
+check "l3bond_metrics_requests_total counts every reply of the exporter by code" 'c == 1' "c=$codes_ok"
+check "the requests libmicrohttpd refused count as connections closed without our reply (aborted)" \
+	'a == m && m >= 6' \
+	"a=$(d 'l3bond_metrics_dropped_connections_total{reason="aborted"}')" \
+	"m=$(awk '$1 == "mhd" { print $2 }' "$TB_DIR/http.out")"
 
 # ---- 5. connection limits ------------------------------------------------------------------------
 
@@ -607,21 +691,21 @@ kv() {
 	awk -v k="$1" '$1 == k { print $2 }' "$TB_DIR/conns.out"
 }
 sed 's/^/  /' "$TB_DIR/conns.out"
-check "20 idle connections: a scrape is answered at once (< 1 s), at most 16 open on the server" \
-	's == 200 && ms < 1000 && most <= 16 && most >= 15' \
-	"s=$(kv idle_scrape_status)" "ms=$(kv idle_scrape_ms)" "most=$(kv idle_max_conns)"
-check "idle connections closed: 5 evicted at once (20 + the scrape in 16 slots), 15 after the 5 s timeout" \
-	'all == 20 && early == 5 && late == 15' "all=$(kv idle_closed)" \
-	"early=$(kv idle_closed_early)" "late=$(kv idle_closed_5s)"
+check "15 idle connections: a scrape is answered at once (< 1 s)" \
+	's == 200 && ms < 1000' "s=$(kv idle_scrape_status)" "ms=$(kv idle_scrape_ms)"
+check "5 more: 4 closed at once, at most 16 open on the server" \
+	'm == 4 && most <= 16 && most >= 15' "m=$(kv more_closed_at_once)" \
+	"most=$(kv idle_max_conns)"
+check "the 16 idle connections closed after the 5 s timeout" 'n == 16' \
+	"n=$(kv idle_closed_5s)"
 check "16 requests in progress: a 17th connection closed at once, the 16 answered 200" \
 	'ms >= 0 && ms < 1000 && n == 16' "ms=$(kv busy_17th_closed_ms)" "n=$(kv busy_answered)"
 M1=$TB_DIR/m-c1
 scrape cpe "$URL/metrics" "$M1" >/dev/null
-check "dropped connections counted: evicted +5, timeout +15, busy +1" \
-	'e == 5 && t == 15 && b == 1' \
-	"e=$(d 'l3bond_metrics_dropped_connections_total{reason="evicted"}')" \
-	"t=$(d 'l3bond_metrics_dropped_connections_total{reason="timeout"}')" \
-	"b=$(d 'l3bond_metrics_dropped_connections_total{reason="busy"}')"
+check "dropped connections counted: busy +5, timeout +16" \
+	'b == 5 && t == 16' \
+	"b=$(d 'l3bond_metrics_dropped_connections_total{reason="busy"}')" \
+	"t=$(d 'l3bond_metrics_dropped_connections_total{reason="timeout"}')"
 check "connections gauge back to the scrape's own" 'n == 1' \
 	"n=$(mval "$M1" l3bond_metrics_connections)"
 
@@ -637,13 +721,8 @@ code=$(scrape cpe "$URL/metrics" "$TB_DIR/m3")
 check "bound to 127.0.0.1: refused from cli and on the cpe's LAN address (curl 7), served on 127.0.0.1" \
 	'rc == 7 && rc2 == 7 && code == 200' "rc=$rc" "rc2=$rc2" "code=$code"
 
-# ---- 7. conc: metrics on "::", the port taken first ------------------------------------------------
+# ---- 7. conc: an exporter on "::", the port taken first ------------------------------------------
 
-kill -TERM "${DPID[conc]}"
-rc=0
-tb_wait "${DPID[conc]}" 10 || rc=$?
-check "conc: SIGTERM exits 0" 'rc == 0' "rc=$rc"
-printf 'metrics_port = %s;\nmetrics_address = "::";\n' "$MPORT" >>"$TB_DIR/conc.conf"
 rm -f "$TB_DIR/hold.ready"
 tb_bg conc "$TB_DIR/hold.log" python3 "$TB_DIR/hold.py" "$MPORT" "$TB_DIR/hold.ready"
 hold=$TB_LAST_PID
@@ -651,24 +730,17 @@ for ((i = 0; i < 50; i++)); do
 	[ -e "$TB_DIR/hold.ready" ] && break
 	sleep 0.05
 done
-daemon_start conc
+exporter conc ::
 rc=0
-tb_wait "${DPID[conc]}" 15 || rc=$?
-check "port taken: the daemon exits 1, the log names [::]:$MPORT and the error" \
-	'rc == 1 && n >= 1' "rc=$rc" \
-	"n=$(cnt "[::]:$MPORT: Address already in use" <"$TB_DIR/conc.log")"
-grep -F "[::]:$MPORT" "$TB_DIR/conc.log" | sed 's/^/  conc: /' || true
-check "after the failed start: no rules left behind on conc" 'r == 0' \
-	"r=$(tb_exec conc iptables-save | cnt L3B)"
+tb_wait "${XPID[conc]}" 15 || rc=$?
+check "port taken: the exporter exits 1, its log names [::]:$MPORT and the error; the daemon runs on" \
+	'rc == 1 && n >= 1 && alive == 1' "rc=$rc" \
+	"n=$(cnt "[::]:$MPORT: Address already in use" <"$TB_DIR/conc.exporter.log")" \
+	"alive=$(kill -0 "${DPID[conc]}" 2>/dev/null && echo 1 || echo 0)"
+sed 's/^/  conc: /' "$TB_DIR/conc.exporter.log"
 kill -TERM "$hold"
 tb_wait "$hold" 5 || true
-daemon_start conc
-if wait_up conc && wait_up cpe; then
-	ok "conc restarted with metrics on [::]:$MPORT, paths up"
-else
-	bad "conc not up again"
-	cat "$TB_DIR/conc.log"
-fi
+exporter conc ::
 M=$TB_DIR/m6
 code=$(scrape conc "http://[::1]:$MPORT/metrics" "$M")
 rc=0
@@ -682,13 +754,36 @@ check "conc's exposition: role concentrator, its peer learnt on lte" \
 	"r=$(mval "$M" 'l3bond_role_info{role="concentrator"}')" \
 	"p=$(grep -c "^l3bond_path_peer_info{$S,path=\"lte\",peer=\"$TB_LTE_CONC_IP:[0-9]*\"} 1$" "$M")"
 
-# ---- 8. SIGTERM: the listener goes with the daemon ------------------------------------------------
+# the daemon gone: the scrape says so, and counts it
+kill -TERM "${DPID[conc]}"
+rc=0
+tb_wait "${DPID[conc]}" 10 || rc=$?
+check "conc: l3bondd SIGTERM exits 0" 'rc == 0' "rc=$rc"
+code=$(scrape conc "http://[::1]:$MPORT/metrics" "$TB_DIR/m7")
+check "daemon stopped: 503 naming the socket" 'code == 503 && n == 1' "code=$code" \
+	"n=$(cnt "l3bondd unreachable: cannot connect to $(ctl_socket conc)" <"$TB_DIR/m7")"
+# the daemon back: the exporter answers again, the 503 counted
+daemon_start conc
+for ((i = 0; i < 100; i++)); do
+	[ -S "$(ctl_socket conc)" ] && break
+	sleep 0.05
+done
+code=$(scrape conc "http://[::1]:$MPORT/metrics" "$TB_DIR/m8")
+check "daemon back: 200, the 503 counted in l3bond_metrics_requests_total" \
+	'code == 200 && n == 1' "code=$code" \
+	"n=$(mval "$TB_DIR/m8" 'l3bond_metrics_requests_total{code="503"}')"
+kill -TERM "${DPID[conc]}"
+tb_wait "${DPID[conc]}" 10 || true
 
+# ---- 8. SIGTERM: the exporters exit, nothing listens -------------------------------------------------
+
+kill -TERM "${DPID[cpe]}"
+tb_wait "${DPID[cpe]}" 10 || true
 for box in cpe conc; do
-	kill -TERM "${DPID[$box]}"
+	kill -TERM "${XPID[$box]}"
 	rc=0
-	tb_wait "${DPID[$box]}" 10 || rc=$?
-	check "$box: SIGTERM: exit 0, nothing listens" 'rc == 0 && n == 0' "rc=$rc" \
+	tb_wait "${XPID[$box]}" 10 || rc=$?
+	check "$box: exporter SIGTERM: exit 0, nothing listens" 'rc == 0 && n == 0' "rc=$rc" \
 		"n=$(tb_exec "$box" ss -ltnH | wc -l)"
 done
 

@@ -22,7 +22,7 @@
 #         Any loss the concentrator reports on the DSL would be false, and
 #         would move the CPE's mobile weight (IWI/AWI): this flow is the
 #         detector of false loss reports (see "no false loss" below).
-# A poller reads both daemons' status (control socket, status json) and
+# A poller reads both daemons' status (control socket, status data) and
 # stamps new lines of their logs every 20 ms; the receivers write a CSV
 # row every 5 ms.  Measured:
 #   - gap: the longest run of 5 ms receiver rows without a packet (so
@@ -202,24 +202,35 @@ keep = re.compile(r"^(uptime_ms|handshakes|session_state|w_mobile"
                   r"|tx_errors|ctrl_errors|srtt_us|rttvar_us|up_events"
                   r"|down_events|reopens|socket))$")
 
-def flat(j):
-    d = {k: v for k, v in j.items() if k != "sessions"}
-    for k, v in (j.get("sessions") or [{}])[0].items():
-        if k == "paths":
-            for p in v:
-                for pk, pv in p.items():
-                    if pk != "name":
-                        d["path.%s.%s" % (p["name"], pk)] = pv
-        elif k in ("ingress", "egress"):
-            pre = "ing." if k == "ingress" else "egr."
-            for kk, vv in v.items():
-                if isinstance(vv, dict):
-                    for lk, lv in vv.items():
-                        d[pre + kk + "." + lk] = lv
-                else:
-                    d[pre + kk] = vv
-        else:
-            d[k] = v
+def flat(body):
+    # the status data of the control socket (gateway/facts.h), one value
+    # per "v" line; the daemon's and the first session's values under
+    # their status-file keys (the queues' own values have no session)
+    pre = {"daemon": "", "session": "", "ingress": "ing.", "egress": "egr.",
+           "path": "path."}
+    unesc = lambda x: re.sub(r"\\(\\|x([0-9a-f]{2}))",
+                             lambda m: "\\" if m.group(1) == "\\"
+                             else chr(int(m.group(2), 16)), x)
+    types, d, first = {}, {}, None
+    for line in body.decode().split("\n")[1:]:
+        f = [unesc(x) for x in line.split("\t")]
+        if f[0] == "d" and len(f) == 5:
+            types[f[1], f[2]] = f[3]
+        if f[0] != "v" or len(f) != 9:
+            continue
+        scope, name, ses, _, path, _, lv, v = f[1:]
+        if scope != "daemon" and not ses:
+            continue
+        if ses:
+            first = first or ses
+            if ses != first:
+                continue
+        t = types.get((scope, name))
+        v = int(v) if t in ("counter", "gauge") else \
+            float(v) if t == "float" else v
+        k = pre[scope] + (path + "." if path else "") + name + \
+            ("." + lv if lv else "")
+        d[k] = v
     return {k: v for k, v in d.items() if keep.match(k)}
 
 def query(path):
@@ -230,7 +241,7 @@ def query(path):
         cred = s.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED,
                             struct.calcsize("3i"))
         pid = struct.unpack("3i", cred)[0]
-        s.sendall(b"status json\n")
+        s.sendall(b"status\n")
         buf = b""
         while True:
             c = s.recv(1 << 16)
@@ -242,7 +253,7 @@ def query(path):
     head, _, body = buf.partition(b"\n")
     if head != b"ok":
         raise ValueError(head[:80].decode(errors="replace"))
-    return pid, flat(json.loads(body))
+    return pid, flat(body)
 
 offs = {}
 with open(out, "w") as f:

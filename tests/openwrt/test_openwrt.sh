@@ -41,6 +41,9 @@
 #      version comes from CMakeLists.txt, DEPENDS and conffiles are set.
 #   7. With musl-gcc (Debian: musl-tools): the daemon's sources compile
 #      against musl's headers with the project's -Werror warnings.
+#   8. With lua5.1: the prometheus-node-exporter-lua collector passes on
+#      what `l3bondctl metrics` prints from a (stand-in) daemon, and prints
+#      nothing when no daemon answers.
 #
 # What only an OpenWrt build and a router can test is in openwrt/README.md.
 # Exit: 0 all passed, 1 a failure, 77 shellcheck missing (scripts/deps.sh
@@ -657,7 +660,7 @@ if make -C "$top/openwrt/net/l3bond" TOPDIR="$sdk" >"$tmp/make.log" 2>&1; then
 	fields=$sdk/build_dir/root-l3bond.fields
 	deps=$(sed -n 's/^DEPENDS=//p' "$fields")
 	missing=
-	for d in +libconfig +libev +libmnl +iptables-nft +iptables-mod-nfqueue \
+	for d in +libconfig +libev +libmnl +libjson-c +iptables-nft +iptables-mod-nfqueue \
 		+iptables-mod-ipopt +iptables-mod-extra +kmod-ipt-conntrack; do
 		[[ " $deps " == *" $d "* ]] || missing="$missing $d"
 	done
@@ -675,6 +678,7 @@ if make -C "$top/openwrt/net/l3bond" TOPDIR="$sdk" >"$tmp/make.log" 2>&1; then
 -rw------- ./etc/config/l3bond 
 -rw-r--r-- ./etc/hotplug.d/iface/30-l3bond 
 -rwxr-xr-x ./etc/init.d/l3bond 
+-rw-r--r-- ./usr/lib/lua/prometheus-collectors/l3bond.lua 
 -rwxr-xr-x ./usr/sbin/l3bond-uci2conf 
 -rwxr-xr-x ./usr/sbin/l3bondctl 
 -rwxr-xr-x ./usr/sbin/l3bondd 
@@ -736,10 +740,13 @@ if command -v musl-gcc >/dev/null; then
 	ln -s /usr/include/libmnl "$inc/libmnl"
 	ln -s /usr/include/sodium.h "$inc/sodium.h"
 	ln -s /usr/include/sodium "$inc/sodium"
+	ln -s /usr/include/json-c "$inc/json-c"
 	nbad=0
 	nsrc=0
 	for f in "$top"/common/*.c "$top"/ingress/*.c "$top"/egress/*.c \
 		"$top"/gateway/*.c; do
+		# not built for OpenWrt: the HTTP exporter
+		[[ $f == */exporter.c ]] && continue
 		nsrc=$((nsrc + 1))
 		if ! musl-gcc -fsyntax-only -std=gnu11 -D_GNU_SOURCE -Os -Wall \
 			-Wextra -Werror -Wshadow -Wstrict-prototypes \
@@ -756,6 +763,59 @@ if command -v musl-gcc >/dev/null; then
 	fi
 else
 	echo "note: musl-gcc is not installed (Debian: musl-tools): the musl check is left out"
+fi
+
+# ---- 8. the Prometheus collector ---------------------------------------------------
+
+# files/l3bond.lua under Lua 5.1 (prometheus-node-exporter-lua's), its
+# output() a stand-in that prints: with a stand-in daemon on a socket of
+# the run directory it passes on what `l3bondctl metrics` (this build's)
+# prints; with no daemon answering, nothing.
+l3bondctl=$(cd "$build" && pwd)/gateway/l3bondctl
+if command -v lua5.1 >/dev/null; then
+	run=$tmp/lua-run
+	mkdir -p "$run"
+	python3 - "$run/cpe.sock" <<'EOF' &
+import os, socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1])
+s.listen(4)
+s.settimeout(10)  # a collector that never asks fails the check, not the test
+open(sys.argv[1] + ".up", "w").close()
+for _ in range(2):
+    c, _ = s.accept()
+    c.recv(300)
+    c.sendall(b"ok\nl3bond-status 1\t9.9\nd\tdaemon\trole\ttext\tthe role\n"
+              b"v\tdaemon\trole\t\t\t\t\t\tcpe\n")
+    c.close()
+EOF
+	fake=$!
+	for ((i = 0; i < 100; i++)); do
+		[[ -e $run/cpe.sock.up ]] && break
+		sleep 0.02
+	done
+	collect() {
+		L3BOND_RUN_DIR=$1 L3BONDCTL=$l3bondctl lua5.1 \
+			-e 'function output(...) io.write(...) end' \
+			-e "dofile('$files/l3bond.lua').scrape()" 2>&1
+	}
+	got=$(collect "$run")
+	want=$("$l3bondctl" -s "$run/cpe.sock" metrics 2>&1 || true)
+	if [[ $got == "$want" && $got == *'l3bond_role_info{role="cpe"} 1'* &&
+		$got == *'l3bond_build_info{version="9.9"} 1'* ]]; then
+		ok "collector: passes on what l3bondctl metrics prints"
+	else
+		bad "collector: got '$got', want '$want'"
+	fi
+	wait "$fake" 2>/dev/null || true
+	got=$(collect "$tmp/nowhere")
+	if [[ -z $got ]]; then
+		ok "collector: no daemon, no output (and no error)"
+	else
+		bad "collector without a daemon: '$got'"
+	fi
+else
+	echo "note: lua5.1 is not installed (scripts/deps.sh installs it): the collector is not run"
 fi
 
 echo "$pass passed, $fail failed"

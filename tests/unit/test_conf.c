@@ -551,7 +551,7 @@ static const struct bad_case bad_cases[] = {
 	{TOP("keepalive_ms = 1000; dead_after_ms = 300;"),
 	 ":3: dead_after_ms: bad value '300': less than 2 x "
 	 "probe_interval_ms (200)"},
-	/* operations: control socket, metrics */
+	/* operations: control socket; the metrics keys gone */
 	{TOP("control_socket = \"run/x.sock\";"),
 	 ":3: control_socket: bad value 'run/x.sock': expected an absolute "
 	 "path, or \"\" for none"},
@@ -568,16 +568,15 @@ static const struct bad_case bad_cases[] = {
 	 ":3: control_group: bad value '9net': expected a group name"},
 	{TOP("control_group = \"Wheel\";"),
 	 ":3: control_group: bad value 'Wheel': expected a group name"},
-	{TOP("metrics_port = 65536;"),
-	 ":3: metrics_port: bad value '65536': out of range 0..65535"},
-	{TOP("metrics_port = \"9477\";"),
-	 ":3: metrics_port: bad value '9477': expected an integer"},
-	{TOP("metrics_address = \"localhost\";"),
-	 ":3: metrics_address: bad value 'localhost': not an IPv4 or IPv6 "
-	 "address"},
-	{TOP("metrics_address = \"10.0.0.256\";"),
-	 ":3: metrics_address: bad value '10.0.0.256': not an IPv4 or IPv6 "
-	 "address"},
+	/* the HTTP listener moved out of the daemon: its keys are refused,
+	 * naming where they went, whatever their value */
+	{TOP("metrics_port = 9477;"),
+	 ":3: metrics_port: moved to l3bond-exporter (its --listen and "
+	 "--port): l3bondd serves no HTTP"},
+	{TOP("metrics_port = 0;"), ":3: metrics_port: moved to l3bond-exporter"},
+	{TOP("metrics_address = \"127.0.0.1\";"),
+	 ":3: metrics_address: moved to l3bond-exporter (its --listen and "
+	 "--port): l3bondd serves no HTTP"},
 	/* authentication: key (a secret, never quoted whole), encrypt */
 	{"role = \"cpe\";\nsession_id = 1;\n" PATHS,
 	 ":0: key: missing: generate one with l3bondd --genkey"},
@@ -699,8 +698,6 @@ static void test_defaults(void **state)
 	assert_int_equal(c.dead_after_ms, 1000);
 	assert_string_equal(c.control_socket, "/run/l3bond/l3bondd.sock");
 	assert_string_equal(c.control_group, "l3bond");
-	assert_int_equal(c.metrics_port, 0);
-	assert_string_equal(c.metrics_address, "127.0.0.1");
 	/* no key until a file gives one */
 	assert_false(conf_has_key(&c));
 	assert_false(c.encrypt);
@@ -1147,8 +1144,7 @@ static void test_ops_keys(void **state)
 
 	(void)state;
 	ret = load_text(TOP("control_socket = \"\"; control_group = "
-			    "\"_l3-b0nd\"; metrics_port = 9477; "
-			    "metrics_address = \"::1\";"),
+			    "\"_l3-b0nd\";"),
 			&c, err, sizeof(err), path, sizeof(path));
 	if (ret) {
 		print_error("%s\n", err);
@@ -1156,8 +1152,6 @@ static void test_ops_keys(void **state)
 	assert_int_equal(ret, 0);
 	assert_string_equal(c.control_socket, "");
 	assert_string_equal(c.control_group, "_l3-b0nd");
-	assert_int_equal(c.metrics_port, 9477);
-	assert_string_equal(c.metrics_address, "::1");
 	ret = load_text(TOP("control_socket = \"/var/run/l3bond/a.sock\";"), &c,
 			err, sizeof(err), path, sizeof(path));
 	assert_int_equal(ret, 0);
@@ -1520,10 +1514,10 @@ static void test_structure(void **state)
 
 	/* what a reload keeps as opened */
 	strcpy(b.control_socket, "/tmp/other.sock");
-	b.metrics_port = 9;
+	strcpy(b.control_group, "other");
 	conf_keep_opened(&b, &a);
 	assert_string_equal(b.control_socket, a.control_socket);
-	assert_int_equal(b.metrics_port, a.metrics_port);
+	assert_string_equal(b.control_group, a.control_group);
 
 	conf_free(&b);
 	assert_null(b.cpe);

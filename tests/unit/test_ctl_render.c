@@ -1,82 +1,30 @@
-/* Unit tests of what the daemon shows without a socket: the stats walk
- * (gateway/stats.c), its status-file lines (gateway/status.c), and the
- * control socket's request parsing and renderings (gateway/ctl.c: table,
- * JSON, reply cap).  The .c files are included to reach their static
- * helpers; libev's watcher calls are stubbed (no loop runs here), and so
- * are gw_apply_conf and gw_reload (main.c).  The socket itself, its
- * permissions and its limits are tested as root by
- * tests/netns/test_ctl.sh.
+/* Unit tests of what the daemon says and what its clients show, without
+ * a socket or a loop: the stats walk (gateway/stats.c), its status-file
+ * lines (gateway/status.c), the status data of the control socket
+ * written and parsed back (gateway/facts.c), and the presentations made
+ * from the parsed snapshot (gateway/show.c: table, JSON, Prometheus
+ * exposition).  The daemon's state is faked; nothing here calls libev.
+ * The socket itself, its requests, permissions and limits are tested as
+ * root by tests/netns/test_ctl.sh, the exposition over HTTP by
+ * tests/netns/test_metrics.sh.
  */
-#define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <errno.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
+#include <json-c/json.h>
 
-/* libev's watcher macros, as in gateway/CMakeLists.txt */
-#pragma GCC diagnostic ignored "-Wstrict-aliasing"
-
-#include "gateway/ctl.c"
-#include "gateway/log.c"
-#include "gateway/outer.c"
-#include "gateway/stats.c"
-#include "gateway/status.c"
-
-/* ---- stubs -------------------------------------------------------------- */
-
-void ev_io_start(struct ev_loop *loop, ev_io *w)
-{
-	(void)loop;
-	(void)w;
-}
-
-void ev_io_stop(struct ev_loop *loop, ev_io *w)
-{
-	(void)loop;
-	(void)w;
-}
-
-void ev_timer_start(struct ev_loop *loop, ev_timer *w)
-{
-	(void)loop;
-	(void)w;
-}
-
-void ev_timer_stop(struct ev_loop *loop, ev_timer *w)
-{
-	(void)loop;
-	(void)w;
-}
-
-void ev_timer_again(struct ev_loop *loop, ev_timer *w)
-{
-	(void)loop;
-	(void)w;
-}
-
-static struct conf applied;
-static int applied_n;
-
-int gw_apply_conf(struct gw *gw, const struct conf *c, char *err, size_t len)
-{
-	(void)gw;
-	(void)err;
-	(void)len;
-	applied = *c;
-	applied_n++;
-	return 0;
-}
-
-int gw_reload(struct gw *gw, char *err, size_t len)
-{
-	(void)gw;
-	snprintf(err, len,
-		 "/etc/l3bond/x.conf:3: k: bad value '11': out of "
-		 "range");
-	return -EINVAL;
-}
+#include "gateway/facts.h"
+#include "gateway/gw.h"
+#include "gateway/show.h"
+#include "gateway/stats.h"
 
 /* ---- a daemon's state, without the daemon ------------------------------- */
 
@@ -396,122 +344,262 @@ static void test_stat_key(void **state)
 	assert_string_equal(gw_stat_key(&st, buf, five), "ing.");
 }
 
-/* ---- JSON --------------------------------------------------------------- */
+/* ---- the status data ------------------------------------------------------ */
 
-static void test_json_escape(void **state)
+/* The walk of g as the daemon sends it (without its "ok" line). */
+static char *facts_text(size_t *len)
 {
-	struct ctl_buf b = {0};
+	struct facts_writer w;
+	char *text = NULL;
+	FILE *f = open_memstream(&text, len);
 
-	(void)state;
-	json_str(&b, "a\"b\\c\n\x01\x7f\xc3\xa9");
-	buf_add(&b, "", 1);
-	assert_string_equal(b.p,
-			    "\"a\\\"b\\\\c\\u000a\\u0001\\u007f\xc3\xa9\"");
-	buf_free(&b);
+	assert_non_null(f);
+	facts_begin(&w, f, "9.8.7");
+	gw_stats_walk(&g, facts_put, &w);
+	assert_int_equal(facts_end(&w), 0);
+	assert_int_equal(fclose(f), 0);
+	return text;
 }
 
-static void add(struct snap *s, enum gw_stat_scope scope, uint32_t ses,
-		const char *path, const char *name, const char *label,
-		const char *lv, uint64_t u)
+/* ... parsed back, as a client has it */
+static void snapshot(struct facts *s)
 {
-	struct gw_stat st = {.scope = scope,
-			     .type = GW_STAT_COUNTER,
-			     .name = name,
-			     .help = "h",
-			     .session = ses,
-			     .path = path,
-			     .label = label,
-			     .label_value = lv,
-			     .u = u};
+	char err[160] = "";
+	size_t len;
+	char *text = facts_text(&len);
+	int ret = facts_parse(s, text, len, err, sizeof(err));
 
-	snap_add(s, &st);
+	if (ret) {
+		fail_msg("facts_parse: %d %s", ret, err);
+	}
 }
 
-/* Two sessions, labelled groups in the egress and in a path, a path name
- * that needs escaping, a session without ingress or egress. */
-static void test_json_nesting(void **state)
-{
-	struct gw_stat role = {.scope = GW_SCOPE_DAEMON,
-			       .type = GW_STAT_TEXT,
-			       .name = "role",
-			       .help = "h",
-			       .text = "cpe"};
-	struct gw_stat k = {.scope = GW_SCOPE_SESSION,
-			    .type = GW_STAT_GAUGE,
-			    .name = "k",
-			    .help = "h",
-			    .session = 1,
-			    .is_float = true,
-			    .d = 0.5};
-	struct gw_stat nan_ = k;
-	struct snap s = {0};
-	struct ctl_buf b = {0};
+/* The walk copied, to compare with what comes back. */
+struct copy {
+	struct gw_stat st[1024];
+	char text[1024][64];
+	size_t n;
+};
 
-	(void)state;
-	nan_.name = "w";
-	nan_.d = NAN;
-	snap_add(&s, &role);
-	add(&s, GW_SCOPE_SESSION, 1, NULL, "session", NULL, NULL, 1);
-	snap_add(&s, &k);
-	snap_add(&s, &nan_);
-	add(&s, GW_SCOPE_INGRESS, 1, NULL, "pkts", NULL, NULL, 1);
-	add(&s, GW_SCOPE_EGRESS, 1, NULL, "wire", "reason", "short", 2);
-	add(&s, GW_SCOPE_EGRESS, 1, NULL, "wire", "reason", "bad", 0);
-	add(&s, GW_SCOPE_EGRESS, 1, NULL, "ctrl", "type", "hello", 5);
-	add(&s, GW_SCOPE_EGRESS, 1, NULL, "depth", NULL, NULL, 4);
-	add(&s, GW_SCOPE_PATH, 1, "a\"b", "up", NULL, NULL, 1);
-	add(&s, GW_SCOPE_PATH, 1, "a\"b", "x", "r", "1", 1);
-	add(&s, GW_SCOPE_PATH, 1, "lte", "x", "r", "1", 0);
-	add(&s, GW_SCOPE_PATH, 1, "lte", "up", NULL, NULL, 0);
-	add(&s, GW_SCOPE_SESSION, 2, NULL, "session", NULL, NULL, 2);
-	add(&s, GW_SCOPE_PATH, 2, "dsl", "up", NULL, NULL, 1);
-	assert_false(s.nomem);
-	render_json(&b, &s);
-	buf_add(&b, "", 1);
-	assert_string_equal(
-		b.p,
-		"{\"role\":\"cpe\",\"sessions\":[{\"session\":1,\"k\":0.5,"
-		"\"w\":null,\"ingress\":{\"pkts\":1},\"egress\":{\"wire\":"
-		"{\"short\":2,\"bad\":0},\"ctrl\":{\"hello\":5},\"depth\":4},"
-		"\"paths\":[{\"name\":\"a\\\"b\",\"up\":1,\"x\":{\"1\":1}},"
-		"{\"name\":\"lte\",\"x\":{\"1\":0},\"up\":0}]},"
-		"{\"session\":2,\"paths\":[{\"name\":\"dsl\",\"up\":1}]}]}\n");
-	buf_free(&b);
-	free(s.e);
+static void copy_stat(void *arg, const struct gw_stat *st)
+{
+	struct copy *c = arg;
+
+	assert_true(c->n < 1024);
+	c->st[c->n] = *st;
+	if (st->type == GW_STAT_TEXT) {
+		snprintf(c->text[c->n], 64, "%s", st->text);
+	}
+	c->n++;
 }
 
-/* ---- requests ----------------------------------------------------------- */
-
-static char reply[CTL_REPLY_MAX + 1];
-
-static const char *req(const char *line)
+static bool same_str(const char *a, const char *b)
 {
-	struct ctl_buf b = {0};
-	char l[CTL_LINE_MAX + 1];
-
-	snprintf(l, sizeof(l), "%s", line);
-	handle(&g, l, &b);
-	assert_false(b.over);
-	assert_true(b.len <= CTL_REPLY_MAX);
-	memcpy(reply, b.p, b.len);
-	reply[b.len] = '\0';
-	buf_free(&b);
-	return reply;
+	return !strcmp(a ? a : "", b ? b : "");
 }
 
-static bool starts(const char *s, const char *prefix)
+/* Every value comes back as the walk gave it: scope, type, name, help,
+ * session or none, CPE, path, label, the value itself (floats exact). */
+static void test_facts_round_trip(void **state)
 {
-	return !strncmp(s, prefix, strlen(prefix));
-}
-
-static void test_requests(void **state)
-{
-	const char *r;
+	static struct copy c;
+	struct facts s;
+	size_t i;
 
 	(void)state;
 	fake_gw();
-	r = req("status");
-	assert_true(starts(r, "ok\nrole      cpe\n"));
+	strcpy(fs.name, "bob");
+	fs.sched.w_mobile = 1.0 / 3;
+	c.n = 0;
+	gw_stats_walk(&g, copy_stat, &c);
+	snapshot(&s);
+	assert_string_equal(s.version, "9.8.7");
+	assert_int_equal(s.n, c.n);
+	for (i = 0; i < c.n; i++) {
+		const struct gw_stat *a = &c.st[i], *b = &s.v[i];
+		bool has_session = a->scope != GW_SCOPE_DAEMON && !a->global;
+
+		assert_int_equal(a->scope, b->scope);
+		assert_int_equal(a->type, b->type);
+		assert_int_equal(a->is_float, b->is_float);
+		assert_string_equal(a->name, b->name);
+		assert_string_equal(a->help, b->help);
+		assert_int_equal(a->global, b->global);
+		assert_int_equal(has_session ? a->session : 0, b->session);
+		assert_true(same_str(has_session ? a->cpe : "", b->cpe));
+		assert_true(same_str(a->scope == GW_SCOPE_PATH ? a->path : "",
+				     b->path));
+		assert_true(same_str(a->label, b->label));
+		assert_true(same_str(a->label_value, b->label_value));
+		if (a->type == GW_STAT_TEXT) {
+			assert_string_equal(c.text[i], b->text);
+		} else if (a->is_float) {
+			assert_true(a->d == b->d);
+		} else {
+			assert_true(a->u == b->u);
+		}
+	}
+	facts_free(&s);
+	fs.name[0] = '\0';
+}
+
+static size_t count(const char *text, const char *what)
+{
+	size_t n = 0;
+	const char *p;
+
+	for (p = text; (p = strstr(p, what)); p++) {
+		n++;
+	}
+	return n;
+}
+
+/* A name is described once, however many sessions and paths have it;
+ * fields that hold a tab, a line end or a backslash stay one field. */
+static void test_facts_format(void **state)
+{
+	struct gw_stat st = {.scope = GW_SCOPE_PATH,
+			     .type = GW_STAT_TEXT,
+			     .name = "peer",
+			     .help = "tab\there",
+			     .session = 7,
+			     .cpe = "c\\d",
+			     .path = "a\tb\nc",
+			     .text = "x\x01y\x7f"};
+	struct facts_writer w;
+	struct facts s;
+	char *text = NULL, err[160];
+	size_t len;
+	FILE *f;
+
+	(void)state;
+	fake_gw();
+	text = facts_text(&len);
+	assert_true(!strncmp(text, "l3bond-status 1\t9.8.7\n", 22));
+	assert_int_equal(count(text, "\nd\tpath\ttx_bytes\t"), 1);
+	assert_int_equal(count(text, "\nv\tpath\ttx_bytes\t"), 2);
+	assert_int_equal(count(text, "\nv\tpath\ttx_bytes\t4242\t\tdsl\t\t\t"
+				     "1924528\n"),
+			 1);
+	/* the queues' own values: no session */
+	assert_int_equal(count(text, "\nv\tegress\twire\t\t\t\treason\tshort\t"
+				     "3\n"),
+			 1);
+	free(text);
+
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	facts_begin(&w, f, "1");
+	facts_put(&w, &st);
+	assert_int_equal(facts_end(&w), 0);
+	assert_int_equal(fclose(f), 0);
+	assert_non_null(strstr(text, "\tc\\\\d\ta\\x09b\\x0ac\t"));
+	assert_int_equal(count(text, "\n"), 3);
+	assert_int_equal(facts_parse(&s, text, len, err, sizeof(err)), 0);
+	assert_int_equal(s.n, 1);
+	assert_string_equal(s.v[0].path, "a\tb\nc");
+	assert_string_equal(s.v[0].cpe, "c\\d");
+	assert_string_equal(s.v[0].text, "x\x01y\x7f");
+	assert_string_equal(s.v[0].help, "tab\there");
+	assert_int_equal(s.v[0].session, 7);
+	facts_free(&s);
+}
+
+/* What a client refuses, and says why. */
+static void test_facts_bad(void **state)
+{
+	static const struct {
+		const char *text;
+		const char *err;
+	} cases[] = {
+		{"", "line 1: empty"},
+		{"l3bond-status 2\tx\n", "line 1: not 'l3bond-status 1'"},
+		{"role=cpe\n", "line 1: not 'l3bond-status 1'"},
+		{"l3bond-status 1\tx\nv\tdaemon\trole\t\t\t\t\t\tcpe\n",
+		 "line 2: 'role' not described"},
+		{"l3bond-status 1\tx\nd\tdaemon\trole\ttext\n",
+		 "line 2: a description needs 5 fields"},
+		{"l3bond-status 1\tx\nd\tdaemon\trole\tstring\th\n",
+		 "line 2: unknown type 'string'"},
+		{"l3bond-status 1\tx\nd\tingress\tbonded\tcounter\th\n"
+		 "v\tingress\tbonded\t1\t\t\t\t\t12x\n",
+		 "line 3: bad integer '12x'"},
+		{"l3bond-status 1\tx\nd\tsession\tk\tfloat\th\n"
+		 "v\tsession\tk\t1\t\t\t\t\t\n",
+		 "line 3: bad number ''"},
+		{"l3bond-status 1\tx\nd\tsession\tk\tfloat\th\n"
+		 "v\tsession\tk\t\t\t\t\t\t1\n",
+		 "line 3: no session"},
+		{"l3bond-status 1\tx\nd\tpath\tup\tgauge\th\n"
+		 "v\tpath\tup\t1\t\t\t\t\t1\n",
+		 "line 3: a path value without path"},
+		{"l3bond-status 1\tx\nd\tpath\tup\tgauge\th\n"
+		 "v\tpath\tup\t1\t\tp\\q\t\t\t1\n",
+		 "line 3: bad escape in field 5"},
+		{"l3bond-status 1\tx\nd\tpath\tup\tgauge\th\n"
+		 "v\tpath\tup\t1\t\tp\t\t1\n",
+		 "line 3: a value needs 9 fields"},
+		{"l3bond-status 1\tx\nd\tnowhere\tup\tgauge\th\n",
+		 "line 2: a description needs 5 fields"},
+		{"l3bond-status 1\tx", "line 1: no line end"},
+	};
+	char err[160];
+	struct facts s;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *text = strdup(cases[i].text);
+
+		assert_non_null(text);
+		err[0] = '\0';
+		assert_int_equal(facts_parse(&s, text, strlen(text), err,
+					     sizeof(err)),
+				 -EPROTO);
+		if (!strstr(err, cases[i].err)) {
+			fail_msg("case %zu: '%s', want '%s'", i, err,
+				 cases[i].err);
+		}
+		facts_free(&s);
+	}
+	/* lines of an unknown kind are skipped: room for later additions */
+	{
+		char *text = strdup("l3bond-status 1\tx\nz\tnew\n");
+
+		assert_int_equal(facts_parse(&s, text, strlen(text), err,
+					     sizeof(err)),
+				 0);
+		assert_int_equal(s.n, 0);
+		facts_free(&s);
+	}
+}
+
+/* ---- presentations -------------------------------------------------------- */
+
+/* What a show_* function writes for s, NUL-terminated (free it). */
+static char *shown(int (*fn)(FILE *, const struct facts *),
+		   const struct facts *s)
+{
+	char *text = NULL;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+
+	assert_non_null(f);
+	assert_int_equal(fn(f, s), 0);
+	assert_int_equal(fclose(f), 0);
+	return text;
+}
+
+static void test_table(void **state)
+{
+	struct facts s;
+	char *r;
+
+	(void)state;
+	fake_gw();
+	snapshot(&s);
+	r = shown(show_table, &s);
+	assert_true(!strncmp(r, "role      cpe\n", 14));
 	assert_non_null(
 		strstr(r, "\ndsl   fixed   up     10.12.0.1:7040  26.0/0.8 "));
 	/* lte: no round trip yet; in: 12 lost, 1000 received */
@@ -525,9 +613,22 @@ static void test_requests(void **state)
 	assert_non_null(strstr(r, "egress 7 (user 0)"));
 	assert_non_null(
 		strstr(r, "\nholes     timeout 0  early 0  overflow 0"));
+	assert_non_null(strstr(r, "\ntunables  k 0.5  t_dwd_ms 250  "));
+	free(r);
+	facts_free(&s);
+}
 
-	r = req("status json");
-	assert_true(starts(r, "ok\n{\"role\":\"cpe\",\"uptime_ms\":"));
+static void test_json(void **state)
+{
+	struct json_object *doc, *o;
+	struct facts s;
+	char *r;
+
+	(void)state;
+	fake_gw();
+	snapshot(&s);
+	r = shown(show_json, &s);
+	assert_true(!strncmp(r, "{\"role\":\"cpe\",\"uptime_ms\":", 25));
 	assert_non_null(strstr(r,
 			       "\"sessions\":[{\"session\":4242,"
 			       "\"session_state\":\"up\",\"handshakes\":2,"));
@@ -536,62 +637,279 @@ static void test_requests(void **state)
 	assert_non_null(strstr(r, "\"wire\":{\"short\":3,"));
 	assert_non_null(strstr(r, "\"paths\":[{\"name\":\"dsl\",\"class\":"
 				  "\"fixed\",\"up\":1,"));
+	assert_non_null(strstr(r, "\"k\":0.5,"));
 	assert_non_null(strstr(r, "}]}]}\n"));
-
-	applied_n = 0;
-	r = req("set k 0.7");
-	assert_true(starts(r, "ok\nk set to 0.7 (runtime only"));
-	assert_int_equal(applied_n, 1);
-	assert_true(applied.sched.k == 0.7);
-	r = req("set  k   -1");
-	assert_true(starts(r, "error: k: bad value '-1'"));
-	assert_int_equal(applied_n, 1);
-	r = req("set t_dwd_ms 275");
-	assert_true(starts(r, "error: t_dwd_ms: bad value '275'"));
-	r = req("set port 1");
-	assert_true(starts(r, "error: port: not a runtime setting"));
-	r = req("set k");
-	assert_string_equal(r, "error: set: wrong arguments (try help)\n");
-	r = req("set k 1 2");
-	assert_string_equal(r, "error: set: wrong arguments (try help)\n");
-	assert_int_equal(applied_n, 1);
-
-	r = req("reload");
-	assert_string_equal(r, "error: /etc/l3bond/x.conf:3: k: bad value "
-			       "'11': out of range\n");
-	r = req("");
-	assert_string_equal(r, "error: empty request (try help)\n");
-	r = req("status yaml");
-	assert_string_equal(r, "error: status: wrong arguments (try help)\n");
-	r = req("fr\x01ob\x1b[2J");
-	assert_string_equal(r,
-			    "error: unknown request 'fr?ob?[2J' (try help)\n");
-	r = req("help");
-	assert_true(starts(r, "ok\nrequests"));
-	assert_non_null(
-		strstr(r, "a reload or a restart reads the file again"));
+	/* and it is JSON */
+	doc = json_tokener_parse(r);
+	assert_non_null(doc);
+	assert_true(json_object_object_get_ex(doc, "egress", &o));
+	assert_true(json_object_object_get_ex(o, "wire", &o));
+	assert_true(json_object_object_get_ex(o, "short", &o));
+	assert_int_equal(json_object_get_int(o), 3);
+	json_object_put(doc);
+	free(r);
+	facts_free(&s);
 }
 
-static void test_reply_cap(void **state)
+/* gw_stats put into a snapshot through the status data */
+static void snap_of(struct facts *s, const struct gw_stat *st, size_t n)
 {
-	static char big[600 << 10];
-	struct ctl_buf b = {0};
+	struct facts_writer w;
+	char *text = NULL, err[160] = "";
+	size_t len, i;
+	FILE *f = open_memstream(&text, &len);
+
+	assert_non_null(f);
+	facts_begin(&w, f, "1");
+	for (i = 0; i < n; i++) {
+		facts_put(&w, &st[i]);
+	}
+	assert_int_equal(facts_end(&w), 0);
+	assert_int_equal(fclose(f), 0);
+	if (facts_parse(s, text, len, err, sizeof(err))) {
+		fail_msg("%s", err);
+	}
+}
+
+#define C(sc, ses, p, n, l, lv, v)                                             \
+	{.scope = (sc),                                                        \
+	 .type = GW_STAT_COUNTER,                                              \
+	 .name = (n),                                                          \
+	 .help = "h",                                                          \
+	 .session = (ses),                                                     \
+	 .global = !(ses) && ((sc) == GW_SCOPE_INGRESS ||                      \
+			      (sc) == GW_SCOPE_EGRESS),                         \
+	 .path = (p),                                                          \
+	 .label = (l),                                                         \
+	 .label_value = (lv),                                                  \
+	 .u = (v)}
+
+/* Two sessions, labelled groups in the egress and in a path, a path name
+ * that needs escaping, a session without ingress or egress, a float that
+ * is not a number. */
+static void test_json_nesting(void **state)
+{
+	const struct gw_stat st[] = {
+		{.scope = GW_SCOPE_DAEMON,
+		 .type = GW_STAT_TEXT,
+		 .name = "role",
+		 .help = "h",
+		 .text = "cpe"},
+		C(GW_SCOPE_SESSION, 1, NULL, "session", NULL, NULL, 1),
+		{.scope = GW_SCOPE_SESSION,
+		 .type = GW_STAT_GAUGE,
+		 .name = "k",
+		 .help = "h",
+		 .session = 1,
+		 .is_float = true,
+		 .d = 0.5},
+		{.scope = GW_SCOPE_SESSION,
+		 .type = GW_STAT_GAUGE,
+		 .name = "w",
+		 .help = "h",
+		 .session = 1,
+		 .is_float = true,
+		 .d = NAN},
+		C(GW_SCOPE_INGRESS, 1, NULL, "pkts", NULL, NULL, 1),
+		C(GW_SCOPE_EGRESS, 1, NULL, "wire", "reason", "short", 2),
+		C(GW_SCOPE_EGRESS, 1, NULL, "wire", "reason", "bad", 0),
+		C(GW_SCOPE_EGRESS, 1, NULL, "ctrl", "type", "hello", 5),
+		C(GW_SCOPE_EGRESS, 1, NULL, "depth", NULL, NULL, 4),
+		C(GW_SCOPE_PATH, 1, "a\"b", "up", NULL, NULL, 1),
+		C(GW_SCOPE_PATH, 1, "a\"b", "x", "r", "1", 1),
+		C(GW_SCOPE_PATH, 1, "lte", "x", "r", "1", 0),
+		C(GW_SCOPE_PATH, 1, "lte", "up", NULL, NULL, 0),
+		C(GW_SCOPE_SESSION, 2, NULL, "session", NULL, NULL, 2),
+		C(GW_SCOPE_PATH, 2, "dsl", "up", NULL, NULL, 1),
+	};
+	struct facts s;
+	char *r;
 
 	(void)state;
-	memset(big, 'x', sizeof(big));
-	buf_add(&b, big, sizeof(big));
-	assert_false(b.over);
-	buf_add(&b, big, sizeof(big));
-	assert_true(b.over);
-	assert_int_equal(b.len, sizeof(big));
-	bprintf(&b, "more");
-	assert_int_equal(b.len, sizeof(big));
-	buf_free(&b);
-	/* a formatted piece longer than bprintf's stack buffer */
-	big[sizeof(big) - 1] = '\0';
-	bprintf(&b, "%s", big + sizeof(big) - 2001);
-	assert_int_equal(b.len, 2000);
-	buf_free(&b);
+	snap_of(&s, st, sizeof(st) / sizeof(st[0]));
+	r = shown(show_json, &s);
+	assert_string_equal(
+		r,
+		"{\"role\":\"cpe\",\"sessions\":[{\"session\":1,\"k\":0.5,"
+		"\"w\":null,\"ingress\":{\"pkts\":1},\"egress\":{\"wire\":"
+		"{\"short\":2,\"bad\":0},\"ctrl\":{\"hello\":5},\"depth\":4},"
+		"\"paths\":[{\"name\":\"a\\\"b\",\"up\":1,\"x\":{\"1\":1}},"
+		"{\"name\":\"lte\",\"x\":{\"1\":0},\"up\":0}]},"
+		"{\"session\":2,\"paths\":[{\"name\":\"dsl\",\"up\":1}]}]}\n");
+	free(r);
+	facts_free(&s);
+}
+
+/* Text with quotes, backslashes and control bytes is valid JSON that
+ * reads back as it was. */
+static void test_json_escape(void **state)
+{
+	const char *odd = "a\"b\\c\n\x01\x7f\xc3\xa9/";
+	const struct gw_stat st[] = {
+		{.scope = GW_SCOPE_DAEMON,
+		 .type = GW_STAT_TEXT,
+		 .name = "role",
+		 .help = "h",
+		 .text = odd},
+	};
+	struct json_object *doc, *o;
+	struct facts s;
+	char *r;
+
+	(void)state;
+	snap_of(&s, st, 1);
+	r = shown(show_json, &s);
+	assert_null(strchr(r, '\x01'));
+	assert_non_null(strstr(r, "/\"}")); /* slashes as they are */
+	doc = json_tokener_parse(r);
+	assert_non_null(doc);
+	assert_true(json_object_object_get_ex(doc, "role", &o));
+	assert_string_equal(json_object_get_string(o), odd);
+	json_object_put(doc);
+	free(r);
+	facts_free(&s);
+}
+
+static char *exposition(const struct facts *s, uint64_t *skipped)
+{
+	struct expo *e = expo_new();
+	char *text = NULL;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+
+	assert_non_null(e);
+	assert_non_null(f);
+	expo_facts(e, s);
+	assert_int_equal(expo_write(e, f), 0);
+	assert_int_equal(fclose(f), 0);
+	if (skipped) {
+		*skipped = expo_skipped(e);
+	}
+	expo_free(e);
+	return text;
+}
+
+/* The exposition's families: HELP then TYPE, once, each family's samples
+ * together right after them.  Returns the number of families. */
+static size_t check_families(const char *text)
+{
+	char seen[512][96], cur[96] = "", name[96];
+	size_t n = 0, i;
+	const char *line;
+
+	for (line = text; *line; line = strchr(line, '\n') + 1) {
+		if (!strncmp(line, "# HELP ", 7)) {
+			sscanf(line + 7, "%95s", name);
+			for (i = 0; i < n; i++) {
+				if (!strcmp(seen[i], name)) {
+					fail_msg("family %s twice", name);
+				}
+			}
+			assert_true(n < 512);
+			strcpy(seen[n++], name);
+			strcpy(cur, name);
+			line = strchr(line, '\n') + 1;
+			assert_true(!strncmp(line, "# TYPE ", 7));
+			assert_true(!strncmp(line + 7, name, strlen(name)));
+			continue;
+		}
+		/* a sample of the current family */
+		i = strcspn(line, "{ ");
+		if (i != strlen(cur) || strncmp(line, cur, i)) {
+			fail_msg("sample outside its family %s: %.80s", cur,
+				 line);
+		}
+	}
+	return n;
+}
+
+static void test_exposition(void **state)
+{
+	uint64_t skipped = 1;
+	struct facts s;
+	char *r;
+
+	(void)state;
+	fake_gw();
+	snapshot(&s);
+	r = exposition(&s, &skipped);
+	assert_int_equal(skipped, 0);
+	assert_true(!strncmp(r, "# HELP l3bond_build_info the l3bondd build: "
+				"its version in the label\n"
+				"# TYPE l3bond_build_info gauge\n"
+				"l3bond_build_info{version=\"9.8.7\"} 1\n",
+			     118));
+	assert_true(has_line(r, "l3bond_role_info{role=\"cpe\"} 1"));
+	assert_true(has_line(r, "# TYPE l3bond_role_info gauge"));
+	assert_true(has_line(
+		r, "l3bond_path_up{session=\"4242\",path=\"dsl\"} 1"));
+	assert_true(has_line(r, "l3bond_path_tx_bytes_total{session=\"4242\","
+				"path=\"dsl\"} 1924528"));
+	assert_true(has_line(r, "# TYPE l3bond_path_tx_bytes_total counter"));
+	assert_true(has_line(r, "# HELP l3bond_path_tx_bytes_total DATA sent, "
+				"bytes of UDP payload"));
+	assert_true(has_line(r, "l3bond_egress_wire_total{reason=\"short\"} 3"));
+	assert_true(has_line(r, "l3bond_egress_auth_total{session=\"4242\","
+				"reason=\"bad_tag\"} 5"));
+	assert_true(has_line(r, "l3bond_k{session=\"4242\"} 0.5"));
+	assert_true(has_line(r, "l3bond_w_fixed{session=\"4242\"} 50"));
+	assert_true(has_line(r, "l3bond_path_peer_info{session=\"4242\","
+				"path=\"dsl\",peer=\"10.12.0.1:7040\"} 1"));
+	assert_true(has_line(r, "l3bond_egress_kernel_dropped_total 7"));
+	assert_true(check_families(r) > 100);
+	free(r);
+	facts_free(&s);
+}
+
+/* A named CPE's label, escaping in labels and HELP, shortest floats, a
+ * name clash between types skipped and counted. */
+static void test_exposition_edges(void **state)
+{
+	const struct gw_stat st[] = {
+		{.scope = GW_SCOPE_SESSION,
+		 .type = GW_STAT_GAUGE,
+		 .name = "x",
+		 .help = "back\\slash",
+		 .session = 3,
+		 .cpe = "bob",
+		 .is_float = true,
+		 .d = 0.1},
+		{.scope = GW_SCOPE_PATH,
+		 .type = GW_STAT_TEXT,
+		 .name = "peer",
+		 .help = "h",
+		 .session = 3,
+		 .path = "a\"b\\c",
+		 .text = "l\nf"},
+		/* l3bond_y_total as a counter, then a gauge of that name */
+		C(GW_SCOPE_SESSION, 3, NULL, "y", NULL, NULL, 1),
+		{.scope = GW_SCOPE_SESSION,
+		 .type = GW_STAT_GAUGE,
+		 .name = "y_total",
+		 .help = "h",
+		 .session = 3,
+		 .u = 2},
+		/* a label that cannot be a label name */
+		C(GW_SCOPE_EGRESS, 3, NULL, "z", "9bad", "v", 4),
+	};
+	uint64_t skipped = 0;
+	struct facts s;
+	char *r;
+
+	(void)state;
+	snap_of(&s, st, sizeof(st) / sizeof(st[0]));
+	r = exposition(&s, &skipped);
+	assert_true(has_line(r, "l3bond_x{session=\"3\",cpe=\"bob\"} 0.1"));
+	assert_true(has_line(r, "# HELP l3bond_x back\\\\slash"));
+	assert_true(has_line(r, "l3bond_path_peer_info{session=\"3\","
+				"path=\"a\\\"b\\\\c\",peer=\"l\\nf\"} 1"));
+	assert_true(has_line(r, "l3bond_y_total{session=\"3\"} 1"));
+	assert_int_equal(skipped, 1);
+	assert_true(has_line(r, "l3bond_egress_z_total{session=\"3\","
+				"label=\"v\"} 4"));
+	check_families(r);
+	free(r);
+	facts_free(&s);
 }
 
 int main(void)
@@ -600,10 +918,15 @@ int main(void)
 		cmocka_unit_test(test_status_keeps_every_key),
 		cmocka_unit_test(test_walk_keys_unique),
 		cmocka_unit_test(test_stat_key),
-		cmocka_unit_test(test_json_escape),
+		cmocka_unit_test(test_facts_round_trip),
+		cmocka_unit_test(test_facts_format),
+		cmocka_unit_test(test_facts_bad),
+		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_json_nesting),
-		cmocka_unit_test(test_requests),
-		cmocka_unit_test(test_reply_cap),
+		cmocka_unit_test(test_json_escape),
+		cmocka_unit_test(test_exposition),
+		cmocka_unit_test(test_exposition_edges),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
