@@ -12,7 +12,7 @@ set -euo pipefail
 pkgs=(build-essential cmake pkg-config
 	libconfig-dev libev-dev libmnl-dev libnetfilter-queue-dev
 	libsodium-dev libcmocka-dev
-	iproute2 iptables nftables conntrack procps bsdextrautils python3
+	iproute2 iptables nftables conntrack procps bsdextrautils python3 jq
 	gnuplot-nox)
 case ${1:-} in
 --run) ;;
@@ -26,6 +26,7 @@ case ${1:-} in
 	exit 2
 	;;
 esac
+# jq reads the tools' JSON in the namespace tests (tests/netns/lib.sh);
 # curl scrapes the metrics; util-linux's setpriv and passwd's useradd run
 # the daemons as the unit's user; systemd (systemd-analyze), groff and
 # man-db lint the units and man pages; shellcheck the OpenWrt scripts;
