@@ -3,9 +3,9 @@
 # tests/netns sources it (and tests/paper, tests/bench for the testbed); a
 # script says what it checks, this file does the plumbing:
 #   - checks, one output format: "PASS: NAME" / "FAIL: NAME: why", and
-#     "N passed, M failed" at the end (tb_done);
-#   - JSON (what l3b-traffic, l3b-linkem and the helpers print) read with
-#     jq, never with sed;
+#     "N passed, M failed" at the end (tb_done), and JSON (what l3b-traffic,
+#     l3b-linkem and the helpers print) read with jq: checks.sh, sourced
+#     here;
 #   - the l3bond testbed (DESIGN.md section 5) built from network
 #     namespaces and veth pairs, set up and torn down on any exit;
 #   - traffic runs on it (udp, tcp, ping_count);
@@ -41,7 +41,7 @@
 #
 # Preamble: tb_require TOOL... (skip, exit 77, unless root and TOOLs),
 #   tb_require_bin FILE... (exit 1 unless built).
-# Checks (pass and fail count them):
+# Checks (checks.sh; pass and fail count them):
 #   ok NAME / bad NAME          one passed / failed check
 #   check NAME EXPR K=V...      passes if the awk expression EXPR holds over
 #                               the variables K=V (a rate: rate_check, only
@@ -96,8 +96,6 @@ TB_DIR=
 TB_LAST_PID=
 TB_SAN_REPORTS=0
 declare -A TB_CFG=()
-pass=0
-fail=0
 
 TB_CLI_IP=10.0.1.2
 TB_CPE_LAN_IP=10.0.1.1
@@ -156,119 +154,10 @@ tb_exec() {
 	ip netns exec "${TB_PREFIX}${box}" "$@"
 }
 
-# ---- checks --------------------------------------------------------------
+# ---- checks and JSON: checks.sh (also used by tests/ops, tests/openwrt) ----
 
-ok() {
-	pass=$((pass + 1))
-	echo "PASS: $*"
-}
-
-bad() {
-	fail=$((fail + 1))
-	echo "FAIL: $*"
-}
-
-# check NAME EXPR K=V...: EXPR is an awk expression over the variables
-# given as further arguments name=value.
-check() {
-	local name=$1 expr=$2 kv args=()
-	shift 2
-	for kv in "$@"; do
-		args+=(-v "$kv")
-	done
-	if awk "${args[@]}" "BEGIN { exit !($expr) }" 2>/dev/null; then
-		ok "$name"
-	else
-		bad "$name: want $expr, got $*"
-	fi
-}
-
-# rate_check NAME EXPR K=V...: a check on a rate.  In a sanitizer build
-# (L3B_SANITIZED=1, set by ctest there) the daemons are several times
-# slower, so the figures are printed but not asserted; everything else
-# still runs under the sanitizers.
-rate_check() {
-	if [ "${L3B_SANITIZED:-0}" = 1 ]; then
-		echo "  (sanitizer build, not asserted) $1: $*"
-		return 0
-	fi
-	check "$@"
-}
-
-# check_cmd NAME CMD...: passes if CMD exits 0.
-check_cmd() {
-	local name=$1
-	shift
-	if "$@"; then
-		ok "$name"
-	else
-		bad "$name"
-	fi
-}
-
-# tb_done: the totals; its status is the script's (0: every check passed).
-tb_done() {
-	echo "$pass passed, $fail failed"
-	[ "$fail" -eq 0 ]
-}
-
-# tb_abort: the totals, then exit 1: a step the rest depends on failed.
-tb_abort() {
-	echo "$pass passed, $fail failed"
-	exit 1
-}
-
-# Lines of stdin matching a fixed string (0 is not an error here).
-cnt() {
-	grep -c -F -- "$1" || true
-}
-
-# ---- JSON ------------------------------------------------------------------
-#
-# The tools print one flat object per file; a receiver's log may hold
-# other lines too (tb_bg's stderr), so every line that parses is read.
-
-# jget FILE KEY [DEFAULT]: the member KEY of the first object in FILE that
-# has it (strings bare, true/false as words); DEFAULT (empty) when none has.
-jget() {
-	local v
-	v=$(jq -nRr --arg k "$2" '[inputs | fromjson? | objects |
-		select(has($k)) | .[$k]] | .[:1][] |
-		if type == "string" then . else tojson end' "$1" 2>/dev/null) || true
-	echo "${v:-${3:-}}"
-}
-
-# json_members FILE: the members of the first object in FILE, one
-# key=value a line.
-json_members() {
-	jq -nRr '[inputs | fromjson? | objects] | .[:1][] | to_entries[] |
-		"\(.key)=\(.value | if type == "string" then . else tojson end)"' \
-		"$1" 2>/dev/null || true
-}
-
-# jcheck NAME FILE EXPR: the awk expression EXPR, over the members of the
-# JSON object in FILE as variables, is true.  Every name in EXPR must be a
-# member: a typo must not read as 0 and pass.
-jcheck() {
-	local name=$1 file=$2 expr=$3 kv id members args=()
-	members=$(json_members "$file")
-	while IFS= read -r kv; do
-		[ -n "$kv" ] && args+=(-v "$kv")
-	done <<<"$members"
-	for id in $(sed 's/"[^"]*"//g' <<<"$expr" | grep -oE '[A-Za-z_][A-Za-z0-9_]*'); do
-		if ! grep -q "^$id=" <<<"$members"; then
-			bad "$name: no '$id' in $file"
-			cat "$file" 2>/dev/null || true
-			return 0
-		fi
-	done
-	if awk "${args[@]}" "BEGIN { exit !($expr) }"; then
-		ok "$name"
-	else
-		bad "$name: want $expr, got:"
-		cat "$file"
-	fi
-}
+# shellcheck source=checks.sh
+source "$(dirname "${BASH_SOURCE[0]}")/checks.sh"
 
 # ---- the testbed -------------------------------------------------------------
 

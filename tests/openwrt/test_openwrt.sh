@@ -73,16 +73,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-pass=0
-fail=0
-ok() {
-	pass=$((pass + 1))
-	echo "ok - $*"
-}
-bad() {
-	fail=$((fail + 1))
-	echo "FAIL - $*"
-}
+# ok, bad, tb_done: one output format with the other test scripts
+# shellcheck source=../netns/checks.sh disable=SC1091
+source "$here/../netns/checks.sh"
 # Shows file $1 indented, for a failure.
 show() {
 	sed 's/^/    /' "$1"
@@ -759,5 +752,4 @@ else
 	echo "note: musl-gcc is not installed (Debian: musl-tools): the musl check is left out"
 fi
 
-echo "$pass passed, $fail failed"
-[[ $fail -eq 0 ]]
+tb_done
