@@ -45,14 +45,13 @@ rate_check() {
 	check "$@"
 }
 
-# check_cmd NAME CMD...: passes if CMD exits 0.
+# check_cmd NAME CMD...: passes if CMD exits 0.  CMD may be an eval of the
+# caller's variables: no local here may shadow them.
 check_cmd() {
-	local name=$1
-	shift
-	if "$@"; then
-		ok "$name"
+	if "${@:2}"; then
+		ok "$1"
 	else
-		bad "$name"
+		bad "$1"
 	fi
 }
 
