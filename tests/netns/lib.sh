@@ -6,8 +6,9 @@
 #     "N passed, M failed" at the end (tb_done), and JSON (what l3b-traffic,
 #     l3b-linkem and the helpers print) read with jq: checks.sh, sourced
 #     here;
-#   - the l3bond testbed (DESIGN.md section 5) built from network
-#     namespaces and veth pairs, set up and torn down on any exit;
+#   - the l3bond testbed (section 5 of the shared design notes, not this
+#     repository's DESIGN.md) built from network namespaces and veth
+#     pairs, set up and torn down on any exit;
 #   - traffic runs on it (udp, tcp, ping_count);
 #   - the daemons on it (daemon_lib.sh, sourced at the end of this file).
 #
@@ -297,7 +298,7 @@ tb_setup() {
 	if [ -z "$TB_DIR" ]; then
 		tb_init
 	fi
-	# DESIGN.md section 5
+	# the shared design notes, section 5
 	TB_CFG=([dsl_rate]=64 [dsl_delay]=13 [dsl_jitter]=0 [dsl_loss]=0
 		[lte_rate]=60 [lte_delay]=25 [lte_jitter]=20 [lte_loss]=0
 		[seed]=1)

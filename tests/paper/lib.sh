@@ -17,7 +17,7 @@
 # LAN; the egress rule takes only UDP to the tunnel port).
 #
 # API:
-#   paper_testbed                 tb_init + tb_setup (DESIGN.md section 5)
+#   paper_testbed                 tb_init + tb_setup (tests/netns/lib.sh)
 #   paper_cell NAME KIND K DWD WMAX HOLD PROFILE DURATION
 #       KIND ramp, flows or tcp; PROFILE "paper" (the ramp) or a flows
 #       file (START_S STOP_S MBIT lines, l3bond-sim's file: format); with
