@@ -340,15 +340,18 @@ check "concentrator: alice's session released exactly cli -> srv, bob's exactly 
 	"sa=$(sent a_up)" "rb=$(counters_delta conc f cpe.bob.egr.released)" \
 	"sb=$(sent b_up)"
 check "cpe: bonded exactly cli -> srv, released exactly srv -> cli" \
-	'b == su && r == sd' "b=$(counters_delta cpe f ing.bonded)" "su=$(sent a_up)" \
+	'b == su && r == sd' "b=$(counters_delta cpe f ing.bonded)" \
+	"su=$(sent a_up)" \
 	"r=$(counters_delta cpe f egr.released)" "sd=$(sent a_down)"
 check "cpe2: bonded exactly cli2 -> srv, released exactly srv -> cli2" \
-	'b == su && r == sd' "b=$(counters_delta cpe2 f ing.bonded)" "su=$(sent b_up)" \
+	'b == su && r == sd' "b=$(counters_delta cpe2 f ing.bonded)" \
+	"su=$(sent b_up)" \
 	"r=$(counters_delta cpe2 f egr.released)" "sd=$(sent b_down)"
 check "no spoofed drop, no unknown session, nothing unrouted" \
 	'a == 0 && b == 0 && s == 0 && n == 0' \
 	"a=$(counters_delta conc f cpe.alice.egr.spoofed)" \
-	"b=$(counters_delta conc f cpe.bob.egr.spoofed)" "s=$(counters_delta conc f egr.session)" \
+	"b=$(counters_delta conc f cpe.bob.egr.spoofed)" \
+	"s=$(counters_delta conc f egr.session)" \
 	"n=$(counters_delta conc f ing.no_cpe)"
 
 [ "$fail" -eq "$fail_before" ] || diag
@@ -522,8 +525,10 @@ refresh conc
 refresh cpe2
 check "bob removed: site 2 goes natively (pings answered, nothing bonded by cpe2 or the concentrator)" \
 	'n == 3 && b2 == 0 && r2 == 0 && q == a && nc == 0' "n=$n_native" \
-	"b2=$(counters_delta cpe2 n ing.bonded)" "r2=$(counters_delta cpe2 n egr.released)" \
-	"q=$(counters_delta conc n ing.pkts)" "a=$(counters_delta conc n cpe.alice.ing.bonded)" \
+	"b2=$(counters_delta cpe2 n ing.bonded)" \
+	"r2=$(counters_delta cpe2 n egr.released)" \
+	"q=$(counters_delta conc n ing.pkts)" \
+	"a=$(counters_delta conc n cpe.alice.ing.bonded)" \
 	"nc=$(counters_delta conc n ing.no_cpe)"
 check "bob removed: cpe2's tunnel packets refused as an unknown session (egr.session)" \
 	's > 0' "s=$(counters_delta conc h egr.session)"
@@ -561,7 +566,8 @@ check "SIGHUPs: alice's session untouched at the concentrator (handshakes, resta
 	"l=$(counters_delta conc h cpe.alice.path.lte.up_events)"
 check "SIGHUPs: site 1's CPE saw nothing (handshakes, rekeys, restarts)" \
 	'h == 0 && r == 0 && p == 0' "h=$(counters_delta cpe h handshakes)" \
-	"r=$(counters_delta cpe h rekeys)" "p=$(counters_delta cpe h egr.peer_restarts)"
+	"r=$(counters_delta cpe h rekeys)" \
+	"p=$(counters_delta cpe h egr.peer_restarts)"
 check "SIGHUPs: logged (bob removed, 1 added)" 'r == 1 && a == 1' \
 	"r=$(log_lines conc 'cpe bob: removed from the configuration')" \
 	"a=$(log_lines conc 'sessions: 1 added, 0 removed')"
@@ -649,7 +655,8 @@ check "new key for bob: alice untouched (both ends)" \
 	"r=$(counters_delta conc k cpe.alice.egr.peer_restarts)" \
 	"d=$(counters_delta conc k cpe.alice.path.dsl.up_events)" \
 	"l=$(counters_delta conc k cpe.alice.path.lte.up_events)" \
-	"ch=$(counters_delta cpe k handshakes)" "cr=$(counters_delta cpe k rekeys)"
+	"ch=$(counters_delta cpe k handshakes)" \
+	"cr=$(counters_delta cpe k rekeys)"
 refresh conc
 counters_mark conc g cpe.alice.ing.bonded cpe.bob.ing.bonded
 rx_start cli 5000 a2 7
@@ -662,7 +669,9 @@ flow_intact a2 "srv -> cli after the reloads"
 flow_intact b2 "srv -> cli2 after the reloads (bob's new key, encrypted)"
 check "after the reloads: each session bonded exactly its own flow" \
 	'ba == sa && bb == sb' "ba=$(counters_delta conc g cpe.alice.ing.bonded)" \
-	"sa=$(sent a2)" "bb=$(counters_delta conc g cpe.bob.ing.bonded)" "sb=$(sent b2)"
+	"sa=$(sent a2)" \
+	"bb=$(counters_delta conc g cpe.bob.ing.bonded)" \
+	"sb=$(sent b2)"
 
 # ---- 7. memory ----------------------------------------------------------------
 

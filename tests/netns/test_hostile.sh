@@ -336,14 +336,19 @@ flow_checks() {
 session_same() {
 	local a=$1 b=$2 box=$3 what=$4
 	check "$what: $box: handshakes and egr.peer_restarts unchanged" \
-		'h0 == h1 && p0 == p1 && h1 >= 1' "h0=$(status_saved "$a" handshakes)" \
-		"h1=$(status_saved "$b" handshakes)" "p0=$(status_saved "$a" egr.peer_restarts)" \
+		'h0 == h1 && p0 == p1 && h1 >= 1' \
+		"h0=$(status_saved "$a" handshakes)" \
+		"h1=$(status_saved "$b" handshakes)" \
+		"p0=$(status_saved "$a" egr.peer_restarts)" \
 		"p1=$(status_saved "$b" egr.peer_restarts)"
 	check "$what: $box: path peers unchanged, both paths up" \
 		'd0 == d1 && l0 == l1 && d1 != "" && du == 1 && lu == 1' \
-		"d0=$(status_saved "$a" path.dsl.peer)" "d1=$(status_saved "$b" path.dsl.peer)" \
-		"l0=$(status_saved "$a" path.lte.peer)" "l1=$(status_saved "$b" path.lte.peer)" \
-		"du=$(status_saved "$b" path.dsl.up)" "lu=$(status_saved "$b" path.lte.up)"
+		"d0=$(status_saved "$a" path.dsl.peer)" \
+		"d1=$(status_saved "$b" path.dsl.peer)" \
+		"l0=$(status_saved "$a" path.lte.peer)" \
+		"l1=$(status_saved "$b" path.lte.peer)" \
+		"du=$(status_saved "$b" path.dsl.up)" \
+		"lu=$(status_saved "$b" path.lte.up)"
 }
 
 # ---- setup ------------------------------------------------------------------
@@ -559,7 +564,8 @@ settle
 status_save conc c4.start
 status_save cpe p4.start
 check "the restart made a new session on the concentrator" \
-	'h1 == h0 + 1' "h0=$(status_saved c.end handshakes)" "h1=$(status_saved c4.start handshakes)"
+	'h1 == h0 + 1' "h0=$(status_saved c.end handshakes)" \
+	"h1=$(status_saved c4.start handshakes)"
 flow_start new_up cli srv "$TB_SRV_IP" 10
 sleep 2
 attack conc old_replay 'egr\.auth\.(bad_tag|too_old|replay)' \
