@@ -475,19 +475,28 @@ ping_count() {
 	jget "$f" received
 }
 
+# tb__py6_recv TO NAME ARGS...: ip6_traffic.py's receiver (ARGS) in box
+# TO, its report in $TB_DIR/NAME.rx.json; returns once it is listening (it
+# says so on stderr, into NAME.ready).  TB_LAST_PID is its PID.
+tb__py6_recv() {
+	local to=$1 name=$2 i
+	shift 2
+	rm -f "$TB_DIR/$name.ready"
+	tb_bg "$to" "$TB_DIR/$name.rx.json" sh -c \
+		"python3 '$TB_PY6' $* 2>'$TB_DIR/$name.ready'"
+	for ((i = 0; i < 100; i++)); do
+		[ -s "$TB_DIR/$name.ready" ] && return 0
+		sleep 0.05
+	done
+}
+
 # udp6 FROM TO DST NAME COUNT SIZE [SRC]: IPv6 (ip6_traffic.py: l3b-traffic
 # speaks IPv4 only), COUNT datagrams of SIZE bytes, 5 ms apart, to port
 # 5006; the receiver's JSON in NAME.rx.json
 udp6() {
-	local from=$1 to=$2 dst=$3 name=$4 count=$5 size=$6 src=${7:-} rx i
-	rm -f "$TB_DIR/$name.ready"
-	tb_bg "$to" "$TB_DIR/$name.rx.json" sh -c \
-		"python3 '$TB_PY6' udp-recv 5006 $((count / 100 + 4)) 2>'$TB_DIR/$name.ready'"
+	local from=$1 to=$2 dst=$3 name=$4 count=$5 size=$6 src=${7:-} rx
+	tb__py6_recv "$to" "$name" udp-recv 5006 $((count / 100 + 4))
 	rx=$TB_LAST_PID
-	for ((i = 0; i < 100; i++)); do
-		[ -s "$TB_DIR/$name.ready" ] && break
-		sleep 0.05
-	done
 	tb_exec "$from" python3 "$TB_PY6" udp-send "$dst" 5006 "$count" "$size" \
 		5 ${src:+"$src"} >"$TB_DIR/$name.tx.json"
 	tb_wait "$rx" $((count / 100 + 20)) || true
@@ -495,15 +504,9 @@ udp6() {
 
 # tcp6 FROM TO DST NAME BYTES: an IPv6 TCP transfer, verified
 tcp6() {
-	local from=$1 to=$2 dst=$3 name=$4 bytes=$5 rx i
-	rm -f "$TB_DIR/$name.ready"
-	tb_bg "$to" "$TB_DIR/$name.rx.json" sh -c \
-		"python3 '$TB_PY6' tcp-recv 5007 30 2>'$TB_DIR/$name.ready'"
+	local from=$1 to=$2 dst=$3 name=$4 bytes=$5 rx
+	tb__py6_recv "$to" "$name" tcp-recv 5007 30
 	rx=$TB_LAST_PID
-	for ((i = 0; i < 100; i++)); do
-		[ -s "$TB_DIR/$name.ready" ] && break
-		sleep 0.05
-	done
 	tb_exec "$from" python3 "$TB_PY6" tcp-send "$dst" 5007 "$bytes" \
 		>"$TB_DIR/$name.tx.json" 2>&1 || true
 	tb_wait "$rx" 35 || true
