@@ -1,4 +1,4 @@
-/* One NFQUEUE driven over a libmnl netlink socket (see nfq.h).
+/* One NFQUEUE driven over a libmnl netlink socket (API: nfqueue.h).
  *
  * Receive: the kernel sends each queued packet as its own netlink datagram.
  * nfqueue_drain() recv()s into one buffer sized for the largest message and

@@ -1,9 +1,9 @@
 /* The egress: the tunnel's packets arrive on egress_queue (raw
  * PREROUTING, before conntrack and routing).
  *
- * Each packet is checked (outer IPv4 and UDP by hand, then the wire
- * header, the session and path ids, then session.c: replay window, tag,
- * body), each failure dropped and counted by reason, all before the packet
+ * Each packet is checked (outer IPv4 or IPv6 and UDP by hand, outer.c;
+ * then the wire header, the session and path ids, then session.c: replay
+ * window, tag, body), each failure dropped and counted by reason, all before the packet
  * touches any state.  DATA: the inner packet takes a free slot and is pushed to
  * the resequencer with the slot index as cookie; the original waits in the
  * kernel queue under its id until the resequencer releases it, in order,

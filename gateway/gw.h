@@ -11,7 +11,7 @@
  *	path.c     per-path UDP sockets, liveness, control packets
  *	ingress.c  queue of the traffic to bond -> tunnel
  *	egress.c   queue of the tunnel -> resequenced inner packets
- *	outer.c    outer IPv4/UDP headers of a tunnel packet
+ *	outer.c    outer IPv4 or IPv6 and UDP headers of a tunnel packet
  *	rules.c    iptables/nft rules, rp_filter
  *	stats.c    every counter and state as one list (stats.h)
  *	status.c   that list as key=value lines (--status-file)

@@ -26,7 +26,7 @@
  * t_lto_ms (adapt_lto).
  *
  * Sessions and restarts: session.c.  Only packets under the session keys
- * that pass the replay window count as heard (gw_path_heard), never a
+ * that pass the replay window count as heard (gw_link_heard), never a
  * HELLO or HELLO_ACK alone, which anyone can replay.
  */
 #include <arpa/inet.h>

@@ -12,7 +12,7 @@ set -euo pipefail
 pkgs=(build-essential cmake pkg-config
 	libconfig-dev libev-dev libmnl-dev libnetfilter-queue-dev
 	libsodium-dev libcmocka-dev libjson-c-dev libmicrohttpd-dev
-	iproute2 iptables nftables conntrack procps bsdextrautils python3
+	iproute2 iptables nftables conntrack procps bsdextrautils python3 jq
 	gnuplot-nox)
 case ${1:-} in
 --run) ;;
@@ -20,7 +20,7 @@ case ${1:-} in
 	pkgs+=(curl util-linux passwd
 	systemd groff-base man-db shellcheck valgrind strace
 	busybox musl-tools clang-14 libclang-rt-14-dev lua5.1
-	iperf3 irtt iputils-ping jq)
+	iperf3 irtt iputils-ping)
 	;;
 *)
 	echo "usage: scripts/deps.sh [--run]" >&2
@@ -28,6 +28,7 @@ case ${1:-} in
 	;;
 esac
 # json-c: l3bondctl's JSON; libmicrohttpd: l3bond-exporter's HTTP.
+# jq reads the tools' JSON in the namespace tests (tests/netns/lib.sh);
 # curl scrapes the metrics; util-linux's setpriv and passwd's useradd run
 # the daemons as the unit's user; systemd (systemd-analyze), groff and
 # man-db lint the units and man pages; shellcheck the OpenWrt scripts;

@@ -150,8 +150,6 @@ LOCK=/tmp/l3b-heavy.lock
 TB_PREFIX=l3b-bench-$$-
 # shellcheck source=../netns/lib.sh
 source "$src/tests/netns/lib.sh"
-# shellcheck source=../netns/daemon_lib.sh
-source "$src/tests/netns/daemon_lib.sh"
 
 LOG=$out/probes.log
 : >"$LOG"

@@ -1,13 +1,25 @@
 # shellcheck shell=bash
-# tests/netns/daemon_lib.sh: helpers of the l3bondd namespace tests, on top
-# of lib.sh (source lib.sh first).  Test bookkeeping (ok, bad, check),
-# reading l3b-traffic's JSON and the daemons' status files, starting the
-# daemons with the testbed's configuration, traffic runs.
+# tests/netns/daemon_lib.sh: the l3bondd part of the namespace test library
+# (lib.sh sources it; the checks, JSON and traffic helpers are there): the
+# testbed's configurations, starting the daemons, their status files and
+# snapshots of them.
+#
+#   write_confs [K [EXTRA]]     cpe.conf and conc.conf for the testbed
+#   daemon_start BOX            l3bondd in BOX (cpe or conc); DPID[BOX]
+#   wait_up BOX                 both paths up
+#   refresh BOX, st BOX KEY     the status file rewritten (SIGUSR1), a key
+#   status_save BOX NAME        the whole status now, kept as NAME;
+#   status_saved NAME KEY       a key of it
+#   counters_mark BOX TAG KEY.. some keys now, kept under TAG;
+#   counters_delta BOX TAG KEY  the growth of KEY since (refresh first)
+#   settle, udp_intact, path_rx, tbf_down_bytes, conf_path_keys
 #
 # Needs L3BONDD (the daemon) and TB_TRAFFIC (from lib.sh's tb_init).
 
-pass=0
-fail=0
+# sourced once (scripts that predate lib.sh sourcing it source it again)
+[ -n "${L3B_DAEMON_LIB:-}" ] && return 0
+L3B_DAEMON_LIB=1
+
 declare -A DPID=()
 # extra options of every l3bondd started (a test may set them)
 L3BONDD_ARGS=("${L3BONDD_ARGS[@]+"${L3BONDD_ARGS[@]}"}")
@@ -15,53 +27,6 @@ L3BONDD_ARGS=("${L3BONDD_ARGS[@]+"${L3BONDD_ARGS[@]}"}")
 # test run, never a constant that could end up in a real config.  A test
 # may set TB_KEY before sourcing this file.
 TB_KEY=${TB_KEY:-$(head -c32 /dev/urandom | base64)}
-
-ok() {
-	pass=$((pass + 1))
-	echo "PASS: $1"
-}
-
-bad() {
-	fail=$((fail + 1))
-	echo "FAIL: $1"
-}
-
-# check NAME COND-TEXT: COND-TEXT is an awk expression over the variables
-# given as further arguments name=value.
-# rate_check NAME EXPR K=V...: a check on a rate.  In a sanitizer build
-# (L3B_SANITIZED=1, set by ctest there) the daemons are several times
-# slower, so the figures are printed but not asserted; everything else
-# still runs under the sanitizers.
-rate_check() {
-	if [ "${L3B_SANITIZED:-0}" = 1 ]; then
-		echo "  (sanitizer build, not asserted) $1: $*"
-		return 0
-	fi
-	check "$@"
-}
-
-check() {
-	local name=$1 expr=$2 kv args=()
-	shift 2
-	for kv in "$@"; do
-		args+=(-v "$kv")
-	done
-	if awk "${args[@]}" "BEGIN { exit !($expr) }" 2>/dev/null; then
-		ok "$name"
-	else
-		bad "$name: want $expr, got $*"
-	fi
-}
-
-# Lines of stdin matching a fixed string (0 is not an error here).
-cnt() {
-	grep -c -F -- "$1" || true
-}
-
-# A field of l3b-traffic's flat JSON output.
-jget() {
-	sed -n "s/.*\"$2\":\\([^,}]*\\).*/\\1/p" "$1" | tr -d '"' | head -n 1
-}
 
 # A key of a daemon's status (written on SIGUSR1, read once it changed).
 status_file() {
@@ -92,6 +57,39 @@ refresh() {
 
 st() {
 	sed -n "s/^$2=//p" "$(status_file "$1")"
+}
+
+# ---- snapshots of the status ------------------------------------------------
+
+# status_save BOX NAME: the box's whole status now, in $TB_DIR/NAME.st
+status_save() {
+	refresh "$1"
+	cp "$(status_file "$1")" "$TB_DIR/$2.st"
+}
+
+# status_saved NAME KEY: a key of the status status_save kept as NAME
+status_saved() {
+	sed -n "s/^$2=//p" "$TB_DIR/$1.st" | head -n 1
+}
+
+# counters_mark BOX TAG KEY...: remembers the keys' values (0 when absent:
+# a counter of a session that is gone) as COUNTERS[TAG.KEY]
+declare -A COUNTERS=()
+counters_mark() {
+	local box=$1 tag=$2 k v
+	shift 2
+	for k in "$@"; do
+		v=$(st "$box" "$k")
+		COUNTERS[$tag.$k]=${v:-0}
+	done
+}
+
+# counters_delta BOX TAG KEY: the growth of KEY since counters_mark (the
+# status refreshed before)
+counters_delta() {
+	local v
+	v=$(st "$1" "$3")
+	echo $((${v:-0} - ${COUNTERS[$2.$3]}))
 }
 
 # write_confs [K [EXTRA]]: cpe.conf and conc.conf for the testbed, with k,
@@ -155,51 +153,6 @@ wait_up() {
 	return 1
 }
 
-ping_count() {
-	tb_exec "$1" "$TB_TRAFFIC" ping --dst "$2" --count "${3:-5}" \
-		--interval-ms 100 --timeout-ms 500 | sed -n 's/.*"received":\([0-9]*\).*/\1/p'
-}
-
-# udp FROM TO DST NAME SEND-ARGS...: receiver in TO, sender in FROM;
-# $TB_DIR/NAME.rx.json and NAME.tx.json.
-udp() {
-	local from=$1 to=$2 dst=$3 name=$4 rx i
-	shift 4
-	local dur=${UDP_DURATION:-3}
-	rm -f "$TB_DIR/$name.ready"
-	tb_bg "$to" "$TB_DIR/$name.rx.log" "$TB_TRAFFIC" recv --port 5000 \
-		--duration "$((dur + 5))" --linger-ms 500 \
-		--json "$TB_DIR/$name.rx.json" --ready-file "$TB_DIR/$name.ready"
-	rx=$TB_LAST_PID
-	for ((i = 0; i < 100; i++)); do
-		[ -e "$TB_DIR/$name.ready" ] && break
-		sleep 0.02
-	done
-	tb_exec "$from" "$TB_TRAFFIC" send --dst "$dst" --port 5000 \
-		--duration "$dur" --json "$TB_DIR/$name.tx.json" "$@" >/dev/null
-	tb_wait "$rx" $((dur + 15)) || true
-}
-
-# tcp FROM TO DST NAME BYTES: goodput in $TB_DIR/NAME.rx.json
-tcp() {
-	local from=$1 to=$2 dst=$3 name=$4 bytes=$5 rx i
-	rm -f "$TB_DIR/$name.ready"
-	tb_bg "$to" "$TB_DIR/$name.rx.json" "$TB_TRAFFIC" tcp-recv --port 5001 \
-		--duration 30 --ready-file "$TB_DIR/$name.ready"
-	rx=$TB_LAST_PID
-	for ((i = 0; i < 100; i++)); do
-		[ -e "$TB_DIR/$name.ready" ] && break
-		sleep 0.02
-	done
-	tb_exec "$from" "$TB_TRAFFIC" tcp-send --dst "$dst" --port 5001 \
-		--bytes "$bytes" >"$TB_DIR/$name.tx.json" 2>&1 || true
-	tb_wait "$rx" 35 || true
-}
-
-# Everything arrived, intact, in order.  "In order" allows 0.1 %: veth
-# hands packets to the per-CPU backlog of the CPU the sender runs on, so a
-# sender that migrates between the two cores can swap two packets at any
-# hop, with or without the bond (seen here once in 12k 64-byte packets).
 # Waits until the mobile weight that earlier tests raised has decayed
 # (DWD) on both ends, so that a test starts from the idle state.
 settle() {
@@ -214,6 +167,10 @@ settle() {
 	done
 }
 
+# Everything arrived, intact, in order.  "In order" allows 0.1 %: veth
+# hands packets to the per-CPU backlog of the CPU the sender runs on, so a
+# sender that migrates between the two cores can swap two packets at any
+# hop, with or without the bond (seen here once in 12k 64-byte packets).
 udp_intact() {
 	local name=$1 what=$2 f=$TB_DIR/$1.rx.json
 	check "$what: all arrived intact, in order" \

@@ -1,6 +1,16 @@
 # shellcheck shell=bash
-# tests/netns/lib.sh: the l3bond testbed (DESIGN.md section 5) built from
-# network namespaces and veth pairs.  Source it from a test script.
+# tests/netns/lib.sh: the namespace test library.  Every script of
+# tests/netns sources it (and tests/paper, tests/bench for the testbed); a
+# script says what it checks, this file does the plumbing:
+#   - checks, one output format: "PASS: NAME" / "FAIL: NAME: why", and
+#     "N passed, M failed" at the end (tb_done), and JSON (what l3b-traffic,
+#     l3b-linkem and the helpers print) read with jq: checks.sh, sourced
+#     here;
+#   - the l3bond testbed (section 5 of the shared design notes, not this
+#     repository's DESIGN.md) built from network namespaces and veth
+#     pairs, set up and torn down on any exit;
+#   - traffic runs on it (udp, tcp, ping_count);
+#   - the daemons on it (daemon_lib.sh, sourced at the end of this file).
 #
 #            LAN                 access links                  LAN
 #   cli ---------- cpe ===dsl=== [dsl] ===dsl=== conc ---------- srv
@@ -30,8 +40,33 @@
 # and routing tables 101 (dsl) and 102 (lte) with fwmark rules of the same
 # numbers pin a socket to a link.
 #
-# API (all tb_ functions; "PATH" is dsl or lte, "DIR" up, down or both):
-#   tb_init                     checks tools, makes TB_DIR, installs traps
+# Preamble: tb_require TOOL... (skip, exit 77, unless root and TOOLs),
+#   tb_require_bin FILE... (exit 1 unless built).
+# Checks (checks.sh; pass and fail count them):
+#   ok NAME / bad NAME          one passed / failed check
+#   check NAME EXPR K=V...      passes if the awk expression EXPR holds over
+#                               the variables K=V (a rate: rate_check, only
+#                               printed in a sanitizer build)
+#   check_cmd NAME CMD...       passes if CMD succeeds
+#   jcheck NAME FILE EXPR       check over the members of a JSON object
+#   tb_done                     prints the totals; false if any failed
+#   tb_abort                    prints the totals, exits 1
+# JSON: jget FILE KEY [DEFAULT] (a member of the first object holding it),
+#   json_members FILE (key=value lines).
+# Traffic (l3b-traffic; receivers write $TB_DIR/NAME.rx.json):
+#   udp FROM TO DST NAME SEND-ARGS...   UDP_DURATION s (3), receiver waits
+#                               UDP_SLACK s more (5), lingers UDP_LINGER_MS
+#   tcp FROM TO DST NAME BYTES  a verified bulk transfer
+#   ping_count BOX DST [N]      echo replies received of N (5)
+#   udp6 / tcp6                 the same over IPv6 (ip6_traffic.py)
+#   tb_wait_file FILE [TRIES]   waits for a ready file (TRIES x 20 ms)
+#
+# Testbed API (all tb_ functions; "PATH" is dsl or lte, "DIR" up, down or
+# both):
+#   tb_init [--no-tools]        checks tools (not with --no-tools: a script
+#                               with its own topology), makes TB_DIR,
+#                               installs the traps
+#   tb_netns_add NAME           a namespace NAME (lo up), deleted on exit
 #   tb_setup [key=value...]     builds everything; keys: {dsl,lte}[_{up,down}]_
 #                               {rate (Mbit/s, 0 = none),delay,jitter (ms),loss
 #                               (0..1),qlat (tbf queue, ms)}, seed=N
@@ -54,6 +89,7 @@
 # with tbf, and l3b-linkem / l3b-traffic in L3B_TOOLS_DIR.
 
 TB_PREFIX=${TB_PREFIX:-l3b-$$-}
+TB_PY6=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/ip6_traffic.py
 TB_BOXES=(cli cpe dsl lte conc srv)
 TB_PIDS=()
 TB_NS_MADE=()
@@ -77,6 +113,34 @@ TB_SRV_IP=10.0.2.2
 TB_DSL_MARK=101
 TB_LTE_MARK=102
 
+# tb_require TOOL...: exits 77 (ctest's skip) unless root and every TOOL
+# is installed (jq, which this library reads JSON with, always).
+tb_require() {
+	local t
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "SKIP: needs root (network namespaces)"
+		exit 77
+	fi
+	for t in jq "$@"; do
+		if ! command -v "$t" >/dev/null; then
+			echo "SKIP: $t not installed"
+			exit 77
+		fi
+	done
+}
+
+# tb_require_bin FILE...: exits 1 unless every FILE is executable (a
+# missing daemon is a broken build, not a skip).
+tb_require_bin() {
+	local b
+	for b in "$@"; do
+		if [ ! -x "$b" ]; then
+			echo "FAIL: no $b"
+			exit 1
+		fi
+	done
+}
+
 tb_log() {
 	echo "tb: $*" >&2
 }
@@ -91,6 +155,13 @@ tb_exec() {
 	ip netns exec "${TB_PREFIX}${box}" "$@"
 }
 
+# ---- checks and JSON: checks.sh (also used by tests/ops, tests/openwrt) ----
+
+# shellcheck source=checks.sh
+source "$(dirname "${BASH_SOURCE[0]}")/checks.sh"
+
+# ---- the testbed -------------------------------------------------------------
+
 tb__on_err() {
 	tb_log "command failed (status $1) at ${BASH_SOURCE[2]:-?}:$2: $3"
 }
@@ -100,13 +171,15 @@ tb_init() {
 		tb_log "needs root"
 		return 1
 	fi
-	L3B_TOOLS_DIR=${L3B_TOOLS_DIR:-}
-	TB_LINKEM=${TB_LINKEM:-$L3B_TOOLS_DIR/l3b-linkem}
-	TB_TRAFFIC=${TB_TRAFFIC:-$L3B_TOOLS_DIR/l3b-traffic}
-	if [ ! -x "$TB_LINKEM" ] || [ ! -x "$TB_TRAFFIC" ]; then
-		tb_log "l3b-linkem / l3b-traffic not found in '$L3B_TOOLS_DIR'" \
-			"(set L3B_TOOLS_DIR)"
-		return 1
+	if [ "${1:-}" != --no-tools ]; then
+		L3B_TOOLS_DIR=${L3B_TOOLS_DIR:-}
+		TB_LINKEM=${TB_LINKEM:-$L3B_TOOLS_DIR/l3b-linkem}
+		TB_TRAFFIC=${TB_TRAFFIC:-$L3B_TOOLS_DIR/l3b-traffic}
+		if [ ! -x "$TB_LINKEM" ] || [ ! -x "$TB_TRAFFIC" ]; then
+			tb_log "l3b-linkem / l3b-traffic not found in" \
+				"'$L3B_TOOLS_DIR' (set L3B_TOOLS_DIR)"
+			return 1
+		fi
 	fi
 	TB_DIR=$(mktemp -d "/tmp/${TB_PREFIX}XXXXXX")
 	set -E
@@ -114,6 +187,14 @@ tb_init() {
 	trap 'tb_teardown' EXIT
 	trap 'exit 130' INT
 	trap 'exit 143' TERM
+}
+
+# tb_netns_add NAME: a namespace of a script's own topology, lo up;
+# tb_teardown deletes it.
+tb_netns_add() {
+	ip netns add "$1"
+	TB_NS_MADE+=("$1")
+	ip -n "$1" link set lo up
 }
 
 # The value of key for PATH DIR: PATH_DIR_key, else PATH_key, else default.
@@ -217,7 +298,7 @@ tb_setup() {
 	if [ -z "$TB_DIR" ]; then
 		tb_init
 	fi
-	# DESIGN.md section 5
+	# the shared design notes, section 5
 	TB_CFG=([dsl_rate]=64 [dsl_delay]=13 [dsl_jitter]=0 [dsl_loss]=0
 		[lte_rate]=60 [lte_delay]=25 [lte_jitter]=20 [lte_loss]=0
 		[seed]=1)
@@ -231,9 +312,7 @@ tb_setup() {
 	seed=${TB_CFG[seed]}
 
 	for box in "${TB_BOXES[@]}"; do
-		ip netns add "$(tb_ns "$box")"
-		TB_NS_MADE+=("$(tb_ns "$box")")
-		ip -n "$(tb_ns "$box")" link set lo up
+		tb_netns_add "$(tb_ns "$box")"
 		tb__sysctl "$box" net.ipv4.conf.all.rp_filter=2 \
 			net.ipv4.conf.default.rp_filter=2
 	done
@@ -337,6 +416,100 @@ tb_wait() {
 	wait "$pid" || rc=$?
 	tb__forget "$pid"
 	return $rc
+}
+
+# tb_wait_file FILE [TRIES]: waits until FILE exists (a receiver's ready
+# file), TRIES times 20 ms (100); false if it never appeared.
+tb_wait_file() {
+	local f=$1 n=${2:-100} i
+	for ((i = 0; i < n; i++)); do
+		[ -e "$f" ] && return 0
+		sleep 0.02
+	done
+	return 1
+}
+
+# ---- traffic ---------------------------------------------------------------
+
+# udp FROM TO DST NAME SEND-ARGS...: a receiver in box TO, a sender in box
+# FROM for UDP_DURATION s (3); reports in $TB_DIR/NAME.tx.json and
+# NAME.rx.json.  The receiver stops UDP_SLACK s (5) after the sender's
+# end, or UDP_LINGER_MS (500) after the last packet.
+udp() {
+	local from=$1 to=$2 dst=$3 name=$4 rx
+	shift 4
+	local dur=${UDP_DURATION:-3}
+	rm -f "$TB_DIR/$name.ready"
+	tb_bg "$to" "$TB_DIR/$name.rx.log" "$TB_TRAFFIC" recv --port 5000 \
+		--duration "$((dur + ${UDP_SLACK:-5}))" \
+		--linger-ms "${UDP_LINGER_MS:-500}" \
+		--json "$TB_DIR/$name.rx.json" --ready-file "$TB_DIR/$name.ready"
+	rx=$TB_LAST_PID
+	tb_wait_file "$TB_DIR/$name.ready" || true
+	tb_exec "$from" "$TB_TRAFFIC" send --dst "$dst" --port 5000 \
+		--duration "$dur" --json "$TB_DIR/$name.tx.json" "$@" >/dev/null
+	tb_wait "$rx" $((dur + 15)) || true
+}
+
+# tcp FROM TO DST NAME BYTES: a verified transfer of BYTES; the receiver's
+# report (goodput, complete, corrupted_bytes) in $TB_DIR/NAME.rx.json.
+tcp() {
+	local from=$1 to=$2 dst=$3 name=$4 bytes=$5 rx
+	rm -f "$TB_DIR/$name.ready"
+	tb_bg "$to" "$TB_DIR/$name.rx.json" "$TB_TRAFFIC" tcp-recv --port 5001 \
+		--duration "${TCP_DURATION:-30}" --ready-file "$TB_DIR/$name.ready"
+	rx=$TB_LAST_PID
+	tb_wait_file "$TB_DIR/$name.ready" || true
+	tb_exec "$from" "$TB_TRAFFIC" tcp-send --dst "$dst" --port 5001 \
+		--bytes "$bytes" >"$TB_DIR/$name.tx.json" 2>&1 || true
+	tb_wait "$rx" $((${TCP_DURATION:-30} + 5)) || true
+}
+
+# ping_count BOX DST [N]: how many of N (5) echo requests, 100 ms apart,
+# were answered within 500 ms.
+ping_count() {
+	local f=$TB_DIR/ping.json
+	rm -f "$f"
+	tb_exec "$1" "$TB_TRAFFIC" ping --dst "$2" --count "${3:-5}" \
+		--interval-ms 100 --timeout-ms 500 --json "$f" >/dev/null || true
+	jget "$f" received
+}
+
+# tb__py6_recv TO NAME ARGS...: ip6_traffic.py's receiver (ARGS) in box
+# TO, its report in $TB_DIR/NAME.rx.json; returns once it is listening (it
+# says so on stderr, into NAME.ready).  TB_LAST_PID is its PID.
+tb__py6_recv() {
+	local to=$1 name=$2 i
+	shift 2
+	rm -f "$TB_DIR/$name.ready"
+	tb_bg "$to" "$TB_DIR/$name.rx.json" sh -c \
+		"python3 '$TB_PY6' $* 2>'$TB_DIR/$name.ready'"
+	for ((i = 0; i < 100; i++)); do
+		[ -s "$TB_DIR/$name.ready" ] && return 0
+		sleep 0.05
+	done
+}
+
+# udp6 FROM TO DST NAME COUNT SIZE [SRC]: IPv6 (ip6_traffic.py: l3b-traffic
+# speaks IPv4 only), COUNT datagrams of SIZE bytes, 5 ms apart, to port
+# 5006; the receiver's JSON in NAME.rx.json
+udp6() {
+	local from=$1 to=$2 dst=$3 name=$4 count=$5 size=$6 src=${7:-} rx
+	tb__py6_recv "$to" "$name" udp-recv 5006 $((count / 100 + 4))
+	rx=$TB_LAST_PID
+	tb_exec "$from" python3 "$TB_PY6" udp-send "$dst" 5006 "$count" "$size" \
+		5 ${src:+"$src"} >"$TB_DIR/$name.tx.json"
+	tb_wait "$rx" $((count / 100 + 20)) || true
+}
+
+# tcp6 FROM TO DST NAME BYTES: an IPv6 TCP transfer, verified
+tcp6() {
+	local from=$1 to=$2 dst=$3 name=$4 bytes=$5 rx
+	tb__py6_recv "$to" "$name" tcp-recv 5007 30
+	rx=$TB_LAST_PID
+	tb_exec "$from" python3 "$TB_PY6" tcp-send "$dst" 5007 "$bytes" \
+		>"$TB_DIR/$name.tx.json" 2>&1 || true
+	tb_wait "$rx" 35 || true
 }
 
 tb__dirs() {
@@ -480,9 +653,7 @@ TB_LTE_CPE2_IP=10.23.0.2
 tb_site2_setup() {
 	local box up down box_dev dev path
 	for box in cli2 cpe2; do
-		ip netns add "$(tb_ns "$box")"
-		TB_NS_MADE+=("$(tb_ns "$box")")
-		ip -n "$(tb_ns "$box")" link set lo up
+		tb_netns_add "$(tb_ns "$box")"
 		tb__sysctl "$box" net.ipv4.conf.all.rp_filter=2 \
 			net.ipv4.conf.default.rp_filter=2
 	done
@@ -531,3 +702,8 @@ tb_site2_setup() {
 			"$(tb__param "$path" down qlat 50)"
 	done
 }
+
+# ---- the daemons -------------------------------------------------------------
+
+# shellcheck source=daemon_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/daemon_lib.sh"

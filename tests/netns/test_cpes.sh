@@ -48,26 +48,11 @@ build=${1:-$here/../../build}
 L3BONDD=${L3BONDD:-$build/gateway/l3bondd}
 export L3B_TOOLS_DIR=${L3B_TOOLS_DIR:-$build/tests/tools}
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "SKIP: needs root (network namespaces)"
-	exit 77
-fi
-for tool in ip tc iptables awk; do
-	if ! command -v "$tool" >/dev/null; then
-		echo "SKIP: $tool not installed"
-		exit 77
-	fi
-done
-if [ ! -x "$L3BONDD" ]; then
-	echo "FAIL: no $L3BONDD"
-	exit 1
-fi
-
 TB_PREFIX=${TB_PREFIX:-l3b-cpes-$$-}
 # shellcheck source=lib.sh
 source "$here/lib.sh"
-# shellcheck source=daemon_lib.sh
-source "$here/daemon_lib.sh"
+tb_require ip tc iptables awk
+tb_require_bin "$L3BONDD"
 
 ID_A=11
 ID_B=12
@@ -176,10 +161,7 @@ rx_start() {
 		--duration "$secs" --linger-ms 500 --json "$TB_DIR/$name.rx.json" \
 		--ready-file "$TB_DIR/$name.ready"
 	RXP[$name]=$TB_LAST_PID
-	for ((i = 0; i < 100; i++)); do
-		[ -e "$TB_DIR/$name.ready" ] && return 0
-		sleep 0.02
-	done
+	tb_wait_file "$TB_DIR/$name.ready" && return 0
 	tb_log "receiver $name not ready"
 	return 1
 }
@@ -223,21 +205,6 @@ flow_intact() {
 		"corrupted=$(jget "$f" corrupted)" "dup=$(jget "$f" duplicates)" \
 		"reordered=$(jget "$f" reordered)" "foreign=$(jget "$f" foreign)" \
 		"oor=$(jget "$f" out_of_range)"
-}
-
-# snap BOX TAG KEY...: remembers the keys' values as SNAP[TAG.KEY]
-declare -A SNAP=()
-snap() {
-	local box=$1 tag=$2 k
-	shift 2
-	for k in "$@"; do
-		SNAP[$tag.$k]=$(stn "$box" "$k")
-	done
-}
-
-# delta BOX TAG KEY: the growth of KEY since snap (status refreshed before)
-delta() {
-	echo $(($(stn "$1" "$3") - ${SNAP[$2.$3]}))
 }
 
 # Packets the emulated links' rate limiters dropped (all tbf of dsl, lte):
@@ -293,8 +260,7 @@ else
 		"bob $(st conc cpe.bob.session_state)" \
 		"$(st conc cpe.bob.path.dsl.up)/$(st conc cpe.bob.path.lte.up)"
 	cat "$TB_DIR/conc.log"
-	echo "$pass passed, $fail failed"
-	exit 1
+	tb_abort
 fi
 
 # ---- 1. both sessions at the concentrator -------------------------------------
@@ -342,9 +308,9 @@ KEYS_CPE=(ing.bonded egr.released ing.pkts)
 refresh conc
 refresh cpe
 refresh cpe2
-snap conc f conc "${KEYS_CONC[@]}"
-snap cpe f cpe "${KEYS_CPE[@]}"
-snap cpe2 f cpe2 "${KEYS_CPE[@]}"
+counters_mark conc f "${KEYS_CONC[@]}"
+counters_mark cpe f "${KEYS_CPE[@]}"
+counters_mark cpe2 f "${KEYS_CPE[@]}"
 rx_start cli 5000 a_down 9
 rx_start cli2 5000 b_down 9
 rx_start srv 5001 a_up 9
@@ -366,24 +332,27 @@ echo "  figures: down alice $(jget "$TB_DIR/a_down.rx.json" throughput_mbit)" \
 	"bob $(jget "$TB_DIR/b_down.rx.json" throughput_mbit) Mbit/s; p99 delay" \
 	"$(jget "$TB_DIR/a_down.rx.json" delay_p99_ms) / $(jget "$TB_DIR/b_down.rx.json" delay_p99_ms) ms"
 check "concentrator: alice's session bonded exactly srv -> cli, bob's exactly srv -> cli2" \
-	'ba == sa && bb == sb' "ba=$(delta conc f cpe.alice.ing.bonded)" \
-	"sa=$(sent a_down)" "bb=$(delta conc f cpe.bob.ing.bonded)" \
+	'ba == sa && bb == sb' "ba=$(counters_delta conc f cpe.alice.ing.bonded)" \
+	"sa=$(sent a_down)" "bb=$(counters_delta conc f cpe.bob.ing.bonded)" \
 	"sb=$(sent b_down)"
 check "concentrator: alice's session released exactly cli -> srv, bob's exactly cli2 -> srv" \
-	'ra == sa && rb == sb' "ra=$(delta conc f cpe.alice.egr.released)" \
-	"sa=$(sent a_up)" "rb=$(delta conc f cpe.bob.egr.released)" \
+	'ra == sa && rb == sb' "ra=$(counters_delta conc f cpe.alice.egr.released)" \
+	"sa=$(sent a_up)" "rb=$(counters_delta conc f cpe.bob.egr.released)" \
 	"sb=$(sent b_up)"
 check "cpe: bonded exactly cli -> srv, released exactly srv -> cli" \
-	'b == su && r == sd' "b=$(delta cpe f ing.bonded)" "su=$(sent a_up)" \
-	"r=$(delta cpe f egr.released)" "sd=$(sent a_down)"
+	'b == su && r == sd' "b=$(counters_delta cpe f ing.bonded)" \
+	"su=$(sent a_up)" \
+	"r=$(counters_delta cpe f egr.released)" "sd=$(sent a_down)"
 check "cpe2: bonded exactly cli2 -> srv, released exactly srv -> cli2" \
-	'b == su && r == sd' "b=$(delta cpe2 f ing.bonded)" "su=$(sent b_up)" \
-	"r=$(delta cpe2 f egr.released)" "sd=$(sent b_down)"
+	'b == su && r == sd' "b=$(counters_delta cpe2 f ing.bonded)" \
+	"su=$(sent b_up)" \
+	"r=$(counters_delta cpe2 f egr.released)" "sd=$(sent b_down)"
 check "no spoofed drop, no unknown session, nothing unrouted" \
 	'a == 0 && b == 0 && s == 0 && n == 0' \
-	"a=$(delta conc f cpe.alice.egr.spoofed)" \
-	"b=$(delta conc f cpe.bob.egr.spoofed)" "s=$(delta conc f egr.session)" \
-	"n=$(delta conc f ing.no_cpe)"
+	"a=$(counters_delta conc f cpe.alice.egr.spoofed)" \
+	"b=$(counters_delta conc f cpe.bob.egr.spoofed)" \
+	"s=$(counters_delta conc f egr.session)" \
+	"n=$(counters_delta conc f ing.no_cpe)"
 
 [ "$fail" -eq "$fail_before" ] || diag
 
@@ -403,8 +372,8 @@ DIAG_CONC=(cpe.bob.egr.hole_timeout cpe.bob.egr.hole_early cpe.bob.egr.late
 	cpe.bob.path.lte.data_lost)
 DIAG_CPE=(path.dsl.sent path.lte.sent ing.awi ing.no_path ing.no_session
 	ing.unfit ing.kernel_dropped ing.kernel_user_dropped)
-snap conc s conc "${KEYS_CONC[@]}" "${DIAG_CONC[@]}"
-snap cpe2 s cpe2 "${KEYS_CPE[@]}" "${DIAG_CPE[@]}"
+counters_mark conc s "${KEYS_CONC[@]}" "${DIAG_CONC[@]}"
+counters_mark cpe2 s "${KEYS_CPE[@]}" "${DIAG_CPE[@]}"
 rx_start srv 5003 spoof 7
 rx_start srv 5002 legit 7
 tx_start cli2 "$SPOOF_DST" 5003 spoof 4 2 500
@@ -415,13 +384,13 @@ refresh cpe2
 spoof_sent=$(sent spoof)
 check "spoofing: every packet of cli2 with source $SPOOF_SRC bonded by cpe2 and dropped as cpe.bob.egr.spoofed" \
 	'sp == n && n > 900 && bonded == n + l' \
-	"sp=$(delta conc s cpe.bob.egr.spoofed)" "n=$spoof_sent" \
-	"bonded=$(delta cpe2 s ing.bonded)" "l=$(sent legit)"
+	"sp=$(counters_delta conc s cpe.bob.egr.spoofed)" "n=$spoof_sent" \
+	"bonded=$(counters_delta cpe2 s ing.bonded)" "l=$(sent legit)"
 check "spoofing: not counted against alice, not released by either session" \
 	'a == 0 && ra == 0 && rb <= l' \
-	"a=$(delta conc s cpe.alice.egr.spoofed)" \
-	"ra=$(delta conc s cpe.alice.egr.released)" \
-	"rb=$(delta conc s cpe.bob.egr.released)" "l=$(sent legit)"
+	"a=$(counters_delta conc s cpe.alice.egr.spoofed)" \
+	"ra=$(counters_delta conc s cpe.alice.egr.released)" \
+	"rb=$(counters_delta conc s cpe.bob.egr.released)" "l=$(sent legit)"
 spoof_rx=$(tb_exec srv iptables -w -nvxL INPUT | awk -v s="$SPOOF_SRC" '$8 == s { n += $1 } END { print n + 0 }')
 spoof_fw=$(tb_exec srv iptables -w -nvxL FORWARD | awk -v s="$SPOOF_SRC" '$8 == s { n += $1 } END { print n + 0 }')
 check "spoofing: nothing from $SPOOF_SRC reached srv" \
@@ -439,9 +408,9 @@ check "cli2 -> srv during the spoofing (bob's own source): intact, nothing forei
 	"oor=$(jget "$lf" out_of_range)"
 check "spoofing: no gap, no timeout, no loss reported for the spoofed packets" \
 	'ht == 0 && dl == 0 && ll == 0' \
-	"ht=$(delta conc s cpe.bob.egr.hole_timeout)" \
-	"dl=$(delta conc s cpe.bob.path.dsl.data_lost)" \
-	"ll=$(delta conc s cpe.bob.path.lte.data_lost)"
+	"ht=$(counters_delta conc s cpe.bob.egr.hole_timeout)" \
+	"dl=$(counters_delta conc s cpe.bob.path.dsl.data_lost)" \
+	"ll=$(counters_delta conc s cpe.bob.path.lte.data_lost)"
 rate_check "cli2 -> srv during the spoofing: all arrived" \
 	'expected > 0 && unique == expected' \
 	"unique=$(jget "$lf" unique)" "expected=$(jget "$lf" expected)"
@@ -449,10 +418,10 @@ echo "  bob's flow during the spoofing: lost $(jget "$lf" lost) of" \
 	"$(jget "$lf" expected), delay p50 $(jget "$lf" delay_p50_ms) p99" \
 	"$(jget "$lf" delay_p99_ms) ms; counters (growth):"
 for k in "${DIAG_CONC[@]}"; do
-	printf '  conc %s +%s\n' "$k" "$(delta conc s "$k")"
+	printf '  conc %s +%s\n' "$k" "$(counters_delta conc s "$k")"
 done
 for k in "${DIAG_CPE[@]}"; do
-	printf '  cpe2 %s +%s\n' "$k" "$(delta cpe2 s "$k")"
+	printf '  cpe2 %s +%s\n' "$k" "$(counters_delta cpe2 s "$k")"
 done
 tb_exec cli2 ip route del "$SPOOF_DST/32"
 tb_exec cli2 ip addr del "$SPOOF_SRC/32" dev eth0
@@ -471,7 +440,7 @@ tb_exec conc ip route add 10.14.0.0/24 via "$TB_DSL_CONC_IP" dev dsl
 cpe_conf $ID_B "$KEY_X" dsl "$TB_CONC_DSL_IP" >"$TB_DIR/rogue.conf"
 chmod 600 "$TB_DIR/rogue.conf"
 refresh conc
-snap conc r conc cpe.bob.egr.auth.bad_tag cpe.bob.handshakes \
+counters_mark conc r cpe.bob.egr.auth.bad_tag cpe.bob.handshakes \
 	cpe.bob.egr.peer_restarts cpe.bob.path.dsl.up_events \
 	cpe.bob.path.lte.up_events cpe.alice.egr.auth.bad_tag
 daemon_start rogue
@@ -483,14 +452,14 @@ check "wrong key: the rogue CPE has no session, never got a HELLO_ACK" \
 	"state=$(st rogue session_state)" "hs=$(stn rogue handshakes)" \
 	"acks=$(stn rogue egr.ctrl.hello_ack)" "hellos=$(stn rogue hellos)"
 check "wrong key: its HELLOs counted in cpe.bob.egr.auth.bad_tag, none against alice" \
-	'bt >= 4 && at == 0' "bt=$(delta conc r cpe.bob.egr.auth.bad_tag)" \
-	"at=$(delta conc r cpe.alice.egr.auth.bad_tag)"
+	'bt >= 4 && at == 0' "bt=$(counters_delta conc r cpe.bob.egr.auth.bad_tag)" \
+	"at=$(counters_delta conc r cpe.alice.egr.auth.bad_tag)"
 check "wrong key: bob's session untouched (handshakes, restarts, paths, peers)" \
 	'hs == 0 && pr == 0 && ud == 0 && ul == 0 && st == "up" && pd == ed && pl == el' \
-	"hs=$(delta conc r cpe.bob.handshakes)" \
-	"pr=$(delta conc r cpe.bob.egr.peer_restarts)" \
-	"ud=$(delta conc r cpe.bob.path.dsl.up_events)" \
-	"ul=$(delta conc r cpe.bob.path.lte.up_events)" \
+	"hs=$(counters_delta conc r cpe.bob.handshakes)" \
+	"pr=$(counters_delta conc r cpe.bob.egr.peer_restarts)" \
+	"ud=$(counters_delta conc r cpe.bob.path.dsl.up_events)" \
+	"ul=$(counters_delta conc r cpe.bob.path.lte.up_events)" \
 	"st=$(st conc cpe.bob.session_state)" \
 	"pd=$(st conc cpe.bob.path.dsl.peer)" "ed=$peer_b_dsl" \
 	"pl=$(st conc cpe.bob.path.lte.peer)" "el=$peer_b_lte"
@@ -513,10 +482,10 @@ settle_two
 fail_before=$fail
 refresh conc
 refresh cpe
-snap conc h conc cpe.alice.handshakes cpe.alice.egr.peer_restarts cpe.alice.tx_pn \
+counters_mark conc h cpe.alice.handshakes cpe.alice.egr.peer_restarts cpe.alice.tx_pn \
 	cpe.alice.path.dsl.up_events cpe.alice.path.lte.up_events egr.session \
 	cpe.alice.ing.bonded ing.pkts ing.no_cpe
-snap cpe h cpe handshakes rekeys egr.peer_restarts
+counters_mark cpe h handshakes rekeys egr.peer_restarts
 rx_start cli 5000 hup 14
 tx_start srv "$TB_CLI_IP" 5000 hup 12 10
 sleep 1.5
@@ -549,18 +518,20 @@ check "bob removed: cpe2's paths down (nothing answers its session)" 'd == 1' \
 	"d=$down"
 refresh conc
 refresh cpe2
-snap conc n conc ing.pkts cpe.alice.ing.bonded ing.no_cpe egr.session
-snap cpe2 n cpe2 ing.bonded egr.released
+counters_mark conc n ing.pkts cpe.alice.ing.bonded ing.no_cpe egr.session
+counters_mark cpe2 n ing.bonded egr.released
 n_native=$(ping_count cli2 $TB_SRV_IP 3)
 refresh conc
 refresh cpe2
 check "bob removed: site 2 goes natively (pings answered, nothing bonded by cpe2 or the concentrator)" \
 	'n == 3 && b2 == 0 && r2 == 0 && q == a && nc == 0' "n=$n_native" \
-	"b2=$(delta cpe2 n ing.bonded)" "r2=$(delta cpe2 n egr.released)" \
-	"q=$(delta conc n ing.pkts)" "a=$(delta conc n cpe.alice.ing.bonded)" \
-	"nc=$(delta conc n ing.no_cpe)"
+	"b2=$(counters_delta cpe2 n ing.bonded)" \
+	"r2=$(counters_delta cpe2 n egr.released)" \
+	"q=$(counters_delta conc n ing.pkts)" \
+	"a=$(counters_delta conc n cpe.alice.ing.bonded)" \
+	"nc=$(counters_delta conc n ing.no_cpe)"
 check "bob removed: cpe2's tunnel packets refused as an unknown session (egr.session)" \
-	's > 0' "s=$(delta conc h egr.session)"
+	's > 0' "s=$(counters_delta conc h egr.session)"
 mv "$TB_DIR/cpes.d/bob.conf.off" "$TB_DIR/cpes.d/bob.conf"
 kill -HUP "${DPID[conc]}"
 t0=$(now_ms)
@@ -588,14 +559,15 @@ echo "  alice's flow across the reloads: lost $(jget "$TB_DIR/hup.rx.json" lost)
 	"$(jget "$TB_DIR/hup.rx.json" delay_p99_ms) ms"
 check "SIGHUPs: alice's session untouched at the concentrator (handshakes, restarts, path up events, tx_pn)" \
 	'h == 0 && r == 0 && d == 0 && l == 0 && pn > 15000' \
-	"pn=$(delta conc h cpe.alice.tx_pn)" \
-	"h=$(delta conc h cpe.alice.handshakes)" \
-	"r=$(delta conc h cpe.alice.egr.peer_restarts)" \
-	"d=$(delta conc h cpe.alice.path.dsl.up_events)" \
-	"l=$(delta conc h cpe.alice.path.lte.up_events)"
+	"pn=$(counters_delta conc h cpe.alice.tx_pn)" \
+	"h=$(counters_delta conc h cpe.alice.handshakes)" \
+	"r=$(counters_delta conc h cpe.alice.egr.peer_restarts)" \
+	"d=$(counters_delta conc h cpe.alice.path.dsl.up_events)" \
+	"l=$(counters_delta conc h cpe.alice.path.lte.up_events)"
 check "SIGHUPs: site 1's CPE saw nothing (handshakes, rekeys, restarts)" \
-	'h == 0 && r == 0 && p == 0' "h=$(delta cpe h handshakes)" \
-	"r=$(delta cpe h rekeys)" "p=$(delta cpe h egr.peer_restarts)"
+	'h == 0 && r == 0 && p == 0' "h=$(counters_delta cpe h handshakes)" \
+	"r=$(counters_delta cpe h rekeys)" \
+	"p=$(counters_delta cpe h egr.peer_restarts)"
 check "SIGHUPs: logged (bob removed, 1 added)" 'r == 1 && a == 1' \
 	"r=$(log_lines conc 'cpe bob: removed from the configuration')" \
 	"a=$(log_lines conc 'sessions: 1 added, 0 removed')"
@@ -605,7 +577,7 @@ check "SIGHUPs: logged (bob removed, 1 added)" 'r == 1 && a == 1' \
 # A reload that cannot apply (a third CPE whose prefix overlaps alice's)
 # is refused as a whole: both sessions go on as they were.
 refresh conc
-snap conc b conc cpe.alice.handshakes cpe.bob.handshakes \
+counters_mark conc b cpe.alice.handshakes cpe.bob.handshakes \
 	cpe.alice.path.dsl.up_events cpe.bob.path.dsl.up_events
 printf 'session_id = 13;\nkey = "%s";\nprefixes = [ "10.0.1.128/25" ];\n' \
 	"$KEY_X" >"$TB_DIR/cpes.d/carol.conf"
@@ -621,19 +593,19 @@ check "SIGHUP with an overlapping prefix: refused (naming the file), both sessio
 	"r=$(log_lines conc 'reload refused, old configuration kept')" \
 	"o=$(grep 'reload refused' "$TB_DIR/conc.log" | cnt 'carol.conf')" \
 	"c=$(grep -c '^cpe\.carol\.' "$(status_file conc)" || true)" \
-	"ha=$(delta conc b cpe.alice.handshakes)" \
-	"hb=$(delta conc b cpe.bob.handshakes)" \
-	"ua=$(delta conc b cpe.alice.path.dsl.up_events)" \
-	"ub=$(delta conc b cpe.bob.path.dsl.up_events)" \
+	"ha=$(counters_delta conc b cpe.alice.handshakes)" \
+	"hb=$(counters_delta conc b cpe.bob.handshakes)" \
+	"ua=$(counters_delta conc b cpe.alice.path.dsl.up_events)" \
+	"ub=$(counters_delta conc b cpe.bob.path.dsl.up_events)" \
 	"sa=$(st conc cpe.alice.session_state)" "sb=$(st conc cpe.bob.session_state)"
 
 # ---- 6. SIGHUP: a new key for bob, and encryption for bob only ---------------
 
 refresh conc
 refresh cpe
-snap conc k conc cpe.alice.handshakes cpe.alice.egr.peer_restarts cpe.alice.tx_pn \
+counters_mark conc k cpe.alice.handshakes cpe.alice.egr.peer_restarts cpe.alice.tx_pn \
 	cpe.alice.path.dsl.up_events cpe.alice.path.lte.up_events
-snap cpe k cpe handshakes rekeys
+counters_mark cpe k handshakes rekeys
 rx_start cli 5000 rekey 10
 tx_start srv "$TB_CLI_IP" 5000 rekey 10 5
 sleep 1
@@ -678,14 +650,15 @@ check "new key for bob: one handshake in bob's fresh session, encrypted; alice's
 flow_intact rekey "srv -> cli (alice) across bob's new key"
 check "new key for bob: alice untouched (both ends)" \
 	'h == 0 && r == 0 && d == 0 && l == 0 && ch == 0 && cr == 0 && pn > 6000' \
-	"pn=$(delta conc k cpe.alice.tx_pn)" \
-	"h=$(delta conc k cpe.alice.handshakes)" \
-	"r=$(delta conc k cpe.alice.egr.peer_restarts)" \
-	"d=$(delta conc k cpe.alice.path.dsl.up_events)" \
-	"l=$(delta conc k cpe.alice.path.lte.up_events)" \
-	"ch=$(delta cpe k handshakes)" "cr=$(delta cpe k rekeys)"
+	"pn=$(counters_delta conc k cpe.alice.tx_pn)" \
+	"h=$(counters_delta conc k cpe.alice.handshakes)" \
+	"r=$(counters_delta conc k cpe.alice.egr.peer_restarts)" \
+	"d=$(counters_delta conc k cpe.alice.path.dsl.up_events)" \
+	"l=$(counters_delta conc k cpe.alice.path.lte.up_events)" \
+	"ch=$(counters_delta cpe k handshakes)" \
+	"cr=$(counters_delta cpe k rekeys)"
 refresh conc
-snap conc g conc cpe.alice.ing.bonded cpe.bob.ing.bonded
+counters_mark conc g cpe.alice.ing.bonded cpe.bob.ing.bonded
 rx_start cli 5000 a2 7
 rx_start cli2 5000 b2 7
 tx_start srv "$TB_CLI_IP" 5000 a2 12 2
@@ -695,8 +668,10 @@ refresh conc
 flow_intact a2 "srv -> cli after the reloads"
 flow_intact b2 "srv -> cli2 after the reloads (bob's new key, encrypted)"
 check "after the reloads: each session bonded exactly its own flow" \
-	'ba == sa && bb == sb' "ba=$(delta conc g cpe.alice.ing.bonded)" \
-	"sa=$(sent a2)" "bb=$(delta conc g cpe.bob.ing.bonded)" "sb=$(sent b2)"
+	'ba == sa && bb == sb' "ba=$(counters_delta conc g cpe.alice.ing.bonded)" \
+	"sa=$(sent a2)" \
+	"bb=$(counters_delta conc g cpe.bob.ing.bonded)" \
+	"sb=$(sent b2)"
 
 # ---- 7. memory ----------------------------------------------------------------
 
@@ -708,5 +683,4 @@ check "concentrator memory with 2 CPEs below 64 MiB" 'hwm < 65536' \
 check "no error logged by any daemon (but the refused reload)" 'e == 1' \
 	"e=$(cat "$TB_DIR"/{conc,cpe,cpe2}.log | cnt ': error: ')"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+tb_done

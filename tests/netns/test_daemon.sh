@@ -39,26 +39,10 @@ build=${1:-$here/../../build}
 L3BONDD=${L3BONDD:-$build/gateway/l3bondd}
 export L3B_TOOLS_DIR=${L3B_TOOLS_DIR:-$build/tests/tools}
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "SKIP: needs root (network namespaces)"
-	exit 77
-fi
-for tool in ip tc iptables iptables-restore awk; do
-	if ! command -v "$tool" >/dev/null; then
-		echo "SKIP: $tool not installed"
-		exit 77
-	fi
-done
-if [ ! -x "$L3BONDD" ]; then
-	echo "FAIL: no l3bondd at $L3BONDD"
-	exit 1
-fi
-
 # shellcheck source=lib.sh
 source "$here/lib.sh"
-
-# shellcheck source=daemon_lib.sh
-source "$here/daemon_lib.sh"
+tb_require ip tc iptables iptables-restore awk
+tb_require_bin "$L3BONDD"
 
 tb_init
 write_confs 0.5
@@ -312,10 +296,7 @@ tb_bg cli "$TB_DIR/hup.rx.log" "$TB_TRAFFIC" recv --port 5000 --duration 9 \
 	--linger-ms 500 --json "$TB_DIR/hup.rx.json" \
 	--ready-file "$TB_DIR/hup.ready"
 hrx=$TB_LAST_PID
-for ((i = 0; i < 100; i++)); do
-	[ -e "$TB_DIR/hup.ready" ] && break
-	sleep 0.02
-done
+tb_wait_file "$TB_DIR/hup.ready" || true
 tb_bg srv "$TB_DIR/hup.tx.log" "$TB_TRAFFIC" send --dst "$TB_CLI_IP" \
 	--port 5000 --rate 10 --size 1400 --duration 4
 htx=$TB_LAST_PID
@@ -463,10 +444,7 @@ tb_bg cli "$TB_DIR/rsflow.rx.log" "$TB_TRAFFIC" recv --port 5000 \
 	--duration 15 --linger-ms 500 --json "$TB_DIR/rsflow.rx.json" \
 	--ready-file "$TB_DIR/rsflow.ready"
 rsrx=$TB_LAST_PID
-for ((i = 0; i < 100; i++)); do
-	[ -e "$TB_DIR/rsflow.ready" ] && break
-	sleep 0.02
-done
+tb_wait_file "$TB_DIR/rsflow.ready" || true
 tb_bg srv "$TB_DIR/rsflow.tx.log" "$TB_TRAFFIC" send --dst "$TB_CLI_IP" \
 	--port 5000 --rate 20 --size 1400 --duration 8
 rstx=$TB_LAST_PID
@@ -508,5 +486,4 @@ echo "  TCP srv -> cli goodput: bonded $tcp_bond Mbit/s, DSL alone $tcp_dsl Mbit
 rate_check "TCP down: bonded goodput above DSL alone (by 15 %)" 'b > 1.15 * d' \
 	"b=$tcp_bond" "d=$tcp_dsl"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+tb_done

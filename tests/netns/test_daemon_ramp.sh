@@ -31,25 +31,10 @@ L3BONDD=${L3BONDD:-$build/gateway/l3bondd}
 SIM=${SIM:-$build/sim/l3bond-sim}
 export L3B_TOOLS_DIR=${L3B_TOOLS_DIR:-$build/tests/tools}
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "SKIP: needs root (network namespaces)"
-	exit 77
-fi
-for tool in ip tc iptables awk; do
-	if ! command -v "$tool" >/dev/null; then
-		echo "SKIP: $tool not installed"
-		exit 77
-	fi
-done
-if [ ! -x "$L3BONDD" ]; then
-	echo "FAIL: no l3bondd at $L3BONDD"
-	exit 1
-fi
-
 # shellcheck source=lib.sh
 source "$here/lib.sh"
-# shellcheck source=daemon_lib.sh
-source "$here/daemon_lib.sh"
+tb_require ip tc iptables awk
+tb_require_bin "$L3BONDD"
 
 rss_kb() {
 	awk '/^VmRSS/ { print $2 }' "/proc/$1/status"
@@ -73,10 +58,7 @@ ramp() {
 		--duration 50 --linger-ms 500 --json "$TB_DIR/$dir.rx.json" \
 		--ready-file "$TB_DIR/$dir.ready"
 	rx=$TB_LAST_PID
-	for ((i = 0; i < 100; i++)); do
-		[ -e "$TB_DIR/$dir.ready" ] && break
-		sleep 0.02
-	done
+	tb_wait_file "$TB_DIR/$dir.ready" || true
 	tb_bg "$from" "$TB_DIR/$dir.tx.json" "$TB_TRAFFIC" send --dst "$dst" \
 		--port 5000 --profile paper --duration 40
 	tx=$TB_LAST_PID
@@ -175,5 +157,4 @@ for box in cpe conc; do
 	check "$box: SIGTERM: exit 0" 'rc == 0' "rc=$rc"
 done
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+tb_done

@@ -40,28 +40,10 @@ L3BONDD=${L3BONDD:-$build/gateway/l3bondd}
 L3BONDCTL=${L3BONDCTL:-$build/gateway/l3bondctl}
 export L3B_TOOLS_DIR=${L3B_TOOLS_DIR:-$build/tests/tools}
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "SKIP: needs root (network namespaces)"
-	exit 77
-fi
-for tool in ip tc iptables awk python3; do
-	if ! command -v "$tool" >/dev/null; then
-		echo "SKIP: $tool not installed"
-		exit 77
-	fi
-done
-for bin in "$L3BONDD" "$L3BONDCTL"; do
-	if [ ! -x "$bin" ]; then
-		echo "FAIL: no $bin"
-		exit 1
-	fi
-done
-
 # shellcheck source=lib.sh
 source "$here/lib.sh"
-
-# shellcheck source=daemon_lib.sh
-source "$here/daemon_lib.sh"
+tb_require ip tc iptables awk python3
+tb_require_bin "$L3BONDD" "$L3BONDCTL"
 
 PROBE_MS=200
 DEAD_MS=1000
@@ -79,8 +61,7 @@ if wait_up cpe && wait_up conc; then
 	ok "both daemons up, both paths up"
 else
 	bad "paths not up: cpe $(st cpe path.dsl.up)/$(st cpe path.lte.up)"
-	echo "$pass passed, $fail failed"
-	exit 1
+	tb_abort
 fi
 check "the liveness settings in force on both ends" \
 	'cp == p && cd == d && np == p && nd == d' "p=$PROBE_MS" "d=$DEAD_MS" \
@@ -192,10 +173,7 @@ phase() {
 		--json "$TB_DIR/$name.rx.json" --csv "$TB_DIR/$name.csv" \
 		--csv-interval-ms 100 --ready-file "$TB_DIR/$name.ready"
 	rx=$TB_LAST_PID
-	for ((i = 0; i < 100; i++)); do
-		[ -e "$TB_DIR/$name.ready" ] && break
-		sleep 0.02
-	done
+	tb_wait_file "$TB_DIR/$name.ready" || true
 	t0=$(now)
 	tb_bg srv "$TB_DIR/$name.tx.log" "$TB_TRAFFIC" send --dst "$TB_CLI_IP" \
 		--port 5000 --rate "$rate" --size 1400 --duration "$FLOW_S" \
@@ -272,5 +250,4 @@ report dslcut dsl lte
 check "dsl cut: loss limited to the detection window (< 10 % of 14 s)" \
 	'loss < 10' "loss=$(jget "$TB_DIR/dslcut.rx.json" loss_pct)"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+tb_done

@@ -80,28 +80,10 @@ export L3B_TOOLS_DIR=${L3B_TOOLS_DIR:-$build/tests/tools}
 HOSTILE=${HOSTILE:-$L3B_TOOLS_DIR/l3b-hostile}
 TB_PREFIX=${TB_PREFIX:-l3bhos-$$-}
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "SKIP: needs root (network namespaces)"
-	exit 77
-fi
-for tool in ip tc iptables awk python3; do
-	if ! command -v "$tool" >/dev/null; then
-		echo "SKIP: $tool not installed"
-		exit 77
-	fi
-done
-for bin in "$L3BONDD" "$L3BONDCTL" "$HOSTILE"; do
-	if [ ! -x "$bin" ]; then
-		echo "FAIL: no $bin"
-		exit 1
-	fi
-done
-
 # shellcheck source=lib.sh
 source "$here/lib.sh"
-
-# shellcheck source=daemon_lib.sh
-source "$here/daemon_lib.sh"
+tb_require ip tc iptables awk python3
+tb_require_bin "$L3BONDD" "$L3BONDCTL" "$HOSTILE"
 
 ATK_IP=10.13.0.2
 DSL_ATK_IP=10.13.0.1
@@ -158,17 +140,7 @@ leaked() {
 		awk '/l3b-leak/ { n = $1 } END { print n + 0 }'
 }
 
-# ---- status snapshots -------------------------------------------------------
-
-# snap BOX NAME: the box's status now, in $TB_DIR/NAME.st
-snap() {
-	refresh "$1"
-	cp "$(status_file "$1")" "$TB_DIR/$2.st"
-}
-
-sv() {
-	sed -n "s/^$2=//p" "$TB_DIR/$1.st" | head -n 1
-}
+# ---- status snapshots (daemon_lib.sh's status_save, status_saved) ----------
 
 # Drop counters of the egress: everything a tunnel packet can be dropped
 # for before it changes any state.
@@ -215,14 +187,14 @@ attack() {
 	local box=$1 name=$2 group=$3 r0 r1 j
 	shift 3
 	j=$TB_DIR/$name.json
-	snap "$box" "$name.0"
+	status_save "$box" "$name.0"
 	r0=$(reached "$box")
 	# shellcheck disable=SC2046 # the seed option is two words or none
 	tb_exec atk "$HOSTILE" --ttl "$ATK_TTL" $(seed_args) "$@" >"$j" ||
 		bad "$name: l3b-hostile failed: $(cat "$j")"
 	# what is still on the line (tbf queue, the daemon's queue)
 	sleep 0.5
-	snap "$box" "$name.1"
+	status_save "$box" "$name.1"
 	r1=$(reached "$box")
 	A_SENT=$(jget "$j" sent)
 	A_SENT=${A_SENT:-0}
@@ -274,10 +246,7 @@ flow_start() {
 		--json "$TB_DIR/$name.rx.json" --ready-file "$TB_DIR/$name.ready"
 	FLOW_RX[$name]=$TB_LAST_PID
 	where "$name.w0"
-	for ((i = 0; i < 100; i++)); do
-		[ -e "$TB_DIR/$name.ready" ] && break
-		sleep 0.02
-	done
+	tb_wait_file "$TB_DIR/$name.ready" || true
 	tb_bg "$from" "$TB_DIR/$name.tx.log" "$TB_TRAFFIC" send --dst "$dst" \
 		--port 5000 --rate "$FLOW_MBIT" --size 1400 --duration "$secs" \
 		--json "$TB_DIR/$name.tx.json"
@@ -327,10 +296,9 @@ where() {
 	} >"$TB_DIR/$1"
 }
 
+# fj NAME KEY: a key of flow NAME's receiver report, 0 if absent
 fj() {
-	local v
-	v=$(jget "$TB_DIR/$1.rx.json" "$2")
-	echo "${v:-0}"
+	jget "$TB_DIR/$1.rx.json" "$2" 0
 }
 
 flow_report() {
@@ -368,14 +336,19 @@ flow_checks() {
 session_same() {
 	local a=$1 b=$2 box=$3 what=$4
 	check "$what: $box: handshakes and egr.peer_restarts unchanged" \
-		'h0 == h1 && p0 == p1 && h1 >= 1' "h0=$(sv "$a" handshakes)" \
-		"h1=$(sv "$b" handshakes)" "p0=$(sv "$a" egr.peer_restarts)" \
-		"p1=$(sv "$b" egr.peer_restarts)"
+		'h0 == h1 && p0 == p1 && h1 >= 1' \
+		"h0=$(status_saved "$a" handshakes)" \
+		"h1=$(status_saved "$b" handshakes)" \
+		"p0=$(status_saved "$a" egr.peer_restarts)" \
+		"p1=$(status_saved "$b" egr.peer_restarts)"
 	check "$what: $box: path peers unchanged, both paths up" \
 		'd0 == d1 && l0 == l1 && d1 != "" && du == 1 && lu == 1' \
-		"d0=$(sv "$a" path.dsl.peer)" "d1=$(sv "$b" path.dsl.peer)" \
-		"l0=$(sv "$a" path.lte.peer)" "l1=$(sv "$b" path.lte.peer)" \
-		"du=$(sv "$b" path.dsl.up)" "lu=$(sv "$b" path.lte.up)"
+		"d0=$(status_saved "$a" path.dsl.peer)" \
+		"d1=$(status_saved "$b" path.dsl.peer)" \
+		"l0=$(status_saved "$a" path.lte.peer)" \
+		"l1=$(status_saved "$b" path.lte.peer)" \
+		"du=$(status_saved "$b" path.dsl.up)" \
+		"lu=$(status_saved "$b" path.lte.up)"
 }
 
 # ---- setup ------------------------------------------------------------------
@@ -392,8 +365,7 @@ if wait_up cpe && wait_up conc; then
 else
 	bad "paths not up: cpe $(st cpe path.dsl.up)/$(st cpe path.lte.up)"
 	cat "$TB_DIR/cpe.log" "$TB_DIR/conc.log"
-	echo "$pass passed, $fail failed"
-	exit 1
+	tb_abort
 fi
 count_rule conc
 count_rule cpe
@@ -413,8 +385,8 @@ settle
 # ---- 2. the concentrator under attack ---------------------------------------
 
 echo "== attack on the concentrator (10.12.0.1:$PORT) during $FLOW_MBIT Mbit/s cli -> srv"
-snap conc c.start
-snap cpe p.start
+status_save conc c.start
+status_save cpe p.start
 TO=(--to "$TB_CONC_DSL_IP:$PORT")
 CAP=(--capture-netns "$(tb_ns conc)" --capture-if dsl)
 flow_start att_up cli srv "$TB_SRV_IP" "$UP_S"
@@ -476,12 +448,12 @@ echo "  replay_late: captured pn $(jget "$TB_DIR/replay_late.json" first_pn).." 
 	"$(jget "$TB_DIR/replay_late.json" last_pn), the CPE's tx_pn after: $(st cpe tx_pn)"
 # HELLOs: 4 captured, each replayed 25 times at once; answered (to the
 # attacker) or rate-limited, never a new session
-snap conc hello.0
+status_save conc hello.0
 tb_exec atk "$HOSTILE" --ttl "$ATK_TTL" "${TO[@]}" "${CAP[@]}" \
 	--capture-timeout-ms 5000 --repeat 25 --listen-ms 1500 replay-hello \
 	>"$TB_DIR/hello.json" || bad "replay-hello: $(cat "$TB_DIR/hello.json")"
 sleep 0.5
-snap conc hello.1
+status_save conc hello.1
 hsent=$(jget "$TB_DIR/hello.json" sent)
 hans=$(jget "$TB_DIR/hello.json" answers)
 hlim=$(ddelta hello.0 hello.1 'egr\.auth\.hello_limited')
@@ -499,8 +471,8 @@ check "replay-hello: at most 6 answers a second per path for one r_cpe" \
 check "replay-hello: the replayed HELLOs authentic (hellos grew by them)" \
 	'h >= s' "h=$(ddelta hello.0 hello.1 'hellos')" "s=${hsent:-0}"
 flow_end att_up
-snap conc c.end
-snap cpe p.end
+status_save conc c.end
+status_save cpe p.end
 rss2=$(rss_kb "${DPID[conc]}" || true)
 
 echo "  the concentrator's l3bondd VmRSS: $rss0 kB before, $rss1 kB after" \
@@ -531,8 +503,8 @@ flow_start base_down srv cli "$TB_CLI_IP" "$DOWN_S"
 flow_end base_down
 settle
 echo "== attack on the CPE (10.11.0.1:$PORT) during $FLOW_MBIT Mbit/s srv -> cli"
-snap cpe p2.start
-snap conc c2.start
+status_save cpe p2.start
+status_save conc c2.start
 TO=(--to "$TB_CPE_DSL_IP:$PORT" --inner-src "$TB_SRV_IP" --inner-dst "$TB_CLI_IP")
 CAP=(--capture-netns "$(tb_ns cpe)" --capture-if dsl)
 flow_start att_down srv cli "$TB_CLI_IP" "$DOWN_S"
@@ -554,8 +526,8 @@ attack cpe cpe_replay 'egr\.auth\.(replay|too_old)' \
 check "cpe_replay: the capture held the flow's DATA" 'd > 0' \
 	"d=$(jget "$TB_DIR/cpe_replay.json" data)"
 flow_end att_down
-snap cpe p2.end
-snap conc c2.end
+status_save cpe p2.end
+status_save conc c2.end
 flow_checks att_down base_down "downstream, CPE under attack"
 session_same p2.start p2.end cpe "downstream, CPE under attack"
 session_same c2.start c2.end conc "downstream, CPE under attack"
@@ -589,10 +561,11 @@ else
 	bad "paths not up after the CPE's restart"
 fi
 settle
-snap conc c4.start
-snap cpe p4.start
+status_save conc c4.start
+status_save cpe p4.start
 check "the restart made a new session on the concentrator" \
-	'h1 == h0 + 1' "h0=$(sv c.end handshakes)" "h1=$(sv c4.start handshakes)"
+	'h1 == h0 + 1' "h0=$(status_saved c.end handshakes)" \
+	"h1=$(status_saved c4.start handshakes)"
 flow_start new_up cli srv "$TB_SRV_IP" 10
 sleep 2
 attack conc old_replay 'egr\.auth\.(bad_tag|too_old|replay)' \
@@ -604,8 +577,8 @@ check "old_replay: the capture held DATA and HELLOs of the old session" \
 attack conc old_replay_spoof 'egr\.auth\.(bad_tag|too_old|replay)' \
 	"${TO[@]}" --pps 2000 --spoof replay "$TB_DIR/old.cap"
 flow_end new_up
-snap conc c4.end
-snap cpe p4.end
+status_save conc c4.end
+status_save cpe p4.end
 flow_checks new_up base_up "the new session, old one replayed"
 session_same c4.start c4.end conc "old session replayed"
 session_same p4.start p4.end cpe "old session replayed"
@@ -625,7 +598,7 @@ done
 # the drop counters as l3bondctl status --json gives them, flattened to
 # the status file's keys (egress -> egr., ingress -> ing., the paths left
 # out), against the status file read right before
-snap conc final
+status_save conc final
 "$L3BONDCTL" -s "$(ctl_socket conc)" status --json >"$TB_DIR/ctl.json" ||
 	bad "l3bondctl status --json failed"
 python3 - "$TB_DIR/ctl.json" >"$TB_DIR/ctl.st" <<'EOF' || bad "status --json does not parse"
@@ -652,5 +625,4 @@ check "l3bondctl status shows the concentrator's drop counters (status file <= c
 "$L3BONDCTL" -s "$(ctl_socket conc)" status >"$TB_DIR/ctl.txt" 2>&1 ||
 	bad "l3bondctl status failed"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+tb_done

@@ -43,32 +43,16 @@ here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-$here/../../build}
 L3BONDD=${L3BONDD:-$build/gateway/l3bondd}
 export L3B_TOOLS_DIR=${L3B_TOOLS_DIR:-$build/tests/tools}
-PY6=$here/ip6_traffic.py
-
-if [ "$(id -u)" -ne 0 ]; then
-	echo "SKIP: needs root (network namespaces)"
-	exit 77
-fi
-for tool in ip tc iptables ip6tables ip6tables-restore python3 awk; do
-	if ! command -v "$tool" >/dev/null; then
-		echo "SKIP: $tool not installed"
-		exit 77
-	fi
-done
-if [ ! -d /proc/sys/net/ipv6 ]; then
-	echo "SKIP: no IPv6 in this kernel"
-	exit 77
-fi
-if [ ! -x "$L3BONDD" ]; then
-	echo "FAIL: no l3bondd at $L3BONDD"
-	exit 1
-fi
 
 TB_PREFIX=${TB_PREFIX:-l3b6-$$-}
 # shellcheck source=lib.sh
 source "$here/lib.sh"
-# shellcheck source=daemon_lib.sh
-source "$here/daemon_lib.sh"
+tb_require ip tc iptables ip6tables ip6tables-restore python3 awk
+if [ ! -d /proc/sys/net/ipv6 ]; then
+	echo "SKIP: no IPv6 in this kernel"
+	exit 77
+fi
+tb_require_bin "$L3BONDD"
 
 CLI6=fd00:1::2
 SRV6=fd00:2::2
@@ -110,38 +94,6 @@ ip6_setup() {
 	tb_exec dsl ip -6 route add fd00:2::/64 via fd12::1
 	tb_exec conc ip -6 route add fd00:1::/64 via fd12::2 dev dsl
 	tb_exec conc ip -6 route add fd21::/64 via fd22::2 dev lte
-}
-
-# udp6 FROM TO DST NAME COUNT SIZE [SRC]: COUNT datagrams of SIZE bytes,
-# 5 ms apart, to port 5006; the receiver's JSON in NAME.rx.json
-udp6() {
-	local from=$1 to=$2 dst=$3 name=$4 count=$5 size=$6 src=${7:-} rx i
-	rm -f "$TB_DIR/$name.ready"
-	tb_bg "$to" "$TB_DIR/$name.rx.json" sh -c \
-		"python3 '$PY6' udp-recv 5006 $((count / 100 + 4)) 2>'$TB_DIR/$name.ready'"
-	rx=$TB_LAST_PID
-	for ((i = 0; i < 100; i++)); do
-		[ -s "$TB_DIR/$name.ready" ] && break
-		sleep 0.05
-	done
-	tb_exec "$from" python3 "$PY6" udp-send "$dst" 5006 "$count" "$size" \
-		5 ${src:+"$src"} >"$TB_DIR/$name.tx.json"
-	tb_wait "$rx" $((count / 100 + 20)) || true
-}
-
-tcp6() {
-	local from=$1 to=$2 dst=$3 name=$4 bytes=$5 rx i
-	rm -f "$TB_DIR/$name.ready"
-	tb_bg "$to" "$TB_DIR/$name.rx.json" sh -c \
-		"python3 '$PY6' tcp-recv 5007 30 2>'$TB_DIR/$name.ready'"
-	rx=$TB_LAST_PID
-	for ((i = 0; i < 100; i++)); do
-		[ -s "$TB_DIR/$name.ready" ] && break
-		sleep 0.05
-	done
-	tb_exec "$from" python3 "$PY6" tcp-send "$dst" 5007 "$bytes" \
-		>"$TB_DIR/$name.tx.json" 2>&1 || true
-	tb_wait "$rx" 35 || true
 }
 
 udp6_intact() {
@@ -404,5 +356,4 @@ if grep -q 'runtime error\|AddressSanitizer\|: error: ' "$TB_DIR/cpe.log" "$TB_D
 	grep 'runtime error\|AddressSanitizer\|: error: ' "$TB_DIR/cpe.log" "$TB_DIR/conc.log" | head
 fi
 
-echo "ipv6: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+tb_done

@@ -52,26 +52,11 @@ build=${1:-$here/../../build}
 L3BONDD=${L3BONDD:-$build/gateway/l3bondd}
 export L3B_TOOLS_DIR=${L3B_TOOLS_DIR:-$build/tests/tools}
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "SKIP: needs root (network namespaces)"
-	exit 77
-fi
-for tool in ip tc iptables ss awk python3; do
-	if ! command -v "$tool" >/dev/null; then
-		echo "SKIP: $tool not installed"
-		exit 77
-	fi
-done
-if [ ! -x "$L3BONDD" ]; then
-	echo "FAIL: no $L3BONDD"
-	exit 1
-fi
-
 export TB_PREFIX=${TB_PREFIX:-l3b-mtu-$$-}
 # shellcheck source=lib.sh
 source "$here/lib.sh"
-# shellcheck source=daemon_lib.sh
-source "$here/daemon_lib.sh"
+tb_require ip tc iptables ss awk python3
+tb_require_bin "$L3BONDD"
 
 UDP_PORT=5003
 TCP_PORT=5001
@@ -262,10 +247,7 @@ udp_recv() {
 	tb_bg "$box" "$TB_DIR/$name.rx.log" python3 "$TB_DIR/mtu.py" recv \
 		"$UDP_PORT" 20 "$TB_DIR/$name.ready" "$TB_DIR/$name.rx.json"
 	RX_PID=$TB_LAST_PID
-	for ((i = 0; i < 100; i++)); do
-		[ -e "$TB_DIR/$name.ready" ] && return 0
-		sleep 0.05
-	done
+	tb_wait_file "$TB_DIR/$name.ready" 250 && return 0
 	bad "$name: the receiver did not start: $(cat "$TB_DIR/$name.rx.log")"
 	return 1
 }
@@ -278,9 +260,7 @@ udp_recv_done() {
 
 # A key of a flat JSON object, 0 if absent.
 jv() {
-	local v
-	v=$(jget "$1" "$2")
-	echo "${v:-0}"
+	jget "$1" "$2" 0
 }
 
 # df_phase SRC SIZE WANT_MTU PROBES: DF datagrams of SIZE from SRC to the
@@ -418,10 +398,7 @@ tcp_phase() {
 	tb_bg "$to" "$TB_DIR/$name.rx.json" "$TB_TRAFFIC" tcp-recv \
 		--port "$TCP_PORT" --duration 30 --ready-file "$TB_DIR/$name.ready"
 	rx=$TB_LAST_PID
-	for ((i = 0; i < 100; i++)); do
-		[ -e "$TB_DIR/$name.ready" ] && break
-		sleep 0.02
-	done
+	tb_wait_file "$TB_DIR/$name.ready" || true
 	tb_bg "$src" "$TB_DIR/$name.tx.json" "$TB_TRAFFIC" tcp-send \
 		--dst "$dst" --port "$TCP_PORT" --bytes "$bytes"
 	tx=$TB_LAST_PID
@@ -523,8 +500,7 @@ daemons_start() {
 	else
 		bad "paths not up: cpe $(st cpe path.dsl.up)/$(st cpe path.lte.up)," \
 			"conc $(st conc path.dsl.up)/$(st conc path.lte.up)"
-		echo "$pass passed, $fail failed"
-		exit 1
+		tb_abort
 	fi
 }
 
@@ -621,5 +597,4 @@ for l in "${FIG[@]}" "${TCP_FIG[@]}"; do
 	echo "  $l"
 done
 echo "  run time $(($(date +%s) - t_start)) s"
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+tb_done

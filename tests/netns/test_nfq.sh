@@ -48,64 +48,22 @@ fi
 PROBE=${NFQ_PROBE:-$TOOLS/nfq-probe}
 BLAST=${NFQ_BLAST:-$TOOLS/nfq-blast}
 
-if [ "$(id -u)" != 0 ]; then
-	echo "SKIP: needs root" >&2
-	exit 77
-fi
-for b in "$PROBE" "$BLAST"; do
-	if [ ! -x "$b" ]; then
-		echo "missing $b (build it, or set NFQ_PROBE/NFQ_BLAST)" >&2
-		exit 2
-	fi
-done
+# shellcheck source=lib.sh
+source "$SRC/tests/netns/lib.sh"
+tb_require iptables python3
+tb_require_bin "$PROBE" "$BLAST"
 
-NS_S=nfqs$$
-NS_R=nfqr$$
-NS_BS=nfqbs$$
-NS_BR=nfqbr$$
-NS_BC=nfqbc$$
+# the namespaces (tb_netns_add), the probes and receivers (TB_PIDS) and
+# TMP go on exit (lib.sh's tb_teardown)
+NS_S=$(tb_ns snd)
+NS_R=$(tb_ns rcv)
+NS_BS=$(tb_ns bsnd)
+NS_BR=$(tb_ns brtr)
+NS_BC=$(tb_ns brcv)
 Q=7
-TMP=$(mktemp -d /tmp/test_nfq.XXXXXX)
-PIDS=()
-PASS=0
-FAIL=0
-
-cleanup() {
-	local p n
-	trap - ERR
-	for p in "${PIDS[@]}"; do
-		kill -KILL "$p" 2>/dev/null || true
-		wait "$p" 2>/dev/null || true
-	done
-	for n in $NS_S $NS_R $NS_BS $NS_BR $NS_BC; do
-		ip netns del "$n" 2>/dev/null || true
-	done
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
+tb_init --no-tools
+TMP=$TB_DIR
 trap 'echo "test_nfq.sh: unexpected failure at line $LINENO" >&2; exit 1' ERR
-trap 'exit 130' INT TERM
-
-ok() {
-	PASS=$((PASS + 1))
-	echo "ok   - $*"
-}
-
-bad() {
-	FAIL=$((FAIL + 1))
-	echo "FAIL - $*"
-}
-
-# check DESCRIPTION TEST-EXPRESSION...: one pass or fail.
-check() {
-	local what=$1
-	shift
-	if "$@"; then
-		ok "$what"
-	else
-		bad "$what"
-	fi
-}
 
 # key=value from a counters file.
 get() {
@@ -214,13 +172,8 @@ link() {
 	ip -n "$4" neigh replace "$3" lladdr "$(mac "$1" "$2")" dev "$5" nud permanent
 }
 
-newns() {
-	ip netns add "$1"
-	ip -n "$1" link set lo up
-}
-
-newns "$NS_S"
-newns "$NS_R"
+tb_netns_add "$NS_S"
+tb_netns_add "$NS_R"
 link "$NS_S" nfqa$$ 10.98.0.1 "$NS_R" nfqb$$ 10.98.0.2
 
 flush_rules() {
@@ -236,7 +189,7 @@ start_probe() {
 	shift 2
 	ip netns exec "$NS_R" "$bin" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" &
 	PROBE_PID=$!
-	PIDS+=("$PROBE_PID")
+	TB_PIDS+=("$PROBE_PID")
 	for i in $(seq 100); do
 		grep -q '^ready' "$TMP/$name.out" 2>/dev/null && return 0
 		kill -0 "$PROBE_PID" 2>/dev/null || break
@@ -262,7 +215,7 @@ start_recv() {
 	rm -f "$TMP/$1.ready"
 	ip netns exec "$NS_R" python3 "$TMP/recv.py" "$2" "$TMP/$1.ready" "$TMP/$1.cnt" "$3" "$4" "$5" &
 	RECV_PID=$!
-	PIDS+=("$RECV_PID")
+	TB_PIDS+=("$RECV_PID")
 	for i in $(seq 100); do
 		[ -e "$TMP/$1.ready" ] && return 0
 		sleep 0.05
@@ -312,25 +265,25 @@ test_accept() {
 		# A second listener on the same queue must be refused.
 		local rc=0
 		R "$PROBE" $Q accept >/dev/null 2>"$TMP/busy.err" || rc=$?
-		check "queue taken: second nfq_open fails with EBUSY (exit $rc)" \
+		check_cmd "queue taken: second nfq_open fails with EBUSY (exit $rc)" \
 			[ "$rc" = 3 ]
 	fi
 	stop_probe || true
 	local o=$TMP/acc$tag.out
-	check "$tag accept: 1000 delivered ($(get count "$TMP/acc.cnt"))" \
+	check_cmd "$tag accept: 1000 delivered ($(get count "$TMP/acc.cnt"))" \
 		num "$(get count "$TMP/acc.cnt")" -eq 1000
-	check "$tag accept: probe received/accepted/verdicts 1000 ($(get received "$o")/$(get accepted "$o")/$(get verdicts "$o"))" \
+	check_cmd "$tag accept: probe received/accepted/verdicts 1000 ($(get received "$o")/$(get accepted "$o")/$(get verdicts "$o"))" \
 		eval 'num "$(get received "$o")" -eq 1000 && num "$(get accepted "$o")" -eq 1000 && num "$(get verdicts "$o")" -eq 1000'
-	check "$tag accept: batched, batches $(get batches "$o") < verdicts $(get verdicts "$o")" \
+	check_cmd "$tag accept: batched, batches $(get batches "$o") < verdicts $(get verdicts "$o")" \
 		num "$(get batches "$o")" -lt "$(get verdicts "$o")"
-	check "$tag accept: no errors (recv $(get recv_errors "$o"), send $(get send_errors "$o"))" \
+	check_cmd "$tag accept: no errors (recv $(get recv_errors "$o"), send $(get send_errors "$o"))" \
 		eval 'num "$(get recv_errors "$o")" -eq 0 && num "$(get send_errors "$o")" -eq 0'
 	# /proc line: queue portid total mode range qdrop udrop idseq 1
-	check "$tag kstats: /proc line '$line' has id_sequence 1000, copy mode 2" \
+	check_cmd "$tag kstats: /proc line '$line' has id_sequence 1000, copy mode 2" \
 		eval '[ "$(echo $line | cut -d" " -f8)" = 1000 ] && [ "$(echo $line | cut -d" " -f4)" = 2 ]'
-	check "$tag kstats: nfq_kernel_stats read id_sequence $(get k_id_sequence "$o"), drops $(get kq_dropped "$o")/$(get k_user_dropped "$o")" \
+	check_cmd "$tag kstats: nfq_kernel_stats read id_sequence $(get k_id_sequence "$o"), drops $(get kq_dropped "$o")/$(get k_user_dropped "$o")" \
 		eval 'num "$(get k_id_sequence "$o")" -eq 1000 && num "$(get kq_dropped "$o")" -eq 0 && num "$(get k_user_dropped "$o")" -eq 0'
-	check "$tag accept: queue unbound after close" [ -z "$(queue_line)" ]
+	check_cmd "$tag accept: queue unbound after close" [ -z "$(queue_line)" ]
 }
 
 test_drop() {
@@ -341,9 +294,9 @@ test_drop() {
 	blast --count=200 --rate=20000 --size=200 10.98.0.2 5001
 	wait_recv
 	stop_probe || true
-	check "drop: nothing delivered ($(get count "$TMP/drop.cnt"))" \
+	check_cmd "drop: nothing delivered ($(get count "$TMP/drop.cnt"))" \
 		num "$(get count "$TMP/drop.cnt")" -eq 0
-	check "drop: probe dropped 200 ($(get dropped "$TMP/drop.out"))" \
+	check_cmd "drop: probe dropped 200 ($(get dropped "$TMP/drop.out"))" \
 		num "$(get dropped "$TMP/drop.out")" -eq 200
 }
 
@@ -355,7 +308,7 @@ test_truncated() {
 	blast --count=100 --rate=20000 --size=200 10.98.0.2 5001
 	wait_recv
 	stop_probe || true
-	check "copy_range 64: 100 delivered whole ($(get count "$TMP/trunc.cnt")), truncated $(get truncated "$TMP/trunc.out")" \
+	check_cmd "copy_range 64: 100 delivered whole ($(get count "$TMP/trunc.cnt")), truncated $(get truncated "$TMP/trunc.out")" \
 		eval 'num "$(get count "$TMP/trunc.cnt")" -eq 100 && num "$(get truncated "$TMP/trunc.out")" -eq 100'
 }
 
@@ -368,9 +321,9 @@ test_mangle() {
 	S python3 "$TMP/send.py" 10.98.0.2 5001 100 plain
 	wait_recv
 	stop_probe || true
-	check "$tag mangle: 100 uppercased payloads delivered (count $(get count "$TMP/mang.cnt"), good $(get good "$TMP/mang.cnt"))" \
+	check_cmd "$tag mangle: 100 uppercased payloads delivered (count $(get count "$TMP/mang.cnt"), good $(get good "$TMP/mang.cnt"))" \
 		eval 'num "$(get count "$TMP/mang.cnt")" -eq 100 && num "$(get good "$TMP/mang.cnt")" -eq 100'
-	check "$tag mangle: probe mangled 100 ($(get mangled "$TMP/mang$tag.out"))" \
+	check_cmd "$tag mangle: probe mangled 100 ($(get mangled "$TMP/mang$tag.out"))" \
 		num "$(get mangled "$TMP/mang$tag.out")" -eq 100
 }
 
@@ -385,9 +338,9 @@ test_decap() {
 	S python3 "$TMP/send.py" 10.98.0.2 5002 100 inner
 	wait_recv
 	stop_probe || true
-	check "$tag decap: 100 inner packets delivered (count $(get count "$TMP/decap.cnt"), good $(get good "$TMP/decap.cnt"))" \
+	check_cmd "$tag decap: 100 inner packets delivered (count $(get count "$TMP/decap.cnt"), good $(get good "$TMP/decap.cnt"))" \
 		eval 'num "$(get count "$TMP/decap.cnt")" -eq 100 && num "$(get good "$TMP/decap.cnt")" -eq 100'
-	check "$tag decap: probe decapped 100 ($(get decapped "$TMP/decap$tag.out"))" \
+	check_cmd "$tag decap: probe decapped 100 ($(get decapped "$TMP/decap$tag.out"))" \
 		num "$(get decapped "$TMP/decap$tag.out")" -eq 100
 }
 
@@ -404,9 +357,9 @@ test_mark() {
 	wait_recv
 	stop_probe || true
 	n=$(R iptables -nvxL INPUT | awk '/mark match 0x2a/ {print $1}')
-	check "mark: 300 delivered ($(get count "$TMP/mark.cnt"))" \
+	check_cmd "mark: 300 delivered ($(get count "$TMP/mark.cnt"))" \
 		num "$(get count "$TMP/mark.cnt")" -eq 300
-	check "mark: -m mark 0x2a rule counted 300 ($n)" num "$n" -eq 300
+	check_cmd "mark: -m mark 0x2a rule counted 300 ($n)" num "$n" -eq 300
 }
 
 # hold: verdicts wait 20 ms and leave in batches (one per 1 ms tick).
@@ -420,9 +373,9 @@ test_hold() {
 	wait_recv
 	stop_probe || true
 	o=$TMP/hold$tag.out
-	check "$tag hold: 1000 delivered ($(get count "$TMP/hold.cnt"))" \
+	check_cmd "$tag hold: 1000 delivered ($(get count "$TMP/hold.cnt"))" \
 		num "$(get count "$TMP/hold.cnt")" -eq 1000
-	check "$tag hold: held up to $(get held_max "$o") at once, verdicts $(get verdicts "$o") in $(get batches "$o") batches (>= 4 per batch)" \
+	check_cmd "$tag hold: held up to $(get held_max "$o") at once, verdicts $(get verdicts "$o") in $(get batches "$o") batches (>= 4 per batch)" \
 		eval 'num "$(get verdicts "$o")" -eq 1000 && num "$(( $(get batches "$o") * 4 ))" -le 1000 && num "$(get held_max "$o")" -ge 100'
 }
 
@@ -443,10 +396,10 @@ test_maxlen() {
 	stop_probe || true
 	o=$TMP/$name.out
 	if [ -n "$fo" ]; then
-		check "maxlen 8 fail-open: all 100 delivered ($(get count "$TMP/$name.cnt")), 8 through the queue ($(get received "$o")), kernel dropped $(get kq_dropped "$o")" \
+		check_cmd "maxlen 8 fail-open: all 100 delivered ($(get count "$TMP/$name.cnt")), 8 through the queue ($(get received "$o")), kernel dropped $(get kq_dropped "$o")" \
 			eval 'num "$(get count "$TMP/$name.cnt")" -eq 100 && num "$(get received "$o")" -eq 8 && num "$(get kq_dropped "$o")" -eq 0'
 	else
-		check "maxlen 8: 8 delivered ($(get count "$TMP/$name.cnt")), kernel dropped 92 ($(get kq_dropped "$o"))" \
+		check_cmd "maxlen 8: 8 delivered ($(get count "$TMP/$name.cnt")), kernel dropped 92 ($(get kq_dropped "$o"))" \
 			eval 'num "$(get count "$TMP/$name.cnt")" -eq 8 && num "$(get received "$o")" -eq 8 && num "$(get kq_dropped "$o")" -eq 92'
 	fi
 }
@@ -457,7 +410,7 @@ test_bypass() {
 	start_recv byp 5001 1 8 any
 	blast --count=100 --rate=20000 --size=200 10.98.0.2 5001
 	wait_recv
-	check "no listener, --queue-bypass: 100 pass ($(get count "$TMP/byp.cnt"))" \
+	check_cmd "no listener, --queue-bypass: 100 pass ($(get count "$TMP/byp.cnt"))" \
 		num "$(get count "$TMP/byp.cnt")" -eq 100
 }
 
@@ -472,10 +425,10 @@ test_killed() {
 	kill -KILL "$PROBE_PID"
 	wait "$PROBE_PID" 2>/dev/null || true
 	before=$(R iptables -nvxL INPUT | awk '/NFQUEUE/ {print $1}')
-	check "SIGKILL: queue unbound by the kernel" [ -z "$(queue_line)" ]
+	check_cmd "SIGKILL: queue unbound by the kernel" [ -z "$(queue_line)" ]
 	blast --count=100 --rate=20000 --size=200 10.98.0.2 5001
 	wait_recv
-	check "SIGKILL, no bypass: 50 before, none after (delivered $(get count "$TMP/kill.cnt"), queued rule saw $before then $(R iptables -nvxL INPUT | awk '/NFQUEUE/ {print $1}'))" \
+	check_cmd "SIGKILL, no bypass: 50 before, none after (delivered $(get count "$TMP/kill.cnt"), queued rule saw $before then $(R iptables -nvxL INPUT | awk '/NFQUEUE/ {print $1}'))" \
 		eval 'num "$(get count "$TMP/kill.cnt")" -eq 50 && num "$(R iptables -nvxL INPUT | awk "/NFQUEUE/ {print \$1}")" -eq 150'
 }
 
@@ -497,7 +450,7 @@ asan_tests() {
 	test_hold asan "$asan"
 	local f
 	for f in "$TMP"/accasan.err "$TMP"/mangasan.err "$TMP"/decapasan.err "$TMP"/holdasan.err; do
-		check "asan: no sanitizer report in $(basename "$f")" \
+		check_cmd "asan: no sanitizer report in $(basename "$f")" \
 			eval '! grep -qE "Sanitizer|runtime error" "$f"'
 	done
 	unset ASAN_OPTIONS UBSAN_OPTIONS
@@ -515,7 +468,7 @@ bench() {
 		ip netns exec "$NS_BR" $PIN_PROBE "$PROBE" --maxlen=16384 --rcvbuf=16777216 1 accept \
 			>"$TMP/bench.out" 2>&1 &
 		PROBE_PID=$!
-		PIDS+=("$PROBE_PID")
+		TB_PIDS+=("$PROBE_PID")
 		for i in $(seq 100); do
 			grep -q '^ready' "$TMP/bench.out" && break
 			sleep 0.05
@@ -552,9 +505,9 @@ run_bench() {
 		PIN_SEND="taskset -c 0"
 		PIN_PROBE="taskset -c 1"
 	fi
-	newns "$NS_BS"
-	newns "$NS_BR"
-	newns "$NS_BC"
+	tb_netns_add "$NS_BS"
+	tb_netns_add "$NS_BR"
+	tb_netns_add "$NS_BC"
 	link "$NS_BS" nfqc$$ 10.97.1.1 "$NS_BR" nfqd$$ 10.97.1.2
 	link "$NS_BR" nfqe$$ 10.97.2.2 "$NS_BC" nfqf$$ 10.97.2.1
 	ip -n "$NS_BS" route add default via 10.97.1.2
@@ -584,8 +537,4 @@ if [ $ASAN = 1 ]; then
 	asan_tests
 fi
 
-echo "$PASS passed, $FAIL failed"
-if [ "$FAIL" -ne 0 ]; then
-	exit 1
-fi
-exit 0
+tb_done

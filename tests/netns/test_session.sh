@@ -101,34 +101,17 @@ build=${1:-$here/../../build}
 L3BONDD=${L3BONDD:-$build/gateway/l3bondd}
 export L3B_TOOLS_DIR=${L3B_TOOLS_DIR:-$build/tests/tools}
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "SKIP: needs root (network namespaces)"
-	exit 77
-fi
-for tool in ip tc iptables conntrack awk; do
-	if ! command -v "$tool" >/dev/null; then
-		echo "SKIP: $tool not installed"
-		exit 77
-	fi
-done
+TB_PREFIX=${TB_PREFIX:-l3b-sess$$-}
+# shellcheck source=lib.sh
+source "$here/lib.sh"
+tb_require ip tc iptables conntrack awk
 # the poller and the analysis are python: without it every check would
 # vanish, so the test fails (scripts/deps.sh installs it)
 if ! command -v python3 >/dev/null; then
 	echo "FAIL: python3 missing (scripts/deps.sh installs it)"
 	exit 1
 fi
-if [ ! -x "$L3BONDD" ]; then
-	echo "FAIL: no $L3BONDD"
-	exit 1
-fi
-
-TB_PREFIX=${TB_PREFIX:-l3b-sess$$-}
-
-# shellcheck source=lib.sh
-source "$here/lib.sh"
-
-# shellcheck source=daemon_lib.sh
-source "$here/daemon_lib.sh"
+tb_require_bin "$L3BONDD"
 
 PROBE_MS=200
 DEAD_MS=1000
@@ -578,11 +561,8 @@ flows_start() {
 		--json "$TB_DIR/$name.up.rx.json" --csv "$TB_DIR/$name.up.csv" \
 		--csv-interval-ms $CSV_MS --ready-file "$TB_DIR/$name.up.ready"
 	FLOW_PIDS+=("$TB_LAST_PID")
-	for ((i = 0; i < 100; i++)); do
-		[ -e "$TB_DIR/$name.down.ready" ] && [ -e "$TB_DIR/$name.up.ready" ] &&
-			break
-		sleep 0.02
-	done
+	tb_wait_file "$TB_DIR/$name.down.ready" || true
+	tb_wait_file "$TB_DIR/$name.up.ready" || true
 	FLOW_T0=$(now)
 	tb_bg srv "$TB_DIR/$name.down.tx.log" "$TB_TRAFFIC" send \
 		--dst "$TB_CLI_IP" --port 5000 --rate $DOWN_MBIT --size $PKT \
@@ -718,8 +698,7 @@ if wait_session; then
 	ok "both daemons up, both paths up"
 else
 	bad "no session: $(tail -n 5 "$TB_DIR"/cpe.1.log "$TB_DIR"/conc.1.log)"
-	echo "$pass passed, $fail failed"
-	exit 1
+	tb_abort
 fi
 refresh cpe
 refresh conc
@@ -1142,5 +1121,4 @@ echo "  lte ifindex $ifindex0 -> $(tb_exec cpe cat /sys/class/net/lte/ifindex)"
 touch "$TB_DIR/poll.stop"
 tb_wait "$POLLER" 5 || true
 echo "-- done (at ${SECONDS} s)"
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+tb_done

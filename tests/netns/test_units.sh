@@ -49,27 +49,12 @@ real=${L3BONDD:-$build/gateway/l3bondd}
 export L3B_TOOLS_DIR=${L3B_TOOLS_DIR:-$build/tests/tools}
 export TB_PREFIX=${TB_PREFIX:-l3bu-$$-}
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "SKIP: needs root (network namespaces, a test user)"
-	exit 77
-fi
-for tool in ip tc iptables iptables-restore awk setpriv unshare useradd \
-	userdel python3 mount; do
-	if ! command -v "$tool" >/dev/null; then
-		echo "SKIP: $tool not installed"
-		exit 77
-	fi
-done
-if [ ! -x "$real" ]; then
-	echo "FAIL: no l3bondd at $real"
-	exit 1
-fi
-real=$(cd "$(dirname "$real")" && pwd)/$(basename "$real")
-
 # shellcheck source=lib.sh
 source "$here/lib.sh"
-# shellcheck source=daemon_lib.sh
-source "$here/daemon_lib.sh"
+tb_require ip tc iptables iptables-restore awk setpriv unshare useradd \
+	userdel python3 mount
+tb_require_bin "$real"
+real=$(cd "$(dirname "$real")" && pwd)/$(basename "$real")
 
 user=l3bu$$
 made_user=
@@ -481,10 +466,7 @@ else
 	fi
 fi
 
-echo "$pass passed, $fail failed"
-if [ "$fail" -ne 0 ]; then
-	exit 1
-fi
+tb_done || exit 1
 if [ "$skipped_seccomp" = 1 ]; then
 	exit 77
 fi

@@ -76,16 +76,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-pass=0
-fail=0
-ok() {
-	pass=$((pass + 1))
-	echo "ok - $*"
-}
-bad() {
-	fail=$((fail + 1))
-	echo "FAIL - $*"
-}
+# ok, bad, tb_done: one output format with the other test scripts
+# shellcheck source=../netns/checks.sh disable=SC1091
+source "$here/../netns/checks.sh"
 # Shows file $1 indented, for a failure.
 show() {
 	sed 's/^/    /' "$1"
@@ -818,5 +811,4 @@ else
 	echo "note: lua5.1 is not installed (scripts/deps.sh installs it): the collector is not run"
 fi
 
-echo "$pass passed, $fail failed"
-[[ $fail -eq 0 ]]
+tb_done

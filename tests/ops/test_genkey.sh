@@ -21,16 +21,8 @@ daemon=$build/gateway/l3bondd
 tmp=$(mktemp -d /tmp/l3b-genkey.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-pass=0
-fail=0
-ok() {
-	pass=$((pass + 1))
-	echo "ok - $*"
-}
-bad() {
-	fail=$((fail + 1))
-	echo "FAIL - $*"
-}
+# shellcheck source=../netns/checks.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../netns/checks.sh"
 
 # key_ok FILE: FILE is one line, 32 bytes of base64 that round-trip.
 key_ok() {
@@ -116,5 +108,4 @@ else
 	bad "l3bondctl genkey x: exit $rc, stdout '$(cat "$tmp/out")'"
 fi
 
-echo "$pass passed, $fail failed"
-[[ $fail -eq 0 ]]
+tb_done

@@ -28,20 +28,11 @@ set -Eeuo pipefail
 src=$(cd "${1:?usage: test_install.sh SOURCE_DIR BUILD_DIR}" && pwd)
 build=$(cd "${2:?usage: test_install.sh SOURCE_DIR BUILD_DIR}" && pwd)
 
-pass=0
-fail=0
+# ok, bad: one output format with the other test scripts
+# shellcheck source=../netns/checks.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../netns/checks.sh"
 skipped=0
 tmp=
-
-ok() {
-	pass=$((pass + 1))
-	echo "PASS: $1"
-}
-
-bad() {
-	fail=$((fail + 1))
-	echo "FAIL: $1"
-}
 
 skip() {
 	skipped=$((skipped + 1))

@@ -17,7 +17,7 @@
 # LAN; the egress rule takes only UDP to the tunnel port).
 #
 # API:
-#   paper_testbed                 tb_init + tb_setup (DESIGN.md section 5)
+#   paper_testbed                 tb_init + tb_setup (tests/netns/lib.sh)
 #   paper_cell NAME KIND K DWD WMAX HOLD PROFILE DURATION
 #       KIND ramp, flows or tcp; PROFILE "paper" (the ramp) or a flows
 #       file (START_S STOP_S MBIT lines, l3bond-sim's file: format); with
@@ -36,8 +36,6 @@ paper_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TB_PREFIX=${TB_PREFIX:-l3bp-$$-}
 # shellcheck source-path=SCRIPTDIR source=../netns/lib.sh
 source "$paper_here/../netns/lib.sh"
-# shellcheck source-path=SCRIPTDIR source=../netns/daemon_lib.sh
-source "$paper_here/../netns/daemon_lib.sh"
 
 L3BONDD=${L3BONDD:-$PAPER_BUILD/gateway/l3bondd}
 SIM=${SIM:-$PAPER_BUILD/sim/l3bond-sim}
@@ -143,12 +141,8 @@ paper_flows_end() {
 }
 
 paper_wait_file() {
-	local f=$1 i
-	for ((i = 0; i < 250; i++)); do
-		[ -e "$f" ] && return 0
-		sleep 0.02
-	done
-	tb_log "timed out waiting for $f"
+	tb_wait_file "$1" 250 && return 0
+	tb_log "timed out waiting for $1"
 	return 1
 }
 

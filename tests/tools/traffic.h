@@ -1,5 +1,5 @@
 /* l3b-traffic core: probe format, payload pattern, receiver accounting and
- * rate profiles, without sockets (unit-tested in test_tools.c).
+ * rate profiles, without sockets (unit-tested in test_testtools.c).
  *
  * A UDP probe is a 32-byte header, big-endian:
  *	0  magic "L3BT"      4  flags (FIN)  6  version (1)

@@ -1,7 +1,7 @@
 /* Unit tests of the egress glue (egress/egress.c): egr_on_data feeds the
  * per-path loss accounting and the resequencer with the same packet.
  *
- * Written from egress/egress.h and notes/semantics.md.  The headers come
+ * Written from egress/egress.h and DESIGN.md.  The headers come
  * from the real ingress scheduler (ingress/sched.h), so gseq, lseq and pgap
  * are what a peer would send: two fixed paths, path 0 fast (50 us) and path
  * 1 slow (2 ms), one packet of path 0 lost; a burst of 3 lost on path 0

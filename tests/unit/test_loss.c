@@ -1,5 +1,5 @@
 /* Unit tests of per-path loss accounting (egress/loss.c), written from
- * egress/loss.h and notes/semantics.md.
+ * egress/loss.h and DESIGN.md (Loss accounting).
  *
  * A vector row is one packet on a path: its local sequence number, absolute
  * or relative to the expected next one (as the row before left it), and the

@@ -1,6 +1,6 @@
 /* Unit tests of the egress resequencer (egress/reseq.c).
  *
- * Written from egress/reseq.h and the contract in notes/semantics.md, not
+ * Written from egress/reseq.h and the contract in DESIGN.md (Resequencer), not
  * from the implementation, so that they check it independently:
  * - numbered vector tables: a row is a sequence of events (push, poll, path
  *   up/down, flush, reset, checks) with the expected verdicts, the released
