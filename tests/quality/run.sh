@@ -33,14 +33,16 @@
 #
 # usage: run.sh [--quick] [--out DIR] [--build DIR] [--buffers "30 50 .."]
 #               [--modes "dsl paper l3bond rate"] [--duration S]
-#   --quick: one buffer (50 ms), one case of each kind, short runs (what CI
-#   runs: it checks that the benchmark works, it asserts no figure).
+#   --quick: one case of each kind, short runs, one buffer (50 ms) unless
+#   --buffers says otherwise (what CI runs: it checks that the benchmark
+#   works, it asserts no figure).
 # Needs root, iperf3, irtt, ping (scripts/deps.sh), gnuplot for the plots.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 
 quick=0
+buffers_set=
 out=$root/build/quality
 build=$root/build
 buffers="30 50 100 200"
@@ -51,7 +53,7 @@ while [ $# -gt 0 ]; do
 	--quick) quick=1 ;;
 	--out) out=$2; shift ;;
 	--build) build=$2; shift ;;
-	--buffers) buffers=$2; shift ;;
+	--buffers) buffers=$2; buffers_set=$2; shift ;;
 	--modes) modes=$2; shift ;;
 	--duration) dur=$2; shift ;;
 	*)
@@ -63,7 +65,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 if [ $quick = 1 ]; then
-	buffers=50
+	buffers=${buffers_set:-50}
 	dur=10
 fi
 for t in iperf3 irtt ping jq; do
