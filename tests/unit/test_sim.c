@@ -698,6 +698,7 @@ static void test_run_paced(void **state)
 	assert_true(r.util_fixed >= 0.95);
 	assert_true(r.released == r.sent);
 	assert_true(r.order_errors == 0);
+	sim_profile_free(&c.profile);
 }
 
 int main(void)
