@@ -17,8 +17,8 @@
  * whatever the offset (and tolerant of slow clock drift).  Reports carry the
  * smallest such delay seen since the previous report: a standing queue
  * (the line is full) and not one packet held up by jitter, so that the
- * peer's DWD hold does not mistake a jittery, half-used line for a full
- * one.  The largest is kept too (qdelay_max), for the reorder timeout.
+ * peer's queue target does not mistake a jittery, half-used line for a
+ * full one.  The largest is kept too (qdelay_max), for the reorder timeout.
  */
 #ifndef L3BOND_LOSS_H
 #define L3BOND_LOSS_H

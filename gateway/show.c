@@ -188,7 +188,7 @@ static void table_session(FILE *f, const struct facts *s, size_t first,
 		"t_report_ms",
 		"w_fixed",
 		"w_mobile_max",
-		"dwd_hold_ms",
+		"queue_target_ms",
 		"t_lto_ms",
 		"t_lto_eff_us",
 		"early_release",
@@ -198,12 +198,15 @@ static void table_session(FILE *f, const struct facts *s, size_t first,
 		NULL,
 	};
 	static const char *const ing[] = {
-		"bonded", "no_path", "no_session", "reports", "awi",
-		"iwi",	  "dwd",     "dwd_held",   NULL,
+		"bonded", "no_path", "no_session", "reports",  "awi",
+		"iwi",	  "dwd",     "dwd_held",   "qwi",      "sparse",
+		"paced",  "overflow", NULL,
 	};
 	static const char *const egr[] = {
 		"released",
 		"in_order",
+		"flow_now",
+		"flow_early",
 		"buffered",
 		NULL,
 	};

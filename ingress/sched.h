@@ -12,10 +12,11 @@
  *   than its weight ratio requires;
  * - each pick consumes one global and one local (per path) sequence number.
  *
- * DWD hold (beyond the paper): a loss-free report during which a fixed path
- * queued more than queue_target_us does not decrement w_mobile.  Shifting load
- * back onto a fixed line that already queues only fills its buffer until it
- * drops; the delay shows that a report interval or more before the loss.
+ * Queue target (beyond the paper): a fixed path whose standing queue, as
+ * the peer reports it, exceeds queue_target_us is congested like one that
+ * drops: w_mobile grows with the excess and DWD waits (sched.c,
+ * ing_sched_on_report; DESIGN.md, "Queue target").  Pacing (a fixed path's
+ * rate known) and sparse flows: ing_sched_pick_flow.
  *
  * Reports carry cumulative per-path counters; the scheduler keeps the last
  * report's counters and reacts to the difference, so a lost report loses no

@@ -614,6 +614,9 @@ static void test_table(void **state)
 	assert_non_null(
 		strstr(r, "\nholes     timeout 0  early 0  overflow 0"));
 	assert_non_null(strstr(r, "\ntunables  k 0.5  t_dwd_ms 250  "));
+	/* the table's names are the walk's: a renamed key shows */
+	assert_non_null(strstr(r, "  queue_target_ms 5  "));
+	assert_non_null(strstr(r, "  qwi 0  "));
 	free(r);
 	facts_free(&s);
 }
