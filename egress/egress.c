@@ -28,3 +28,18 @@ enum egr_verdict egr_on_data(struct egr *e, const struct wire_hdr *h,
 	return egr_reseq_push_flow(&e->reseq, h->gseq, h->path, missing,
 				   h->pgap, h->fgap, h->flags, now_us, cookie);
 }
+
+bool egr_adapt_lto(struct egr *e, const struct egr_lto_path *p,
+		   unsigned npaths, uint32_t max_us)
+{
+	struct egr_reseq_params rp = e->reseq.p;
+	uint32_t cur = rp.t_lto_us;
+
+	rp.t_lto_us = egr_lto_step(cur, egr_lto_target(&e->loss, p, npaths,
+						       max_us),
+				   max_us);
+	if (rp.t_lto_us == cur || egr_reseq_set_params(&e->reseq, &rp)) {
+		return false; /* the latter cannot happen: only the timeout */
+	}
+	return rp.t_lto_us < cur;
+}

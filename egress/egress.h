@@ -6,6 +6,7 @@
 
 #include "common/wire.h"
 #include "egress/loss.h"
+#include "egress/lto.h"
 #include "egress/reseq.h"
 
 struct egr {
@@ -21,5 +22,13 @@ void egr_free(struct egr *e);
 /* A validated DATA header arrives; see egr_reseq_push. */
 enum egr_verdict egr_on_data(struct egr *e, const struct wire_hdr *h,
 			     uint64_t now_us, uint64_t cookie);
+
+/* The reorder timeout adapted to this interval's measurements (lto.h),
+ * once per report interval before egr_loss_report: p[i] what is known of
+ * path i besides its loss accounting, max_us the configured t_lto.  True
+ * when the timeout went down: a hole waiting now may be due sooner (the
+ * caller polls, or rearms its timer). */
+bool egr_adapt_lto(struct egr *e, const struct egr_lto_path *p,
+		   unsigned npaths, uint32_t max_us);
 
 #endif

@@ -58,8 +58,6 @@ enum gw_limits {
 	GW_ACK_PER_S = 50,    /* concentrator: HELLO_ACKs per path per second */
 	GW_ACK_PER_RCPE = 6,  /* ... for one r_cpe (a CPE sends at most 5) */
 	GW_ACK_RECENT = 4,    /* r_cpe values remembered per path for that */
-	GW_LTO_MIN_US = 3000, /* adaptive reorder timeout: floor, */
-	GW_LTO_MARGIN_US = 2000, /* and margin over the measured spread */
 	GW_KSTATS_MS = 1000,	 /* kernel queue counters, status file */
 	GW_RP_MAX = WIRE_MAX_PATHS + 1, /* rp_filter entries: paths + all */
 	GW_RULES_MAX = 1 << 20,		/* bytes of generated rules */
@@ -133,9 +131,7 @@ struct gw_link {
 		unsigned n;
 	} ack_recent[GW_ACK_RECENT]; /* answered in this window */
 	uint32_t rtt_us;	     /* last PROBE round trip, 0: none */
-	uint32_t srtt_us;   /* smoothed (RFC 6298), valid if rtt_samples */
-	uint32_t rttvar_us; /* its mean deviation */
-	uint64_t rtt_samples;
+	struct egr_rtt rtt; /* smoothed (egress/lto.h) */
 	struct gw_path_stats st;
 };
 
@@ -450,7 +446,6 @@ void gw_send_reports(struct gw *gw, uint64_t now_us);
 void gw_send_keepalives(struct gw *gw, uint64_t now_us);
 void gw_on_control(struct gw_sess *s, struct gw_link *l,
 		   const struct wire_msg *m, uint64_t now_us);
-void gw_link_rtt_sample(struct gw_link *l, uint32_t rtt_us);
 int gw_send_ctrl(struct gw_sess *s, struct gw_link *l, uint8_t type,
 		 uint32_t gseq, const uint8_t *body, size_t len,
 		 uint64_t now_us);

@@ -23,7 +23,7 @@
  *
  * Reorder timeout: the resequencer waits for a hole at most as long as the
  * live paths' one-way delays differ, plus a margin, and never longer than
- * t_lto_ms (adapt_lto).
+ * t_lto_ms: egress/lto.h, fed the PROBE round trips here (adapt_lto).
  *
  * Sessions and restarts: session.c.  Only packets under the session keys
  * that pass the replay window count as heard (gw_link_heard), never a
@@ -38,7 +38,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "common/seq.h"
 #include "gateway/gw.h"
 #include "ingress/mtu.h"
 
@@ -589,105 +588,23 @@ int gw_send_ctrl(struct gw_sess *s, struct gw_link *l, uint8_t type,
 	return 0;
 }
 
-/* The reorder timeout this egress needs: how much later than on the
- * fastest live path a packet can arrive on the slowest one.  Two
- * measurements, the larger wins:
- *  - the DATA this egress received: arrival minus the sender's stamp is the
- *    one-way delay plus the clock offset, the same offset on every path
- *    (one sender clock), so differences between paths are true one-way
- *    delay differences in the direction resequenced, asymmetric links
- *    included.  Spread: the largest (base + queueing delay of this report
- *    interval) minus the smallest base (egress/loss.c).  Only paths that
- *    carried DATA have a base;
- *  - the PROBE round trips, which every live path has whether or not it
- *    carries DATA (a mobile path the scheduler is about to use): half the
- *    srtt difference (assumes symmetric paths) plus 2 rttvar, the RFC 6298
- *    margin of 4 rttvar halved for one way: the jitter of the slowest path.
- * Plus GW_LTO_MARGIN_US, at least GW_LTO_MIN_US, at most t_lto_ms.  With
- * nothing measured yet: t_lto_ms.  Rises at once (a hole given up too
- * early loses a packet that was coming), decays by 1/8 per report (a
- * timeout a little too long costs only delay while a hole waits). */
-static uint32_t lto_target(const struct gw_sess *s)
-{
-	const struct gw *gw = s->gw;
-	const struct egr_loss *l = &s->egr.loss;
-	uint32_t max = gw->conf.reseq.t_lto_us, s_min = UINT32_MAX, s_max = 0;
-	uint32_t var_max = 0, lo = 0, hi = 0;
-	uint64_t spread = 0, t;
-	bool any = false, have_lo = false;
-	unsigned i;
-
-	for (i = 0; i < gw->npaths && i < l->n; i++) {
-		const struct gw_link *p = &s->link[i];
-		const struct egr_loss_path *lp = &l->p[i];
-
-		if (!p->alive) {
-			continue;
-		}
-		if (p->rtt_samples) {
-			any = true;
-			s_min = p->srtt_us < s_min ? p->srtt_us : s_min;
-			s_max = p->srtt_us > s_max ? p->srtt_us : s_max;
-			var_max =
-				p->rttvar_us > var_max ? p->rttvar_us : var_max;
-		}
-		if (lp->have_base) {
-			uint32_t base = seq_before(lp->base_prev, lp->base_cur)
-						? lp->base_prev
-						: lp->base_cur;
-			uint32_t top = base + lp->qdelay_max;
-
-			any = true;
-			if (!have_lo) {
-				lo = base;
-				hi = top;
-				have_lo = true;
-			}
-			lo = seq_before(base, lo) ? base : lo;
-			hi = seq_before(hi, top) ? top : hi;
-		}
-	}
-	if (!any) {
-		return max;
-	}
-	if (s_max) {
-		spread = (uint64_t)(s_max - s_min) / 2 + 2ULL * var_max;
-	}
-	if (have_lo && (uint64_t)(hi - lo) > spread) {
-		spread = hi - lo;
-	}
-	t = spread + GW_LTO_MARGIN_US;
-	t = t < GW_LTO_MIN_US ? GW_LTO_MIN_US : t;
-	return t < max ? (uint32_t)t : max;
-}
-
+/* The reorder timeout from this interval's measurements and the PROBE
+ * round trips (egress/lto.h). */
 static void adapt_lto(struct gw_sess *s)
 {
-	struct egr_reseq *r = &s->egr.reseq;
-	struct egr_reseq_params p;
-	uint32_t cur, want;
+	struct egr_lto_path p[WIRE_MAX_PATHS];
+	unsigned i;
 
 	if (!s->egr_ok) {
 		return;
 	}
-	cur = r->p.t_lto_us;
-	want = lto_target(s);
-	if (want < cur) {
-		want = cur - (cur - want + 7) / 8;
+	for (i = 0; i < s->gw->npaths; i++) {
+		const struct gw_link *l = &s->link[i];
+
+		p[i] = (struct egr_lto_path){.up = l->alive, .rtt = l->rtt};
 	}
-	/* a reload may have lowered t_lto_ms below the current value */
-	if (want > s->gw->conf.reseq.t_lto_us) {
-		want = s->gw->conf.reseq.t_lto_us;
-	}
-	if (want == cur) {
-		return;
-	}
-	p = r->p;
-	p.t_lto_us = want;
-	if (egr_reseq_set_params(r, &p)) {
-		return; /* cannot happen: only the timeout changed */
-	}
-	if (want < cur) {
+	if (egr_adapt_lto(&s->egr, p, s->gw->npaths,
+			  s->gw->conf.reseq.t_lto_us)) {
 		/* a hole waiting now may be due sooner */
 		gw_egr_settle(s);
 	}
@@ -756,22 +673,6 @@ void gw_send_keepalives(struct gw *gw, uint64_t now_us)
 	}
 }
 
-/* RFC 6298's smoothed RTT and variation (alpha 1/8, beta 1/4), from the
- * PROBE round trips: what an operator compares paths by. */
-void gw_link_rtt_sample(struct gw_link *l, uint32_t rtt_us)
-{
-	uint32_t d;
-
-	if (!l->rtt_samples++) {
-		l->srtt_us = rtt_us;
-		l->rttvar_us = rtt_us / 2;
-		return;
-	}
-	d = rtt_us > l->srtt_us ? rtt_us - l->srtt_us : l->srtt_us - rtt_us;
-	l->rttvar_us = l->rttvar_us - l->rttvar_us / 4 + d / 4;
-	l->srtt_us = l->srtt_us - l->srtt_us / 8 + rtt_us / 8;
-}
-
 void gw_on_control(struct gw_sess *s, struct gw_link *l,
 		   const struct wire_msg *m, uint64_t now_us)
 {
@@ -793,10 +694,10 @@ void gw_on_control(struct gw_sess *s, struct gw_link *l,
 	case WIRE_PROBE_ACK:
 		/* our own clock came back: no clock sync needed */
 		l->rtt_us = (uint32_t)now_us - m->u.probe.value;
-		gw_link_rtt_sample(l, l->rtt_us);
+		egr_rtt_sample(&l->rtt, l->rtt_us);
 		/* sparse flows take the path with the lowest RTT now */
 		ing_sched_set_delay(&s->sched, (unsigned)(l - s->link),
-				    l->srtt_us);
+				    l->rtt.srtt_us);
 		break;
 	default:
 		break;

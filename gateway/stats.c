@@ -491,10 +491,10 @@ static void walk_path(struct gw_sess *se, struct walker *w, unsigned i)
 	gauge(w, "rtt_us", "last PROBE round trip (0: none yet), us",
 	      p->rtt_us);
 	gauge(w, "srtt_us", "smoothed PROBE round trip (0: none yet), us",
-	      p->rtt_samples ? p->srtt_us : 0);
+	      p->rtt.samples ? p->rtt.srtt_us : 0);
 	gauge(w, "rttvar_us", "mean deviation of the round trip, us",
-	      p->rtt_samples ? p->rttvar_us : 0);
-	counter(w, "rtt_samples", "PROBE round trips measured", p->rtt_samples);
+	      p->rtt.samples ? p->rtt.rttvar_us : 0);
+	counter(w, "rtt_samples", "PROBE round trips measured", p->rtt.samples);
 	counter(w, "up_events", "transitions to up", p->st.up_events);
 	counter(w, "down_events", "transitions to down", p->st.down_events);
 	w->st.path = NULL;

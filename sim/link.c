@@ -162,6 +162,33 @@ enum sim_fate sim_link_arrive(struct sim_link *l)
 	return SIM_FATE_OK;
 }
 
+uint32_t sim_link_probe_rtt(const struct sim_link *l,
+			    const struct sim_pool *pool, uint64_t now_us)
+{
+	uint64_t period = l->c.jitter_period_us, queued = l->qbytes;
+	uint64_t at_ns = now_us * 1000, at, jit = 0;
+
+	if (l->busy) {
+		/* the head is being serialised: it ends at free_ns */
+		queued -= sim_pool_at(pool, l->head)->bytes;
+		at_ns = l->free_ns > at_ns ? l->free_ns : at_ns;
+	}
+	at_ns += (uint64_t)llround((double)queued * 8e9 / l->rate_bps);
+	if (period == 0) {
+		jit = l->c.jitter_us / 2;
+	} else if (now_us < l->jit_t0 + period) {
+		jit = (uint64_t)((int64_t)l->jit_j0 +
+				 ((int64_t)l->jit_j1 - l->jit_j0) *
+					 (int64_t)(now_us - l->jit_t0) /
+					 (int64_t)period);
+	} else {
+		jit = l->jit_j1;
+	}
+	at = (at_ns + 999) / 1000 + l->c.delay_us + jit;
+	at = at < l->last_deliver_us ? l->last_deliver_us : at;
+	return (uint32_t)(at - now_us + l->c.delay_us + jit);
+}
+
 void sim_link_set_rate(struct sim_link *l, double rate_bps)
 {
 	l->rate_bps = rate_bps;

@@ -99,6 +99,15 @@ enum sim_fate sim_link_tx_done(struct sim_link *l, struct sim_pool *pool,
  * link went down meanwhile (the caller frees it), else SIM_FATE_OK. */
 enum sim_fate sim_link_arrive(struct sim_link *l);
 
+/* The round trip a PROBE entering the link at now would measure: there,
+ * the queue ahead of it at the current rate, the propagation delay and
+ * the jitter as it stands (per-packet jitter: its mean); back, the same
+ * propagation delay and jitter without a queue (the simulator carries
+ * one direction's traffic).  Reads the link only: no random draw, so
+ * probing does not change the rest of the run. */
+uint32_t sim_link_probe_rtt(const struct sim_link *l,
+			    const struct sim_pool *pool, uint64_t now_us);
+
 /* The rate applies from the next packet to start serialisation on; the
  * queue limit follows at once. */
 void sim_link_set_rate(struct sim_link *l, double rate_bps);

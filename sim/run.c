@@ -32,7 +32,11 @@ enum ev_type {
 	EV_SAMPLE,    /* end of a 100 ms interval */
 	EV_AT,	      /* arg: link schedule entry */
 	EV_DETECT,    /* arg: path << 1 | up */
+	EV_PROBE,     /* the daemon's PROBE on every path */
 };
+
+/* The daemon's default probe_interval_ms. */
+enum { SIM_PROBE_US = 200 * 1000 };
 
 /* Random streams, one per process (links use their path index). */
 enum { STREAM_REPORT = 1000 };
@@ -77,6 +81,7 @@ struct run {
 	struct sim_hist reorder_all;
 	double util_num, util_den;
 	bool egr_ready;
+	struct egr_rtt rtt[WIRE_MAX_PATHS]; /* the PROBE round trips */
 	int err;
 };
 
@@ -338,7 +343,18 @@ static void on_report(struct run *r)
 	struct rep_msg *m;
 	uint32_t seq;
 	struct wire_report rep;
+	struct egr_lto_path lp[WIRE_MAX_PATHS];
+	unsigned i;
 
+	/* the daemon's adaptive reorder timeout, from the same measurements;
+	 * paths are live as the scheduler was last told (EV_DETECT) */
+	for (i = 0; i < c->npaths; i++) {
+		lp[i].up = r->sched.path[i].up;
+		lp[i].rtt = r->rtt[i];
+	}
+	if (egr_adapt_lto(&r->egr, lp, c->npaths, c->reseq.t_lto_us)) {
+		arm_poll(r);
+	}
 	seq = egr_loss_report(&r->egr.loss, &rep);
 	r->res->reports_sent++;
 	if (c->report_loss > 0 &&
@@ -356,6 +372,25 @@ static void on_report(struct run *r)
 	if (!finished(r)) {
 		push(r, r->now + (uint64_t)c->sched.t_report_ms * 1000,
 		     EV_REPORT, 0);
+	}
+}
+
+/* A PROBE on every path that is up, its round trip (sim_link_probe_rtt)
+ * taken at once, smoothed as the daemon does. */
+static void on_probe(struct run *r)
+{
+	unsigned i;
+
+	for (i = 0; i < r->c->npaths; i++) {
+		const struct sim_link *l = &r->link[i];
+
+		if (l->up) {
+			egr_rtt_sample(&r->rtt[i], sim_link_probe_rtt(
+							   l, &r->pool, r->now));
+		}
+	}
+	if (!finished(r)) {
+		push(r, r->now + SIM_PROBE_US, EV_PROBE, 0);
 	}
 }
 
@@ -465,6 +500,9 @@ static void dispatch(struct run *r, const struct sim_ev *ev)
 	case EV_REPORT_RX:
 		on_report_rx(r);
 		break;
+	case EV_PROBE:
+		on_probe(r);
+		break;
 	case EV_SAMPLE:
 		on_sample(r);
 		break;
@@ -522,6 +560,7 @@ static int setup(struct run *r)
 	r->egr_ready = true;
 	push(r, 0, EV_SOURCE, 0);
 	push(r, (uint64_t)c->sched.t_report_ms * 1000, EV_REPORT, 0);
+	push(r, SIM_PROBE_US, EV_PROBE, 0);
 	push(r, SIM_INTERVAL_US, EV_SAMPLE, 0);
 	for (i = 0; i < c->nat; i++) {
 		push(r, c->at[i].t_us, EV_AT, i);

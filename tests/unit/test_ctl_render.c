@@ -72,10 +72,10 @@ static void fake_gw(void)
 	fs.link[0].st.tx_pkts = 1343;
 	fs.link[0].st.tx_bytes = 1924528;
 	fs.link[0].rtt_us = 26552;
-	fs.link[0].srtt_us = 26000;
-	fs.link[0].rttvar_us = 800;
-	fs.link[0].rtt_samples = 9;
-	fs.link[1].srtt_us = 5; /* no sample: must read 0 */
+	fs.link[0].rtt.srtt_us = 26000;
+	fs.link[0].rtt.rttvar_us = 800;
+	fs.link[0].rtt.samples = 9;
+	fs.link[1].rtt.srtt_us = 5; /* no sample: must read 0 */
 	fs.egr.loss.p[1].lost = 12;
 	fs.egr.loss.p[1].rx = 1000;
 	fs.sched.path[0].rep_lost = 4;
