@@ -43,6 +43,7 @@
 #include "common/rtnl.h"
 #include "common/tun.h"
 #include "common/wire.h"
+#include "gateway/handshake.h"
 #include "egress/egress.h"
 #include "ingress/sched.h"
 
@@ -53,11 +54,6 @@ enum gw_limits {
 	GW_BUDGET = 64,	     /* packets per queue drain */
 	GW_INNER_MAX = 2048, /* largest inner packet carried */
 	GW_CTRL_MAX = WIRE_HDR_LEN + WIRE_REPORT_MAX + WIRE_TAG_LEN,
-	GW_HELLO_MS = 500,    /* CPE: HELLO per path once a session is up */
-	GW_PENDING = 4,	      /* concentrator: handshakes waiting to complete */
-	GW_ACK_PER_S = 50,    /* concentrator: HELLO_ACKs per path per second */
-	GW_ACK_PER_RCPE = 6,  /* ... for one r_cpe (a CPE sends at most 5) */
-	GW_ACK_RECENT = 4,    /* r_cpe values remembered per path for that */
 	GW_KSTATS_MS = 1000,	 /* kernel queue counters, status file */
 	GW_RP_MAX = WIRE_MAX_PATHS + 1, /* rp_filter entries: paths + all */
 	GW_RULES_MAX = 1 << 20,		/* bytes of generated rules */
@@ -123,13 +119,6 @@ struct gw_link {
 	bool have_peer;
 	bool alive; /* heard from the peer within dead_after_ms */
 	uint64_t last_rx_us;
-	uint64_t last_hello_us; /* HELLO sent, 0: never */
-	uint64_t ack_window_us; /* concentrator: HELLO_ACK rate limit */
-	unsigned ack_n;
-	struct {
-		uint64_t r_cpe;
-		unsigned n;
-	} ack_recent[GW_ACK_RECENT]; /* answered in this window */
 	uint32_t rtt_us;	     /* last PROBE round trip, 0: none */
 	struct egr_rtt rtt; /* smoothed (egress/lto.h) */
 	struct gw_path_stats st;
@@ -188,65 +177,6 @@ struct gw_slot {
 	bool tun;  /* the other family than its outer packet: the TUN device */
 	const uint8_t *ext;
 	uint8_t data[GW_INNER_MAX];
-};
-
-/* Why secure.c dropped a packet that is well formed.  Each its counter. */
-enum gw_auth_drop {
-	GW_AUTH_OK = 0,
-	GW_AUTH_NO_SESSION,    /* session packet, but no session keys */
-	GW_AUTH_BAD_TAG,       /* the tag does not verify */
-	GW_AUTH_REPLAY,	       /* pn already seen on the path */
-	GW_AUTH_TOO_OLD,       /* pn older than the replay window */
-	GW_AUTH_WRONG_DIR,     /* HELLO at a CPE, HELLO_ACK at a concentrator */
-	GW_AUTH_STALE_ACK,     /* HELLO_ACK not for our current r_cpe */
-	GW_AUTH_HELLO_LIMITED, /* HELLO left unanswered: rate limit */
-	GW_AUTH_MAX,
-};
-
-/* The keys of one session: both ends' random values, a key per
- * direction, a replay window per path. */
-struct gw_keys {
-	uint64_t r_cpe;
-	uint64_t r_conc;
-	struct auth_key tx;
-	struct auth_key rx;
-	struct replay_win win[WIRE_MAX_PATHS];
-};
-
-/* A handshake the concentrator answered and waits to see completed: the
- * first packet under its keys makes it the session. */
-struct gw_pending {
-	bool used;
-	uint64_t r_cpe;
-	uint64_t r_conc;
-	uint64_t since_us;
-	struct auth_key rx;
-};
-
-struct gw_sec_stats {
-	uint64_t handshakes;   /* sessions established */
-	uint64_t hellos;       /* CPE: HELLOs sent; conc: authentic ones */
-	uint64_t rekeys;       /* CPE: new r_cpe after a concentrator restart */
-	uint64_t pn_exhausted; /* packets not sent: pn at its limit */
-};
-
-/* The security state of a session (secure.c). */
-struct gw_sec {
-	enum auth_mode mode;
-	struct auth_key psk;
-	struct auth_key hello_tx; /* our sending direction */
-	struct auth_key hello_rx;
-	bool have_keys; /* cur is valid */
-	bool had_keys;	/* a session existed before (restart detection) */
-	struct gw_keys cur;
-	uint64_t tx_pn; /* next packet number under cur.tx */
-	/* CPE: the r_cpe of our HELLOs; adopted: an r_conc was taken for it
-	 * (a second, different one means the concentrator restarted) */
-	uint64_t r_cpe;
-	bool adopted;
-	/* concentrator */
-	struct gw_pending pend[GW_PENDING];
-	struct gw_sec_stats st;
 };
 
 /* The egress queue's own counters: what is dropped before a session is
@@ -379,6 +309,10 @@ struct gw {
 	bool stopping;
 	const char *ctl_path_opt;   /* --control-socket, overrides the conf */
 	struct gw_ctl *ctl;	    /* ctl.c, NULL when there is none */
+	/* What a module tells the others that sit above it, named after
+	 * the event; main.c sets them (NULL: nobody listens). */
+	void (*on_session_established)(struct gw_sess *s);
+	void (*on_peer_restarted)(struct gw_sess *s);
 };
 
 /* Touches every page of len bytes at p, so that the memory counts now
@@ -449,6 +383,8 @@ void gw_on_control(struct gw_sess *s, struct gw_link *l,
 int gw_send_ctrl(struct gw_sess *s, struct gw_link *l, uint8_t type,
 		 uint32_t gseq, const uint8_t *body, size_t len,
 		 uint64_t now_us);
+/* on_session_established: a CPE probes every path at once */
+void gw_links_on_established(struct gw_sess *s);
 /* sends s's PROBE on l now */
 void gw_send_probe(struct gw_sess *s, struct gw_link *l, uint64_t now_us);
 
@@ -510,6 +446,7 @@ void gw_segr_close(struct gw_sess *s);
  * its timer */
 void gw_egr_settle(struct gw_sess *s);
 void gw_egr_drain_all(struct gw *gw);
+/* on_peer_restarted: the egress's sequence state reset */
 void gw_egr_peer_restarted(struct gw_sess *s);
 /* stats.c */
 const char *gw_auth_drop_name(enum gw_auth_drop d);

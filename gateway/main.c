@@ -308,6 +308,16 @@ static void on_usr1(struct ev_loop *loop, ev_signal *w, int revents)
 
 /* ---- start and stop ------------------------------------------------------ */
 
+/* A new session after an earlier one: the peer's numbering started again.
+ * What our egress holds goes out in order, its state and our report
+ * baselines start afresh, now rather than after timeouts and a burst of
+ * false loss; our own numbering goes on (see ing_sched_peer_restarted). */
+static void on_peer_restarted(struct gw_sess *s)
+{
+	gw_egr_peer_restarted(s);
+	ing_sched_peer_restarted(&s->sched);
+}
+
 static int start(struct gw *gw)
 {
 	int err;
@@ -315,6 +325,8 @@ static int start(struct gw *gw)
 	gw->start_us = gw_now_us();
 	gw->flow_seed = (uint32_t)auth_random64();
 	gw->npaths = gw->conf.npaths;
+	gw->on_session_established = gw_links_on_established;
+	gw->on_peer_restarted = on_peer_restarted;
 	/* first: a second daemon started by mistake is told that another
 	 * one runs (its socket answers) before it touches queues or rules;
 	 * no client is served before the loop runs, after all is open */

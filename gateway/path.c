@@ -642,6 +642,22 @@ void gw_send_reports(struct gw *gw, uint64_t now_us)
 	}
 }
 
+/* The CPE's probes once a session is established: the concentrator takes
+ * the session, and learns every path, from our first packets under its
+ * keys. */
+void gw_links_on_established(struct gw_sess *s)
+{
+	uint64_t now = gw_now_us();
+	unsigned i;
+
+	if (s->gw->conf.role != ROLE_CPE) {
+		return;
+	}
+	for (i = 0; i < s->gw->npaths; i++) {
+		gw_send_probe(s, &s->link[i], now);
+	}
+}
+
 void gw_send_probe(struct gw_sess *s, struct gw_link *l, uint64_t now_us)
 {
 	struct wire_probe pr = {
