@@ -36,8 +36,10 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "gateway/gw.h"
+#include "gateway/ctl.h"
 #include "gateway/facts.h"
+#include "gateway/gw.h"
+#include "gateway/reload.h"
 #include "gateway/stats.h"
 
 enum ctl_limits {

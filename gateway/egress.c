@@ -2,9 +2,9 @@
  * PREROUTING, before conntrack and routing).
  *
  * Each packet is checked (outer IPv4 or IPv6 and UDP by hand, outer.c;
- * then the wire header, the session and path ids, then session.c: replay
- * window, tag, body), each failure dropped and counted by reason, all before the packet
- * touches any state.  DATA: the inner packet takes a free slot and is pushed to
+ * then the wire header, the session and path ids, then handshake.c: replay
+ * window, tag, body), each failure dropped and counted by reason, all
+ * before the packet touches any state.  DATA: the inner packet takes a free slot and is pushed to
  * the resequencer with the slot index as cookie; the original waits in the
  * kernel queue under its id until the resequencer releases it, in order,
  * through release(), which gives NF_ACCEPT with the inner packet as the new
@@ -19,7 +19,10 @@
  * the kernel receives it as from a wire, and drops the outer packet; no
  * release_mark then.  Our raw PREROUTING rules match only the path
  * devices ("-i <wan>"), so what we write there is never captured again.
- * Control packets are handled by path.c and dropped.
+ * Control packets are taken in by control.c (REPORT, PROBE, PROBE_ACK) or
+ * secure.c (HELLO, HELLO_ACK) and dropped.  Every t_report_ms the egress
+ * adapts its reorder timeout (egress/lto.h) and reports its loss
+ * accounting to the peer (gw_egr_send_reports).
  *
  * Sessions: the session id of the header selects the session (session.c),
  * whose keys, resequencer and slots the packet then meets; a concentrator
@@ -39,7 +42,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "gateway/control.h"
 #include "gateway/gw.h"
+#include "gateway/link.h"
+#include "gateway/outer.h"
+#include "gateway/secure.h"
+#include "gateway/session.h"
+#include "gateway/stats.h"
 
 static void verdict(struct gw_egr *e, uint32_t id, enum nfqueue_verdict_kind v,
 		    bool mark, uint32_t markv, const void *pl, size_t len)
@@ -420,6 +429,60 @@ void gw_egr_drain_all(struct gw *gw)
 	int rounds = 0;
 
 	while (drain_once(gw) > 0 && ++rounds < 1000) {
+	}
+}
+
+/* The reorder timeout from this interval's measurements and the PROBE
+ * round trips (egress/lto.h). */
+static void adapt_lto(struct gw_sess *s)
+{
+	struct egr_lto_path p[WIRE_MAX_PATHS];
+	unsigned i;
+
+	if (!s->egr_ok) {
+		return;
+	}
+	for (i = 0; i < s->gw->npaths; i++) {
+		const struct gw_link *l = &s->link[i];
+
+		p[i] = (struct egr_lto_path){.up = l->alive, .rtt = l->rtt};
+	}
+	if (egr_adapt_lto(&s->egr, p, s->gw->npaths,
+			  s->gw->conf.reseq.t_lto_us)) {
+		/* a hole waiting now may be due sooner */
+		gw_egr_settle(s);
+	}
+}
+
+/* The cumulative counters go on every path: a lost report loses nothing
+ * and the peer ignores the copies by report sequence.  Before the report
+ * resets the interval's queueing delays, they set the reorder timeout. */
+static void send_report(struct gw_sess *s, uint64_t now_us)
+{
+	struct wire_report r;
+	uint8_t body[WIRE_REPORT_MAX];
+	uint32_t seq;
+	unsigned i;
+	int len;
+
+	adapt_lto(s);
+	seq = egr_loss_report(&s->egr.loss, &r);
+	len = wire_put_report(body, sizeof(body), &r);
+	if (len < 0) {
+		return;
+	}
+	for (i = 0; i < s->gw->npaths; i++) {
+		gw_send_ctrl(s, &s->link[i], WIRE_REPORT, seq, body,
+			     (size_t)len, now_us);
+	}
+}
+
+void gw_egr_send_reports(struct gw *gw, uint64_t now_us)
+{
+	unsigned k;
+
+	for (k = 0; k < gw->nsess; k++) {
+		send_report(gw->sess[k], now_us);
 	}
 }
 

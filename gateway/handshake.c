@@ -348,3 +348,22 @@ void gw_hs_on_hello(struct gw_sec *c, const struct wire_msg *m,
 		on_hello_ack(c, &m->u.hello, out);
 	}
 }
+
+const char *gw_auth_drop_name(enum gw_auth_drop d)
+{
+	static const char *const names[GW_AUTH_MAX] = {
+		[GW_AUTH_OK] = "ok",
+		[GW_AUTH_NO_SESSION] = "no_session",
+		[GW_AUTH_BAD_TAG] = "bad_tag",
+		[GW_AUTH_REPLAY] = "replay",
+		[GW_AUTH_TOO_OLD] = "too_old",
+		[GW_AUTH_WRONG_DIR] = "wrong_dir",
+		[GW_AUTH_STALE_ACK] = "stale_ack",
+		[GW_AUTH_HELLO_LIMITED] = "hello_limited",
+	};
+
+	if ((unsigned)d >= GW_AUTH_MAX || !names[d]) {
+		return "unknown";
+	}
+	return names[d];
+}

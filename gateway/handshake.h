@@ -71,6 +71,9 @@ enum gw_auth_drop {
 	GW_AUTH_MAX,
 };
 
+/* its name: the label of egr.auth and of the debug log ("bad_tag") */
+const char *gw_auth_drop_name(enum gw_auth_drop d);
+
 /* The keys of one session: both ends' random values, a key per
  * direction, a replay window per path. */
 struct gw_keys {

@@ -26,6 +26,10 @@
 #include <unistd.h>
 
 #include "gateway/gw.h"
+#include "gateway/outer.h"
+#include "gateway/path.h"
+#include "gateway/secure.h"
+#include "gateway/session.h"
 #include "ingress/mtu.h"
 
 _Static_assert((int)MTU_FRAG_BUF == (int)GW_INNER_MAX,

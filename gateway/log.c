@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "gateway/gw.h"
+#include "gateway/log.h"
 
 enum {
 	RL_WINDOW_US = 1000000,

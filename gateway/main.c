@@ -24,7 +24,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gateway/ctl.h"
 #include "gateway/gw.h"
+#include "gateway/link.h"
+#include "gateway/notify.h"
+#include "gateway/reload.h"
+#include "gateway/rules.h"
+#include "gateway/secure.h"
+#include "gateway/session.h"
+#include "gateway/stats.h"
 
 static void usage(FILE *f)
 {
@@ -53,42 +61,6 @@ static void usage(FILE *f)
 		"without a restart\n");
 }
 
-/* What the daemon needs beyond a valid file.  The file can be valid for
- * tools that read it (simulator, l3bondctl) without these. */
-static int check_daemon(const struct conf *c, const char *file, char *err,
-			size_t len)
-{
-	if (c->role == ROLE_CPE && !c->nlan && !c->bond_output) {
-		snprintf(err, len,
-			 "%s:0: lan_interfaces: missing: required with role "
-			 "\"cpe\" (or bond_output = true)",
-			 file);
-		return -EINVAL;
-	}
-	/* the top-level CPE needs its prefixes (cpes entries require
-	 * them in the file already) */
-	if (c->role == ROLE_CONCENTRATOR && c->ncpes && !c->cpe[0].name[0] &&
-	    !c->cpe[0].nprefixes) {
-		snprintf(err, len,
-			 "%s:0: prefixes: missing: required with role "
-			 "\"concentrator\"",
-			 file);
-		return -EINVAL;
-	}
-	/* a path's peer: IPv4 or IPv6 (conf.c checked it) */
-	return 0;
-}
-
-static int load(struct conf *c, const char *file, char *err, size_t len)
-{
-	int ret = conf_load(c, file, err, len);
-
-	if (!ret) {
-		ret = check_daemon(c, file, err, len);
-	}
-	return ret;
-}
-
 /* The top-level keys a reload (SIGHUP) applies without a restart, one a
  * line: those l3bondctl set takes and those only a reload takes (the key
  * table's CONF_RUNTIME and CONF_RELOAD).  The OpenWrt init script leaves
@@ -109,118 +81,6 @@ static void list_tunables(void)
 	}
 }
 
-/* ---- reload ------------------------------------------------------------ */
-
-static void arm_periodic(struct gw *gw);
-
-/* The tunables of c in every session (checked by the config already). */
-static int set_params(struct gw *gw, const struct conf *c)
-{
-	unsigned k;
-	int ret;
-
-	for (k = 0; k < gw->nsess; k++) {
-		struct gw_sess *s = gw->sess[k];
-
-		ret = ing_sched_set_params(&s->sched, &c->sched);
-		for (unsigned i = 0; i < c->npaths; i++) {
-			ing_sched_set_rate(&s->sched, i, c->path[i].rate_kbps);
-		}
-		if (!ret) {
-			ret = egr_reseq_set_params(&s->egr.reseq, &c->reseq);
-		}
-		if (ret) {
-			return ret;
-		}
-	}
-	return 0;
-}
-
-int gw_apply_conf(struct gw *gw, const struct conf *c, char *err, size_t len)
-{
-	struct conf keep, next;
-	const char *key;
-	unsigned k;
-	int ret;
-
-	/* what the key table marks CONF_RESTART */
-	if (!conf_same_structure(&gw->conf, c, &key)) {
-		snprintf(err, len, "%s changed; restart l3bondd to apply", key);
-		return -EINVAL;
-	}
-	ret = conf_copy(&next, c);
-	if (ret) {
-		snprintf(err, len, "%s", strerror(-ret));
-		return ret;
-	}
-	ret = gw_rules_update(gw, &next);
-	if (ret) {
-		snprintf(err, len, "the rules of the new prefixes: %s",
-			 strerror(-ret));
-		conf_free(&next);
-		return ret;
-	}
-	/* the control socket stays as it was opened (CONF_OPENED): moving
-	 * it under a client is a restart's job */
-	conf_keep_opened(&next, &gw->conf);
-	keep = gw->conf; /* the old CPEs go with it */
-	gw->conf = next;
-	ret = gw_sessions_update(gw, &gw->conf);
-	if (!ret) {
-		ret = set_params(gw, &gw->conf);
-	}
-	if (ret) {
-		/* nothing of the sessions changed (gw_sessions_update), the
-		 * parameters are the checked ones of a config */
-		gw_rules_update(gw, &keep); /* the old prefixes again */
-		conf_free(&gw->conf);
-		gw->conf = keep;
-		set_params(gw, &gw->conf);
-		snprintf(err, len, "%s", strerror(-ret));
-		return ret;
-	}
-	conf_free(&keep);
-	gw->log_level = gw->verbose ? CONF_LOG_DEBUG : c->log_level;
-	/* an interface's MTU may have changed (PPPoE MTU, say) */
-	gw_paths_update_mtu(gw);
-	arm_periodic(gw);
-	/* t_lto may have changed the deadline; the reorder timeout starts
-	 * again from t_lto_ms and adapts from the next report on */
-	for (k = 0; k < gw->nsess; k++) {
-		gw_egr_settle(gw->sess[k]);
-	}
-	gw_info(gw,
-		"applied: k=%g t_dwd_ms=%u t_report_ms=%u w_fixed=%g "
-		"w_mobile_max=%g queue_target_ms=%u t_lto_ms=%u early_release=%d "
-		"probe_interval_ms=%u dead_after_ms=%u log_level=%s, %u "
-		"sessions",
-		c->sched.k, c->sched.t_dwd_ms, c->sched.t_report_ms,
-		c->sched.w_fixed, c->sched.w_mobile_max,
-		c->sched.queue_target_us / 1000, c->reseq.t_lto_us / 1000,
-		c->reseq.early_release, c->probe_interval_ms, c->dead_after_ms,
-		conf_log_level_name(c->log_level), gw->nsess);
-	return 0;
-}
-
-int gw_reload(struct gw *gw, char *err, size_t len)
-{
-	struct conf c;
-	int ret;
-
-	gw_notify("RELOADING=1");
-	conf_defaults(&c);
-	ret = load(&c, gw->conf_file, err, len);
-	if (!ret) {
-		ret = gw_apply_conf(gw, &c, err, len);
-	}
-	if (ret) {
-		gw_err(gw, "reload refused, old configuration kept: %s", err);
-	}
-	conf_free(&c);
-	gw_notify("READY=1");
-	return ret;
-}
-
 /* ---- timers and signals ----------------------------------------------- */
 
 /* Liveness is checked by both periodic timers: a dead path is seen
@@ -233,7 +93,7 @@ static void on_report(struct ev_loop *loop, ev_timer *w, int revents)
 	(void)loop;
 	(void)revents;
 	gw_paths_check_alive(gw, now);
-	gw_send_reports(gw, now);
+	gw_egr_send_reports(gw, now);
 }
 
 /* probe_interval_ms: PROBEs (and HELLOs) on every path */
@@ -318,6 +178,14 @@ static void on_peer_restarted(struct gw_sess *s)
 	ing_sched_peer_restarted(&s->sched);
 }
 
+/* A path came up or went down for s: holes may be given up, packets
+ * released. */
+static void on_link_alive_changed(struct gw_sess *s, struct gw_link *l)
+{
+	(void)l;
+	gw_egr_settle(s);
+}
+
 static int start(struct gw *gw)
 {
 	int err;
@@ -325,8 +193,11 @@ static int start(struct gw *gw)
 	gw->start_us = gw_now_us();
 	gw->flow_seed = (uint32_t)auth_random64();
 	gw->npaths = gw->conf.npaths;
+	gw->on_path_reopened = gw_links_on_path_reopened;
 	gw->on_session_established = gw_links_on_established;
 	gw->on_peer_restarted = on_peer_restarted;
+	gw->on_link_alive_changed = on_link_alive_changed;
+	gw->on_tunables_applied = arm_periodic;
 	/* first: a second daemon started by mistake is told that another
 	 * one runs (its socket answers) before it touches queues or rules;
 	 * no client is served before the loop runs, after all is open */
@@ -537,7 +408,7 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	ret = load(&gw.conf, gw.conf_file, err, sizeof(err));
+	ret = gw_conf_load(&gw.conf, gw.conf_file, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "l3bondd: %s\n", err);
 		return 1;

@@ -12,6 +12,7 @@
  * daemon runs on whether systemd heard it or not.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "gateway/gw.h"
+#include "gateway/notify.h"
 
 enum {
 	NOTIFY_MSG_MAX = 256,

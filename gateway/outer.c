@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gateway/gw.h"
+#include "gateway/outer.h"
 
 static uint16_t be16(const uint8_t *p)
 {

@@ -1,33 +1,11 @@
-/* The paths: one UDP socket each, bound to the path's WAN device and
- * marked with its fwmark, all bound to the tunnel port; and the control
- * traffic on them.
+/* The paths: one UDP socket per outer family each, bound to the path's
+ * WAN device and marked with its fwmark, all bound to the tunnel port;
+ * their MTU; the rtnetlink watch of their interfaces.
  *
  * The sockets only send: what arrives for the tunnel port is taken by the
- * egress queue in raw PREROUTING before it reaches any socket.
- *
- * Liveness: a path is up while something valid arrived on it within
- * dead_after_ms.  Both ends send a PROBE on every path every
- * probe_interval_ms (the concentrator once it has learnt the path) and
- * answer the peer's (PROBE_ACK), and both send REPORTs on every path every
- * t_report_ms, so a working path always hears its peer several times per
- * dead_after_ms (at least 2 probe intervals, conf.c), whatever the
- * traffic.  On the concentrator a path it has not learnt an address for is
- * down.  So a CPE that starts, or whose peer is gone, sends natively until
- * the peer answers, and a concentrator whose CPE died stops bonding towards
- * it after dead_after_ms.  Down: the scheduler stops using the path and the
- * resequencer gives up at once the holes the path owned; the first valid
- * packet on it brings it back.  The check runs with every probe and every
- * report, so a path is down at most min(probe_interval_ms, t_report_ms)
- * after dead_after_ms.  The CPE's PROBEs also keep the carrier NAT's
- * binding open.
- *
- * Reorder timeout: the resequencer waits for a hole at most as long as the
- * live paths' one-way delays differ, plus a margin, and never longer than
- * t_lto_ms: egress/lto.h, fed the PROBE round trips here (adapt_lto).
- *
- * Sessions and restarts: session.c.  Only packets under the session keys
- * that pass the replay window count as heard (gw_link_heard), never a
- * HELLO or HELLO_ACK alone, which anyone can replay.
+ * egress queue in raw PREROUTING before it reaches any socket.  When an
+ * interface comes back or changes, its socket is opened again and the
+ * sessions are told (on_path_reopened).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -39,6 +17,11 @@
 #include <unistd.h>
 
 #include "gateway/gw.h"
+#include "gateway/link.h"
+#include "gateway/outer.h"
+#include "gateway/path.h"
+#include "gateway/rules.h"
+#include "gateway/session.h"
 #include "ingress/mtu.h"
 
 void gw_link_set_peer(struct gw_link *l, const struct sockaddr_in6 *a)
@@ -306,14 +289,13 @@ void gw_paths_update_mtu(struct gw *gw)
 
 /* A path's socket again, after its interface appeared, came back with a
  * new index (a PPPoE reconnect makes a new ppp0), or got a new address:
- * SO_BINDTODEVICE holds the index it was given.  Then a PROBE of every
- * session at once, so that the peer sees the path (and its new address,
- * behind NAT) now rather than a probe interval later. */
+ * SO_BINDTODEVICE holds the index it was given.  Then the sessions are
+ * told (on_path_reopened: a PROBE of every session at once, so that the
+ * peer sees the path, and its new address behind NAT, now rather than a
+ * probe interval later). */
 static void reopen(struct gw *gw, struct gw_path *p, const char *why)
 {
 	const struct conf_path *cp = &gw->conf.path[p->idx];
-	uint64_t now = gw_now_us();
-	unsigned k;
 	int err;
 
 	close_socks(p);
@@ -327,9 +309,8 @@ static void reopen(struct gw *gw, struct gw_path *p, const char *why)
 	gw_info(gw, "path %s: %s: socket on %s opened again", cp->name, why,
 		cp->ifname);
 	gw_paths_update_mtu(gw);
-	for (k = 0; k < gw->nsess; k++) {
-		gw_sec_send_hellos(gw->sess[k], now, true);
-		gw_send_probe(gw->sess[k], &gw->sess[k]->link[p->idx], now);
+	if (gw->on_path_reopened) {
+		gw->on_path_reopened(gw, p->idx);
 	}
 }
 
@@ -464,258 +445,5 @@ void gw_paths_close(struct gw *gw)
 	}
 	for (i = 0; i < gw->npaths; i++) {
 		close_socks(&gw->path[i]);
-	}
-}
-
-static void set_alive(struct gw_sess *s, struct gw_link *l, bool alive)
-{
-	const struct conf_path *cp = &s->gw->conf.path[l->idx];
-
-	char a[GW_ADDR_STR];
-
-	l->alive = alive;
-	ing_sched_set_up(&s->sched, l->idx, alive);
-	egr_reseq_set_path_up(&s->egr.reseq, l->idx, alive);
-	if (alive) {
-		l->st.up_events++;
-		gw_sinfo(s, "path %s: up (peer %s)", cp->name,
-			 gw_addr_str(&l->peer, a, sizeof(a)));
-	} else {
-		l->st.down_events++;
-		gw_swarn(s, "path %s: down: nothing heard for %u ms", cp->name,
-			 s->gw->conf.dead_after_ms);
-	}
-	/* a path going down may give holes up and release packets */
-	gw_egr_settle(s);
-}
-
-void gw_link_heard(struct gw_sess *s, struct gw_link *l,
-		   const struct sockaddr_in6 *from, bool newest,
-		   uint64_t now_us)
-{
-	const struct conf_path *cp = &s->gw->conf.path[l->idx];
-	bool learnt = false, family;
-	char a[GW_ADDR_STR];
-
-	l->last_rx_us = now_us;
-	/* Carrier NAT may move the CPE's address or port at any time: the
-	 * concentrator answers where the newest authentic packet came from,
-	 * at once.  Only the newest: a replay is never authentic and fresh,
-	 * and a packet overtaken on the way may still carry the old
-	 * address. */
-	if (s->gw->conf.role == ROLE_CONCENTRATOR && newest &&
-	    (!l->have_peer ||
-	     memcmp(&l->peer.sin6_addr, &from->sin6_addr, 16) ||
-	     l->peer.sin6_port != from->sin6_port)) {
-		learnt = !l->have_peer;
-		family = !l->have_peer ||
-			 gw_addr_is4(&l->peer) != gw_addr_is4(from);
-		gw_link_set_peer(l, from);
-		l->have_peer = true;
-		gw_sinfo(s, "path %s: peer is %s", cp->name,
-			 gw_addr_str(&l->peer, a, sizeof(a)));
-		if (family &&
-		    s->gw->path[l->idx].outer6 != !gw_addr_is4(from)) {
-			/* the outer header's size changed: inner_max, MSS */
-			gw_paths_update_mtu(s->gw);
-		}
-	}
-	if (learnt) {
-		/* a round trip at once, not a probe interval later */
-		gw_send_probe(s, l, now_us);
-	}
-	if (!l->alive) {
-		set_alive(s, l, true);
-	}
-}
-
-void gw_paths_check_alive(struct gw *gw, uint64_t now_us)
-{
-	uint64_t dead_us = (uint64_t)gw->conf.dead_after_ms * 1000;
-	unsigned i, k;
-
-	for (k = 0; k < gw->nsess; k++) {
-		struct gw_sess *s = gw->sess[k];
-
-		for (i = 0; i < gw->npaths; i++) {
-			struct gw_link *l = &s->link[i];
-
-			if (l->alive && now_us - l->last_rx_us > dead_us) {
-				set_alive(s, l, false);
-			}
-		}
-	}
-}
-
-/* Builds a control packet, seals it under the session keys and sends it
- * on l's path to the link's peer.  gseq: the type's counter. */
-int gw_send_ctrl(struct gw_sess *s, struct gw_link *l, uint8_t type,
-		 uint32_t gseq, const uint8_t *body, size_t len,
-		 uint64_t now_us)
-{
-	struct wire_hdr h = {
-		.type = type,
-		.path = (uint8_t)l->idx,
-		.session = s->id,
-		.gseq = gseq,
-		.tstamp = (uint32_t)now_us,
-	};
-	uint8_t pkt[GW_CTRL_MAX];
-	const struct sockaddr *to;
-	socklen_t tolen;
-	int n, fd;
-
-	if (!gw_link_can_send(s, l)) {
-		return -ENOTCONN;
-	}
-	n = gw_sec_next_pn(s, &h.pn);
-	if (n) {
-		return n;
-	}
-	n = wire_build(pkt, sizeof(pkt), &h, body, len);
-	if (n < 0) {
-		l->st.ctrl_errors++;
-		return n;
-	}
-	gw_sec_seal(s, h.pn, pkt, pkt + WIRE_HDR_LEN, len,
-		    pkt + WIRE_HDR_LEN + len);
-	fd = gw_link_dst(s, l, &to, &tolen);
-	if (sendto(fd, pkt, (size_t)n, MSG_DONTWAIT, to, tolen) < 0) {
-		l->st.ctrl_errors++;
-		return -errno;
-	}
-	l->st.ctrl_tx++;
-	return 0;
-}
-
-/* The reorder timeout from this interval's measurements and the PROBE
- * round trips (egress/lto.h). */
-static void adapt_lto(struct gw_sess *s)
-{
-	struct egr_lto_path p[WIRE_MAX_PATHS];
-	unsigned i;
-
-	if (!s->egr_ok) {
-		return;
-	}
-	for (i = 0; i < s->gw->npaths; i++) {
-		const struct gw_link *l = &s->link[i];
-
-		p[i] = (struct egr_lto_path){.up = l->alive, .rtt = l->rtt};
-	}
-	if (egr_adapt_lto(&s->egr, p, s->gw->npaths,
-			  s->gw->conf.reseq.t_lto_us)) {
-		/* a hole waiting now may be due sooner */
-		gw_egr_settle(s);
-	}
-}
-
-/* The cumulative counters go on every path: a lost report loses nothing
- * and the peer ignores the copies by report sequence.  Before the report
- * resets the interval's queueing delays, they set the reorder timeout. */
-static void send_report(struct gw_sess *s, uint64_t now_us)
-{
-	struct wire_report r;
-	uint8_t body[WIRE_REPORT_MAX];
-	uint32_t seq;
-	unsigned i;
-	int len;
-
-	adapt_lto(s);
-	seq = egr_loss_report(&s->egr.loss, &r);
-	len = wire_put_report(body, sizeof(body), &r);
-	if (len < 0) {
-		return;
-	}
-	for (i = 0; i < s->gw->npaths; i++) {
-		gw_send_ctrl(s, &s->link[i], WIRE_REPORT, seq, body,
-			     (size_t)len, now_us);
-	}
-}
-
-void gw_send_reports(struct gw *gw, uint64_t now_us)
-{
-	unsigned k;
-
-	for (k = 0; k < gw->nsess; k++) {
-		send_report(gw->sess[k], now_us);
-	}
-}
-
-/* The CPE's probes once a session is established: the concentrator takes
- * the session, and learns every path, from our first packets under its
- * keys. */
-void gw_links_on_established(struct gw_sess *s)
-{
-	uint64_t now = gw_now_us();
-	unsigned i;
-
-	if (s->gw->conf.role != ROLE_CPE) {
-		return;
-	}
-	for (i = 0; i < s->gw->npaths; i++) {
-		gw_send_probe(s, &s->link[i], now);
-	}
-}
-
-void gw_send_probe(struct gw_sess *s, struct gw_link *l, uint64_t now_us)
-{
-	struct wire_probe pr = {
-		.id = ++s->probe_id,
-		.value = s->sched.path[l->idx].last_gseq,
-	};
-	uint8_t pb[WIRE_PROBE_LEN];
-
-	wire_put_probe(pb, sizeof(pb), &pr);
-	gw_send_ctrl(s, l, WIRE_PROBE, pr.id, pb, sizeof(pb), now_us);
-}
-
-/* Every probe_interval_ms: the CPE's HELLOs (secure.c), and a PROBE on
- * every path of every session.  The CPE's PROBEs keep the NAT binding
- * open; both ends probe so that both measure the paths' round trips and
- * hear each other within dead_after_ms (the concentrator once it has
- * learnt the path). */
-void gw_send_keepalives(struct gw *gw, uint64_t now_us)
-{
-	unsigned i, k;
-
-	for (k = 0; k < gw->nsess; k++) {
-		struct gw_sess *s = gw->sess[k];
-
-		gw_sec_send_hellos(s, now_us, false);
-		for (i = 0; i < gw->npaths; i++) {
-			gw_send_probe(s, &s->link[i], now_us);
-		}
-	}
-}
-
-void gw_on_control(struct gw_sess *s, struct gw_link *l,
-		   const struct wire_msg *m, uint64_t now_us)
-{
-	uint8_t body[WIRE_PROBE_LEN];
-
-	switch (m->hdr.type) {
-	case WIRE_REPORT:
-		ing_sched_on_report(&s->sched, m->hdr.gseq, &m->u.report);
-		break;
-	case WIRE_PROBE: {
-		struct wire_probe ack = {.id = m->u.probe.id,
-					 .value = m->hdr.tstamp};
-
-		wire_put_probe(body, sizeof(body), &ack);
-		gw_send_ctrl(s, l, WIRE_PROBE_ACK, m->hdr.gseq, body,
-			     sizeof(body), now_us);
-		break;
-	}
-	case WIRE_PROBE_ACK:
-		/* our own clock came back: no clock sync needed */
-		l->rtt_us = (uint32_t)now_us - m->u.probe.value;
-		egr_rtt_sample(&l->rtt, l->rtt_us);
-		/* sparse flows take the path with the lowest RTT now */
-		ing_sched_set_delay(&s->sched, (unsigned)(l - s->link),
-				    l->rtt.srtt_us);
-		break;
-	default:
-		break;
 	}
 }

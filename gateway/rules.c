@@ -41,6 +41,7 @@
 #include <arpa/inet.h>
 
 #include "gateway/gw.h"
+#include "gateway/rules.h"
 #include "ingress/mtu.h"
 
 /* Generated text goes into a memory stream (open_memstream): it grows as

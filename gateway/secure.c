@@ -12,6 +12,10 @@
 #include <sys/socket.h>
 
 #include "gateway/gw.h"
+#include "gateway/outer.h"
+#include "gateway/path.h"
+#include "gateway/secure.h"
+#include "gateway/session.h"
 
 void gw_sec_init(struct gw_sess *s, const struct auth_key *psk, bool encrypt)
 {

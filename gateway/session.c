@@ -30,6 +30,10 @@
 #include <arpa/inet.h>
 
 #include "gateway/gw.h"
+#include "gateway/gw_egress.h"
+#include "gateway/path.h"
+#include "gateway/secure.h"
+#include "gateway/session.h"
 
 /* An entry of the prefix table: IPv4 addresses take the first 4 bytes of
  * addr, the rest zero. */

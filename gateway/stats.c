@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "gateway/gw.h"
+#include "gateway/outer.h"
+#include "gateway/session.h"
 #include "gateway/stats.h"
 
 struct walker {
@@ -69,25 +71,6 @@ static void labelled(struct walker *w, const char *name, const char *help,
 	w->st.label = label;
 	w->st.label_value = value;
 	counter(w, name, help, v);
-}
-
-const char *gw_auth_drop_name(enum gw_auth_drop d)
-{
-	static const char *const names[GW_AUTH_MAX] = {
-		[GW_AUTH_OK] = "ok",
-		[GW_AUTH_NO_SESSION] = "no_session",
-		[GW_AUTH_BAD_TAG] = "bad_tag",
-		[GW_AUTH_REPLAY] = "replay",
-		[GW_AUTH_TOO_OLD] = "too_old",
-		[GW_AUTH_WRONG_DIR] = "wrong_dir",
-		[GW_AUTH_STALE_ACK] = "stale_ack",
-		[GW_AUTH_HELLO_LIMITED] = "hello_limited",
-	};
-
-	if ((unsigned)d >= GW_AUTH_MAX || !names[d]) {
-		return "unknown";
-	}
-	return names[d];
 }
 
 static void walk_daemon(struct gw *gw, struct walker *w)

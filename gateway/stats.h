@@ -62,6 +62,10 @@ typedef void gw_stat_fn(void *arg, const struct gw_stat *st);
 
 void gw_stats_walk(struct gw *gw, gw_stat_fn *fn, void *arg);
 
+/* status.c: the walk as key=value lines to fd (--status-file, SIGUSR1) */
+int gw_status_write(struct gw *gw, int fd);
+void gw_status_dump(struct gw *gw);
+
 /* The status-file key of st ("egr.wire.bad_len"), into buf; returns buf. */
 const char *gw_stat_key(const struct gw_stat *st, char *buf, size_t len);
 

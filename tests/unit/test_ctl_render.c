@@ -23,6 +23,7 @@
 
 #include "gateway/facts.h"
 #include "gateway/gw.h"
+#include "gateway/session.h"
 #include "gateway/show.h"
 #include "gateway/stats.h"
 

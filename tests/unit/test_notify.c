@@ -7,7 +7,9 @@
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +20,7 @@
 
 #include <cmocka.h>
 
-#include "gateway/gw.h"
+#include "gateway/notify.h"
 
 struct rx {
 	int fd;

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "gateway/gw.h"
+#include "gateway/outer.h"
 
 /* An IPv4/UDP packet from 192.0.2.1:4000 with plen payload bytes. */
 static size_t build(uint8_t *p, size_t plen, size_t ihl)

@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "gateway/gw.h"
+#include "gateway/rules.h"
 
 /* The CPEs of the configs built here (struct conf holds a pointer). */
 static struct conf_cpe cpes[4];

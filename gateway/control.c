@@ -1,0 +1,100 @@
+/* Control messages on a link: built, sealed under the session keys and
+ * sent; those received taken in.  REPORT carries the egress's loss
+ * accounting to the peer's scheduler; PROBE and PROBE_ACK measure each
+ * path's round trip (RFC 6298 smoothing, egress/lto.h: what operators
+ * compare paths by, and one measurement of the reorder timeout) and keep
+ * paths heard (link.c).
+ */
+#include <errno.h>
+#include <sys/socket.h>
+
+#include "gateway/control.h"
+#include "gateway/gw.h"
+#include "gateway/link.h"
+#include "gateway/path.h"
+#include "gateway/secure.h"
+#include "gateway/session.h"
+
+/* Builds a control packet, seals it under the session keys and sends it
+ * on l's path to the link's peer.  gseq: the type's counter. */
+int gw_send_ctrl(struct gw_sess *s, struct gw_link *l, uint8_t type,
+		 uint32_t gseq, const uint8_t *body, size_t len,
+		 uint64_t now_us)
+{
+	struct wire_hdr h = {
+		.type = type,
+		.path = (uint8_t)l->idx,
+		.session = s->id,
+		.gseq = gseq,
+		.tstamp = (uint32_t)now_us,
+	};
+	uint8_t pkt[GW_CTRL_MAX];
+	const struct sockaddr *to;
+	socklen_t tolen;
+	int n, fd;
+
+	if (!gw_link_can_send(s, l)) {
+		return -ENOTCONN;
+	}
+	n = gw_sec_next_pn(s, &h.pn);
+	if (n) {
+		return n;
+	}
+	n = wire_build(pkt, sizeof(pkt), &h, body, len);
+	if (n < 0) {
+		l->st.ctrl_errors++;
+		return n;
+	}
+	gw_sec_seal(s, h.pn, pkt, pkt + WIRE_HDR_LEN, len,
+		    pkt + WIRE_HDR_LEN + len);
+	fd = gw_link_dst(s, l, &to, &tolen);
+	if (sendto(fd, pkt, (size_t)n, MSG_DONTWAIT, to, tolen) < 0) {
+		l->st.ctrl_errors++;
+		return -errno;
+	}
+	l->st.ctrl_tx++;
+	return 0;
+}
+
+void gw_send_probe(struct gw_sess *s, struct gw_link *l, uint64_t now_us)
+{
+	struct wire_probe pr = {
+		.id = ++s->probe_id,
+		.value = s->sched.path[l->idx].last_gseq,
+	};
+	uint8_t pb[WIRE_PROBE_LEN];
+
+	wire_put_probe(pb, sizeof(pb), &pr);
+	gw_send_ctrl(s, l, WIRE_PROBE, pr.id, pb, sizeof(pb), now_us);
+}
+
+void gw_on_control(struct gw_sess *s, struct gw_link *l,
+		   const struct wire_msg *m, uint64_t now_us)
+{
+	uint8_t body[WIRE_PROBE_LEN];
+
+	switch (m->hdr.type) {
+	case WIRE_REPORT:
+		ing_sched_on_report(&s->sched, m->hdr.gseq, &m->u.report);
+		break;
+	case WIRE_PROBE: {
+		struct wire_probe ack = {.id = m->u.probe.id,
+					 .value = m->hdr.tstamp};
+
+		wire_put_probe(body, sizeof(body), &ack);
+		gw_send_ctrl(s, l, WIRE_PROBE_ACK, m->hdr.gseq, body,
+			     sizeof(body), now_us);
+		break;
+	}
+	case WIRE_PROBE_ACK:
+		/* our own clock came back: no clock sync needed */
+		l->rtt_us = (uint32_t)now_us - m->u.probe.value;
+		egr_rtt_sample(&l->rtt, l->rtt_us);
+		/* sparse flows take the path with the lowest RTT now */
+		ing_sched_set_delay(&s->sched, (unsigned)(l - s->link),
+				    l->rtt.srtt_us);
+		break;
+	default:
+		break;
+	}
+}

@@ -1,0 +1,69 @@
+/* The ingress (ingress.c): the queue of the traffic to bond, each packet
+ * sent through the tunnel to its session's peer, or accepted natively.
+ */
+#ifndef L3BOND_GW_INGRESS_H
+#define L3BOND_GW_INGRESS_H
+
+#include <ev.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/nfqueue.h"
+#include "gateway/log.h"
+#include "gateway/path.h"
+
+struct gw;
+
+enum gw_ing_limits {
+	GW_ICMP_PER_S = 100, /* frag-needed + too-big messages per second */
+	GW_FRAG_MAX = 8,     /* fragments of one inner packet */
+	GW_TOLD = 256,	 /* IPv6 packet-too-big sent: (source, destination) */
+	GW_TOLD_S = 600, /* remembered this long (Linux\'s PMTU expiry) */
+};
+
+/* The ingress queue's own counters (all sessions). */
+struct gw_ing_stats {
+	uint64_t pkts;	 /* packets taken from the queue */
+	uint64_t no_cpe; /* accepted natively: no CPE routes the address */
+	uint64_t unfit;	 /* accepted natively: cut short, tiny, huge */
+	uint64_t verdict_errors;
+	uint64_t too_big;      /* DF, too large: dropped, ICMP sent back */
+	uint64_t too_big_mute; /* dropped, no ICMP (not allowed, limit) */
+	uint64_t icmp_errors;  /* ICMP the socket refused */
+	uint64_t fragmented;   /* no DF, too large: sent in fragments */
+	uint64_t outer_frag;   /* IPv6, too large, its source already told:
+				* sent whole in fragmented outer packets */
+};
+
+/* An IPv6 packet-too-big the ingress sent: to src, about dst. */
+struct gw_told {
+	uint8_t src[16];
+	uint8_t dst[16];
+	uint64_t at_us; /* 0: free */
+};
+
+/* A session's ingress counters. */
+struct gw_sing_stats {
+	uint64_t bonded;     /* sent through the tunnel */
+	uint64_t no_path;    /* accepted natively: no path up */
+	uint64_t no_session; /* accepted natively: no session keys yet */
+};
+
+struct gw_ing {
+	struct nfqueue q;
+	ev_io io;
+	unsigned n; /* packets in this drain */
+	uint32_t id[GW_BUDGET];
+	uint8_t (*buf)[GW_INNER_MAX]; /* GW_BUDGET inner copies */
+	uint64_t now_us;
+	struct nfqueue_kstats kst;
+	struct gw_ratelimit rl; /* log lines about failed sends */
+	struct gw_told told[GW_TOLD];
+	struct gw_ing_stats st;
+};
+
+int gw_ing_open(struct gw *gw);
+void gw_ing_close(struct gw *gw);
+void gw_ing_drain_all(struct gw *gw);
+
+#endif

@@ -1,0 +1,64 @@
+/* A path as one session sees it (link.c): the peer's address on it,
+ * whether it is alive, its round trip, its counters; the PROBEs that keep
+ * it measured and NAT bindings open, and the peer's address followed
+ * when carrier NAT moves it.
+ */
+#ifndef L3BOND_GW_LINK_H
+#define L3BOND_GW_LINK_H
+
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "egress/lto.h"
+
+struct gw;
+struct gw_sess;
+
+struct gw_path_stats {
+	uint64_t tx_pkts; /* DATA sent */
+	uint64_t tx_bytes;
+	uint64_t tx_errors; /* DATA the socket refused */
+	int tx_errno;	    /* why, the last time (0: never) */
+	uint64_t ctrl_tx;   /* control packets sent */
+	uint64_t ctrl_errors;
+	uint64_t rx_pkts; /* valid tunnel packets received */
+	uint64_t rx_bytes;
+	uint64_t up_events;
+	uint64_t down_events;
+};
+
+/* A path as one session sees it: the peer's address on it, liveness,
+ * round trip, counters. */
+struct gw_link {
+	unsigned idx; /* the path's */
+	/* cpe: configured; concentrator: learnt.  An IPv4 peer is held
+	 * v4-mapped (::ffff:a.b.c.d), so that one comparison serves both
+	 * families; peer4 is the same as the sockaddr_in the path's IPv4
+	 * socket takes. */
+	struct sockaddr_in6 peer;
+	struct sockaddr_in peer4;
+	bool have_peer;
+	bool alive; /* heard from the peer within dead_after_ms */
+	uint64_t last_rx_us;
+	uint32_t rtt_us;	     /* last PROBE round trip, 0: none */
+	struct egr_rtt rtt; /* smoothed (egress/lto.h) */
+	struct gw_path_stats st;
+};
+
+/* an authentic packet of s arrived on l from the address from; newest:
+ * its packet number is the highest yet on the path */
+void gw_link_heard(struct gw_sess *s, struct gw_link *l,
+		   const struct sockaddr_in6 *from, bool newest,
+		   uint64_t now_us);
+/* every link of every session that heard nothing for dead_after_ms is
+ * down */
+void gw_paths_check_alive(struct gw *gw, uint64_t now_us);
+/* every probe_interval_ms: the CPE's HELLOs, a PROBE on every link */
+void gw_send_keepalives(struct gw *gw, uint64_t now_us);
+/* on_session_established: a CPE probes every path at once */
+void gw_links_on_established(struct gw_sess *s);
+/* on_path_reopened: HELLO and PROBE of every session on the path now */
+void gw_links_on_path_reopened(struct gw *gw, unsigned path);
+
+#endif

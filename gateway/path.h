@@ -1,0 +1,68 @@
+/* A path of this box (path.c): its two UDP sockets (IPv4, IPv6), bound to
+ * the path's WAN device and marked with its fwmark; its MTU; the
+ * rtnetlink watch that opens a socket again when its interface comes
+ * back.  And the addresses a link's packets go to over them.
+ */
+#ifndef L3BOND_GW_PATH_H
+#define L3BOND_GW_PATH_H
+
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#include "common/conf.h"
+#include "common/wire.h"
+
+struct gw;
+struct gw_link;
+struct gw_sess;
+
+enum gw_path_limits {
+	GW_BUDGET = 64,	     /* packets per queue drain */
+	GW_INNER_MAX = 2048, /* largest inner packet carried */
+};
+
+/* A path of this box: its socket, and the DATA the ingress queued on it in
+ * this drain, for any session (each message has its own destination). */
+struct gw_path {
+	unsigned idx;
+	int fd;		  /* IPv4; -1: none (the interface is absent) */
+	int fd6;	  /* IPv6 (V6ONLY); -1: none (also: no IPv6) */
+	bool outer6;	  /* a peer on it is IPv6: its MTU counts 40 bytes
+			   * of outer IP header, not 20 */
+	uint32_t mtu;	  /* configured, else the interface's */
+	uint64_t reopens; /* socket opened again (interface changed) */
+	unsigned nmsg;
+	struct mmsghdr msg[GW_BUDGET];
+	struct iovec iov[GW_BUDGET][3];
+	uint8_t hdr[GW_BUDGET][WIRE_HDR_LEN];
+	uint8_t tag[GW_BUDGET][WIRE_TAG_LEN];
+	struct gw_link *who[GW_BUDGET]; /* the link each message counts on */
+	int mfd[GW_BUDGET];		/* the socket each goes on */
+};
+
+/* The socket of l's path for its peer's family (-1: none), and the
+ * address to send to (*to, *len) */
+int gw_link_dst(const struct gw_sess *s, const struct gw_link *l,
+		const struct sockaddr **to, socklen_t *len);
+/* The same for any address a of path p; an IPv4 one is built in a4. */
+int gw_path_dst(const struct gw_path *p, const struct sockaddr_in6 *a,
+		struct sockaddr_in *a4, const struct sockaddr **to,
+		socklen_t *len);
+/* l's peer is a (both peer and peer4) */
+void gw_link_set_peer(struct gw_link *l, const struct sockaddr_in6 *a);
+/* the sockets (a path whose interface is absent waits for it), the
+ * rtnetlink watch of the interfaces, the MTUs */
+int gw_paths_open(struct gw *gw);
+void gw_paths_close(struct gw *gw);
+/* the paths' MTUs again (start, interface back, reload): inner_max, mss,
+ * the clamp rule */
+void gw_paths_update_mtu(struct gw *gw);
+/* the link's peer is known and the path has a socket */
+bool gw_link_can_send(const struct gw_sess *s, const struct gw_link *l);
+/* sets up s's links from the config (the CPE's peers; all down) */
+void gw_links_init(struct gw_sess *s);
+
+#endif

@@ -1,0 +1,67 @@
+/* The sessions (session.c): one per CPE, on a CPE the one with its
+ * concentrator; their tables by session id and by routed prefix.
+ */
+#ifndef L3BOND_GW_SESSION_H
+#define L3BOND_GW_SESSION_H
+
+#include <ev.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/conf.h"
+#include "egress/egress.h"
+#include "gateway/gw_egress.h"
+#include "gateway/handshake.h"
+#include "gateway/ingress.h"
+#include "gateway/link.h"
+#include "ingress/sched.h"
+
+struct gw;
+
+/* One CPE's session: on a CPE the one with its concentrator, on a
+ * concentrator one per configured CPE (session.c).  Everything that is
+ * per peer lives here: keys, the scheduler towards it, the resequencer of
+ * what it sends, its view of every path. */
+struct gw_sess {
+	struct gw *gw;
+	struct gw_sess *hnext; /* session.c: chain of the id table */
+	uint32_t id;
+	char name[CONF_NAME_MAX]; /* "": the one CPE of a plain config */
+	unsigned nprefixes;	  /* concentrator: its routed prefixes */
+	struct conf_prefix prefix[CONF_PREFIX_MAX];
+	char label[CONF_NAME_MAX + 8]; /* "cpe NAME: " or "" */
+	struct gw_sec sec;
+	struct gw_link link[WIRE_MAX_PATHS];
+	uint32_t probe_id;
+	struct ing_sched sched;
+	struct gw_sing_stats ist;
+	struct egr egr;
+	bool egr_ok;
+	/* capacity + 1 slots in chunks of GW_SLOT_CHUNK, allocated as the
+	 * resequencer first reaches them (all at once on a CPE) */
+	struct gw_slot **chunk;
+	uint32_t *free; /* stack of free slot indices, lowest on top */
+	uint32_t nfree;
+	uint32_t nslots;
+	ev_timer reseq_timer;
+	bool touched;
+	struct gw_segr_stats est;
+};
+
+int gw_sessions_open(struct gw *gw);
+void gw_sessions_close(struct gw *gw);
+/* what every resequencer holds goes out in order (shutdown) */
+void gw_sessions_flush(struct gw *gw);
+/* the session of a session id, NULL if none (O(1)) */
+struct gw_sess *gw_sess_by_id(const struct gw *gw, uint32_t id);
+/* concentrator: the session whose CPE routes the IPv4 address addr
+ * (network order; longest prefix), NULL if none.  CPE: its session. */
+struct gw_sess *gw_sess_by_addr(const struct gw *gw, uint32_t addr);
+/* the same for the IPv6 address at addr (16 bytes) */
+struct gw_sess *gw_sess_by_addr6(const struct gw *gw, const uint8_t *addr);
+/* Reload: sessions of CPEs gone are closed (what they hold released in
+ * order), new ones opened, changed keys give a fresh session; the others
+ * are not touched.  0 or -errno (nothing changed then). */
+int gw_sessions_update(struct gw *gw, const struct conf *c);
+
+#endif
