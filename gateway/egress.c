@@ -531,6 +531,21 @@ void gw_check_kstats(struct gw *gw)
 	}
 }
 
+/* Releases what every session holds, in order: at shutdown. */
+void gw_egr_flush_all(struct gw *gw)
+{
+	unsigned k;
+
+	for (k = 0; k < gw->nsess; k++) {
+		struct gw_sess *s = gw->sess[k];
+
+		if (s->egr_ok) {
+			egr_reseq_flush(&s->egr.reseq);
+			gw_egr_settle(s);
+		}
+	}
+}
+
 int gw_segr_open(struct gw_sess *s)
 {
 	const struct gw *gw = s->gw;
@@ -571,10 +586,14 @@ int gw_segr_open(struct gw_sess *s)
 	return 0;
 }
 
-void gw_segr_close(struct gw_sess *s)
+void gw_segr_close(struct gw_sess *s, bool flush)
 {
 	uint32_t i;
 
+	if (flush && s->egr_ok) {
+		egr_reseq_flush(&s->egr.reseq);
+		gw_egr_settle(s);
+	}
 	if (s->gw->loop) {
 		ev_timer_stop(s->gw->loop, &s->reseq_timer);
 	}

@@ -108,6 +108,10 @@ struct gw {
 	/* What a module tells the others that sit above it, named after
 	 * the event; main.c sets them (NULL: nobody listens). */
 	void (*on_path_reopened)(struct gw *gw, unsigned path); /* path.c */
+	/* session.c: a session's other parts (its egress), 0 or -errno;
+	 * freed when it closes, flush: what it holds goes out first */
+	int (*on_session_opened)(struct gw_sess *s);
+	void (*on_session_closing)(struct gw_sess *s, bool flush);
 	void (*on_session_established)(struct gw_sess *s);	/* secure.c */
 	void (*on_peer_restarted)(struct gw_sess *s);		/* secure.c */
 	void (*on_link_alive_changed)(struct gw_sess *s,	/* link.c */

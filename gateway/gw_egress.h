@@ -84,9 +84,12 @@ struct gw_segr_stats {
 
 int gw_egr_open(struct gw *gw);
 void gw_egr_close(struct gw *gw);
-/* a session's resequencer, slots and timer */
+/* on_session_opened, on_session_closing: a session's resequencer, slots
+ * and timer; flush: what it holds goes out in order first */
 int gw_segr_open(struct gw_sess *s);
-void gw_segr_close(struct gw_sess *s);
+void gw_segr_close(struct gw_sess *s, bool flush);
+/* what every resequencer holds goes out in order (shutdown) */
+void gw_egr_flush_all(struct gw *gw);
 /* after anything that may have released packets of s: verdicts out,
  * its timer */
 void gw_egr_settle(struct gw_sess *s);

@@ -194,6 +194,8 @@ static int start(struct gw *gw)
 	gw->flow_seed = (uint32_t)auth_random64();
 	gw->npaths = gw->conf.npaths;
 	gw->on_path_reopened = gw_links_on_path_reopened;
+	gw->on_session_opened = gw_segr_open;
+	gw->on_session_closing = gw_segr_close;
 	gw->on_session_established = gw_links_on_established;
 	gw->on_peer_restarted = on_peer_restarted;
 	gw->on_link_alive_changed = on_link_alive_changed;
@@ -268,7 +270,7 @@ static void stop(struct gw *gw)
 	gw_notify("STOPPING=1");
 	gw_ctl_close(gw);
 	/* what waits for a hole goes out now, in order */
-	gw_sessions_flush(gw);
+	gw_egr_flush_all(gw);
 	gw_rules_remove(gw);
 	gw_rp_filter_restore(gw);
 	/* what was queued before the rules went away */
@@ -277,7 +279,7 @@ static void stop(struct gw *gw)
 	}
 	if (gw->egr.q.nl) {
 		gw_egr_drain_all(gw);
-		gw_sessions_flush(gw);
+		gw_egr_flush_all(gw);
 	}
 	if (gw->status_file && gw->ing.q.nl) {
 		gw_status_dump(gw);

@@ -30,7 +30,6 @@
 #include <arpa/inet.h>
 
 #include "gateway/gw.h"
-#include "gateway/gw_egress.h"
 #include "gateway/path.h"
 #include "gateway/secure.h"
 #include "gateway/session.h"
@@ -246,12 +245,16 @@ static void set_identity(struct gw_sess *s, const struct conf_cpe *cc)
 	s->nprefixes = cc->nprefixes;
 }
 
-static void sess_free(struct gw_sess *s)
+/* flush: what the session holds goes out in order first (it goes away
+ * while the daemon runs) */
+static void sess_free(struct gw_sess *s, bool flush)
 {
 	if (!s) {
 		return;
 	}
-	gw_segr_close(s);
+	if (s->opened && s->gw->on_session_closing) {
+		s->gw->on_session_closing(s, flush);
+	}
 	gw_sec_wipe(s);
 	free(s);
 }
@@ -284,24 +287,17 @@ static struct gw_sess *sess_open(struct gw *gw, const struct conf_cpe *cc)
 		ing_sched_set_up(&s->sched, i, false);
 		ing_sched_set_rate(&s->sched, i, gw->conf.path[i].rate_kbps);
 	}
-	err = gw_segr_open(s);
+	/* its egress (on_session_opened): freed, even if it failed half
+	 * way, by on_session_closing */
+	s->opened = true;
+	err = gw->on_session_opened ? gw->on_session_opened(s) : 0;
 	if (err) {
 		goto fail;
 	}
 	return s;
 fail:
-	sess_free(s);
+	sess_free(s, false);
 	return NULL;
-}
-
-/* A session going away: what it holds goes out in order first. */
-static void sess_close(struct gw_sess *s)
-{
-	if (s->egr_ok) {
-		egr_reseq_flush(&s->egr.reseq);
-		gw_egr_settle(s);
-	}
-	sess_free(s);
 }
 
 int gw_sessions_open(struct gw *gw)
@@ -323,27 +319,12 @@ int gw_sessions_open(struct gw *gw)
 	return gw->table ? 0 : -ENOMEM;
 }
 
-/* Releases what every session holds, in order: at shutdown. */
-void gw_sessions_flush(struct gw *gw)
-{
-	unsigned k;
-
-	for (k = 0; k < gw->nsess; k++) {
-		struct gw_sess *s = gw->sess[k];
-
-		if (s->egr_ok) {
-			egr_reseq_flush(&s->egr.reseq);
-			gw_egr_settle(s);
-		}
-	}
-}
-
 void gw_sessions_close(struct gw *gw)
 {
 	unsigned k;
 
 	for (k = 0; k < gw->nsess; k++) {
-		sess_free(gw->sess[k]);
+		sess_free(gw->sess[k], false);
 	}
 	free(gw->sess);
 	gw->sess = NULL;
@@ -424,7 +405,7 @@ int gw_sessions_update(struct gw *gw, const struct conf *c)
 			gw_sinfo(s, "removed from the configuration");
 			n_gone++;
 		}
-		sess_close(s);
+		sess_free(s, true);
 	}
 	memset(gw->sess, 0, CONF_CPE_MAX * sizeof(*gw->sess));
 	memcpy(gw->sess, next, c->ncpes * sizeof(*next));
@@ -443,7 +424,7 @@ int gw_sessions_update(struct gw *gw, const struct conf *c)
 fail:
 	for (k = 0; next && opened && k < c->ncpes; k++) {
 		if (opened[k]) {
-			sess_free(next[k]);
+			sess_free(next[k], false);
 		}
 	}
 	free(next);

@@ -25,6 +25,7 @@ struct gw;
 struct gw_sess {
 	struct gw *gw;
 	struct gw_sess *hnext; /* session.c: chain of the id table */
+	bool opened;	       /* on_session_opened was called */
 	uint32_t id;
 	char name[CONF_NAME_MAX]; /* "": the one CPE of a plain config */
 	unsigned nprefixes;	  /* concentrator: its routed prefixes */
@@ -50,8 +51,6 @@ struct gw_sess {
 
 int gw_sessions_open(struct gw *gw);
 void gw_sessions_close(struct gw *gw);
-/* what every resequencer holds goes out in order (shutdown) */
-void gw_sessions_flush(struct gw *gw);
 /* the session of a session id, NULL if none (O(1)) */
 struct gw_sess *gw_sess_by_id(const struct gw *gw, uint32_t id);
 /* concentrator: the session whose CPE routes the IPv4 address addr

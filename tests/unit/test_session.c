@@ -37,23 +37,18 @@ void gw_links_init(struct gw_sess *s)
 	(void)s;
 }
 
-int gw_segr_open(struct gw_sess *s)
+static int on_opened(struct gw_sess *s)
 {
+	(void)s;
 	n_open++;
-	s->egr_ok = false; /* nothing to flush or free */
 	return 0;
 }
 
-void gw_segr_close(struct gw_sess *s)
+static void on_closing(struct gw_sess *s, bool flush)
 {
 	(void)s;
 	n_close++;
-}
-
-void gw_egr_settle(struct gw_sess *s)
-{
-	(void)s;
-	n_flush++;
+	n_flush += flush;
 }
 
 /* ---- a config of CPEs ---------------------------------------------------- */
@@ -106,6 +101,8 @@ static void setup(void)
 	g.conf.npaths = 2;
 	g.npaths = 2;
 	g.log_level = CONF_LOG_ERROR;
+	g.on_session_opened = on_opened;
+	g.on_session_closing = on_closing;
 	n_open = n_close = n_flush = 0;
 }
 
@@ -343,6 +340,7 @@ static void test_update(void **state)
 	assert_int_equal(g.nsess, 3);
 	assert_int_equal(n_open, 5);  /* c again, d */
 	assert_int_equal(n_close, 2); /* b, the old c */
+	assert_int_equal(n_flush, 2); /* ... releasing what they held */
 	assert_ptr_equal(g.sess[0], a);
 	assert_string_equal(a->name, "a2");
 	assert_string_equal(a->label, "cpe a2: ");
