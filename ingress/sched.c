@@ -209,7 +209,12 @@ static bool refill(struct ing_sched *s, uint64_t now_us)
 		if (depth < 3000) {
 			depth = 3000;
 		}
-		if (now_us > p->tok_us) {
+		if (!p->tok_any) {
+			/* the first refill starts the clock: the bucket
+			 * fills from empty (no burst into a line that may
+			 * hold a queue already) */
+			p->tok_any = true;
+		} else if (now_us > p->tok_us) {
 			p->tokens += p->rate_Bps * ING_PACE_PERMILLE / 1000 *
 				     (double)(now_us - p->tok_us) / 1e6;
 		}
@@ -316,13 +321,16 @@ uint32_t ing_sched_rate(const struct ing_sched *s, unsigned path)
 	return path < s->n ? (uint32_t)(s->path[path].rate_Bps / 125.0) : 0;
 }
 
-/* A mobile path's delay varies by itself (radio scheduling, retries): its
- * standing queue is measured against its own floor (the smallest one
- * reported over the last one to two ING_FLOOR_REPORTS windows) and must
- * exceed both the target and twice its report-to-report variation before
- * it counts as a queue that grows.  A fixed line has no such variation:
- * whatever it queues is queue. */
-static void track_mobile(struct ing_sched_path *p, uint32_t d)
+/* A path's floor: the smallest standing queue reported over the last one
+ * to two ING_FLOOR_REPORTS windows, and the report-to-report variation.
+ * A mobile path's delay varies by itself (radio scheduling, retries): its
+ * standing queue is measured against its floor and must exceed both the
+ * target and twice its variation before it counts as a queue that grows
+ * (queue_excess).  A fixed line has no such variation: for the weights,
+ * whatever it queues is queue; the rate it learns counts from its floor
+ * too (learn_rate: a receiver whose CPU is busy delays every packet, and
+ * that is no queue of the line's). */
+static void track_floor(struct ing_sched_path *p, uint32_t d)
 {
 	uint32_t step = d > p->rep_qdelay_us ? d - p->rep_qdelay_us
 					     : p->rep_qdelay_us - d;
@@ -346,17 +354,28 @@ static void track_mobile(struct ing_sched_path *p, uint32_t d)
 	}
 }
 
+/* A standing queue d (us) of path p over its floor. */
+static uint32_t over_floor(const struct ing_sched_path *p, uint32_t d)
+{
+	uint32_t f;
+
+	if (!p->have_floor) {
+		return 0;
+	}
+	f = p->floor_cur < p->floor_prev ? p->floor_cur : p->floor_prev;
+	return d > f ? d - f : 0;
+}
+
 /* The standing queue of path p that counts against the target (us). */
 static uint32_t queue_excess(const struct ing_sched *s,
 			     const struct ing_sched_path *p)
 {
-	uint32_t floor, excess, noise;
+	uint32_t excess, noise;
 
 	if (p->cls == PATH_FIXED) {
 		return p->rep_qdelay_us;
 	}
-	floor = p->floor_cur < p->floor_prev ? p->floor_cur : p->floor_prev;
-	excess = p->rep_qdelay_us > floor ? p->rep_qdelay_us - floor : 0;
+	excess = over_floor(p, p->rep_qdelay_us);
 	noise = 2 * p->qdev_us;
 	/* A queue that grows on an overfed mobile path passes tens of ms
 	 * within a few reports; under four targets, or under twice its own
@@ -383,9 +402,7 @@ static uint32_t class_qdelay(struct ing_sched *s, const struct wire_report *r,
 			continue;
 		}
 		p = &s->path[e->path];
-		if (p->cls == PATH_MOBILE) {
-			track_mobile(p, e->delay_us);
-		}
+		track_floor(p, e->delay_us);
 		p->rep_qdelay_us = e->delay_us;
 		x = queue_excess(s, p);
 		if (p->up && x > q) {
@@ -444,43 +461,42 @@ static double queue_increase(const struct ing_sched *s, uint32_t q)
 	return s->p.k * x * s->p.w_fixed;
 }
 
-/* A fixed path's rate, learned (rate_auto).  A line whose standing queue
- * stayed over half the target for a whole report interval, and grew, was
- * busy all of it: what it delivered then (the peer's rx count times the
- * mean size of what was sent) is its rate, and pacing just below it
- * empties its buffer (sched.h, ING_PACE_PERMILLE) with the excess going
- * to the mobile paths at once, as with rate_mbit.  A learned rate falls
- * only that way, or by a step when a queue over the target stands still
- * under a pace that holds bulk back; while the pace holds bulk back and
- * the line does not queue, it grows (probes, ING_PROBE_*), so a line that
- * got faster is found again and a line that got slower queues and is
- * measured again.  The delivered rate needs consecutive reports (dseq 1):
- * over a lost report the interval is not known to have been busy
- * throughout. */
+/* A fixed path's rate, learned (rate_auto).  While the line's standing
+ * queue (over its floor) stays over target / ING_LEARN_DIV in consecutive
+ * reports, it was busy throughout: an episode.  Its rate is measured only
+ * from evidence that a receiver's busy CPU cannot fake:
+ * - a queue that grew by more than the target over ING_EPISODE_REPORTS
+ *   intervals or more (two on a path not paced yet): the line took S (what was sent to it, counted
+ *   here) and its queue grew by dq in dt, so its rate is S / (1 + dq /
+ *   dt).  A receiver that stalls delays a few packets and undercounts an
+ *   interval, it does not make the smallest delay of every interval grow
+ *   for a quarter of a second (the first version measured what the peer
+ *   counted over two reports: on the namespace bed, whose CPU is
+ *   saturated, each stall read as a slow line and the pace fell to a
+ *   tenth of the DSL's rate within a few seconds);
+ * - on a path not paced yet, a queue the weights already move traffic
+ *   away from (w_mobile > 0: the queue target holds it still, it neither
+ *   grows nor drains) for as long: what the peer counted over the episode
+ *   (rx times the mean size sent) is the rate, once.
+ * The pace takes the rate and owes the queue the line holds (its bucket
+ * goes into debt by the queue's bytes, so the line drains at once); then
+ * pacing just below the rate (ING_PACE_PERMILLE) keeps the line's buffer
+ * empty with the excess going to the mobile paths at once, as with
+ * rate_mbit.  While the pace holds bulk back and the line does not queue,
+ * the rate grows (probes, ING_PROBE_*), so a line that got faster is
+ * found again and one that got slower queues and is measured again.  Like
+ * DWD, the probes wait t_dwd_ms after a measurement: how soon the fixed
+ * line takes traffic back from the mobile ones. */
 static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
 		       const struct wire_report_path *e, uint32_t dseq)
 {
-	uint32_t target = s->p.queue_target_us;
+	uint32_t target = s->p.queue_target_us, q = over_floor(p, e->delay_us);
 	uint64_t db = p->tx_bytes - p->rep_tx_bytes;
 	uint64_t dp = p->tx_pkts - p->rep_tx_pkts;
 	int32_t drx = seq_diff(e->rx_pkts, p->rep_rx);
-	bool measured, limited = p->limited;
-
-	/* the mean size of what was sent in the last interval (what arrives
-	 * in this one was sent a one-way delay earlier: bulk sizes change
-	 * slowly), or of the one before if nothing was sent */
-	if (dp > 0) {
-		p->mean_len = (double)db / (double)dp;
-	}
-	/* The line is the bottleneck when its queue stands and it delivered
-	 * fewer packets than were sent to it (by more than ING_RATE_SLACK
-	 * per mille: the two intervals are a one-way delay apart): the queue
-	 * grows.  A queue that stands while everything sent arrives is not
-	 * the line's (the receiver's CPU, a queue draining) and says nothing
-	 * of its rate: believed, it would pace the line down to whatever was
-	 * sent, less next time, and so on to nothing. */
-	measured = p->have_rx && dseq == 1 && drx > 0 && p->mean_len > 0 &&
-		   (uint64_t)drx * 1000 < dp * (1000 - ING_RATE_SLACK);
+	bool consecutive = p->have_rx && dseq == 1 && drx >= 0;
+	bool limited = p->limited;
+	double got = 0, dt;
 
 	p->rep_rx = e->rx_pkts;
 	p->have_rx = true;
@@ -488,23 +504,48 @@ static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
 	p->rep_tx_pkts = p->tx_pkts;
 	p->limited = false;
 	if (!s->p.rate_auto || !target) {
+		p->ep_n = 0;
 		return;
 	}
-	if (measured && e->delay_us > target / 2) {
-		double got = (double)drx * p->mean_len * 1000.0 /
-			     s->p.t_report_ms;
-
-		p->learn_Bps = p->learn_Bps > 0 ? (p->learn_Bps + got) / 2 : got;
+	if (q > target / ING_LEARN_DIV && consecutive) {
+		if (p->ep_n == 0) {
+			/* the episode starts at this report: its intervals
+			 * are those after it */
+			p->ep_q0 = q;
+			p->ep_rx = p->ep_sent = p->ep_bytes = 0;
+		} else {
+			p->ep_rx += (uint32_t)drx;
+			p->ep_sent += dp;
+			p->ep_bytes += db;
+		}
+		p->ep_n++;
+	} else {
+		p->ep_n = 0;
+	}
+	dt = (double)(p->ep_n > 0 ? p->ep_n - 1 : 0) * s->p.t_report_ms / 1e3;
+	/* a path not paced yet measures sooner: its queue fills the line's
+	 * buffer while it waits, and a low first estimate is probed up */
+	if (p->ep_n > (p->rate_Bps > 0 ? ING_EPISODE_REPORTS : 2u) &&
+	    p->ep_bytes > 0) {
+		if (q > p->ep_q0 + target) {
+			got = (double)p->ep_bytes / dt /
+			      (1 + (double)(q - p->ep_q0) / 1e6 / dt);
+		} else if (p->rate_Bps <= 0 && s->w_mobile > 0 && p->ep_rx > 0) {
+			got = (double)p->ep_rx * (double)p->ep_bytes /
+			      (double)p->ep_sent / dt;
+		}
+	}
+	if (got > 0) {
+		p->learn_Bps = got;
+		/* the queue the line holds is owed: the pace sends nothing
+		 * until it has drained (the mobile paths take the bulk) */
+		p->tokens -= got * q / 1e6;
 		p->probes = 0;
+		p->ep_n = 0; /* the next measure needs evidence of its own */
+		p->since_learned = 0;
 		s->st.rate_learned++;
-	} else if (p->learn_Bps > 0 && limited && e->delay_us > target / 2) {
-		/* a queue over the target that neither grows nor drains: the
-		 * pace is the line's rate within the slack; a step down
-		 * drains it */
-		p->learn_Bps *= 1 - ING_RATE_SLACK / 1000.0;
-		p->probes = 0;
-		s->st.rate_learned++;
-	} else if (p->learn_Bps > 0 && limited && e->delay_us <= target / 4) {
+	} else if (p->learn_Bps > 0 && limited && q <= target / ING_PROBE_DIV &&
+		   ++p->since_learned > s->p.t_dwd_ms / s->p.t_report_ms) {
 		uint32_t pm = ING_PROBE_PERMILLE *
 			      (ING_PROBE_ACCEL + p->probes) / ING_PROBE_ACCEL;
 

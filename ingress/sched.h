@@ -63,7 +63,14 @@ enum {
 	ING_PROBE_ACCEL = 8,
 	ING_PROBE_MAX_PERMILLE = 16,
 	ING_RATE_MIN_BPS = 125000,
-	ING_RATE_SLACK = 10,
+	/* An episode of a standing queue measures a rate after this many
+	 * report intervals (sched.c, learn_rate). */
+	ING_EPISODE_REPORTS = 4,
+	/* A fixed path's queue over queue_target / ING_LEARN_DIV is an
+	 * episode of a standing queue (measured); under queue_target /
+	 * ING_PROBE_DIV, the line has room (probed). */
+	ING_LEARN_DIV = 4,
+	ING_PROBE_DIV = 8,
 };
 
 struct ing_sched_path {
@@ -88,16 +95,24 @@ struct ing_sched_path {
 	double learn_Bps; /* learned (0: not yet, or rate_auto off) */
 	double tokens;
 	uint64_t tok_us;
+	bool tok_any; /* refilled once: tok_us is set */
 	bool limited;	/* bulk overflowed since the last report */
 	uint32_t probes; /* reports in a row the learned rate grew */
+	uint32_t since_learned; /* reports without a queue that could probe
+				 * since the last measurement */
 	/* line bytes and packets ing_sched_pick_flow sent on the path, and
 	 * their values and the peer's rx count at the last report, for the
 	 * rate the line delivered between two reports */
 	uint64_t tx_bytes, tx_pkts, rep_tx_bytes, rep_tx_pkts;
-	double mean_len; /* line bytes a packet, last interval with any */
+	/* the current episode of a standing queue (sched.c, learn_rate):
+	 * reports, packets delivered, packets and bytes sent, first queue */
+	uint32_t ep_n;
+	uint64_t ep_rx, ep_sent, ep_bytes;
+	uint32_t ep_q0;
 	uint32_t rep_rx;
 	bool have_rx;
-	/* mobile paths: their own floor and variation of it (us) */
+	/* the path's floor and its variation (us): mobile paths are judged
+	 * against it, a fixed path's learned rate too */
 	bool have_floor;
 	uint32_t floor_cur, floor_prev, floor_left;
 	uint32_t qdev_us;

@@ -336,9 +336,9 @@ static void test_pace(void **state)
 			fixed_bytes += 1424 + WIRE_OVERHEAD;
 		}
 	}
-	/* 98 % of 10 Mbit/s for 2 s plus the first bucket (6250 bytes; the
-	 * first three packets, sparse, are paid from it) */
-	want = 10e6 / 8 * 0.98 * 2 + 6250;
+	/* 98 % of 10 Mbit/s for 2 s (the bucket starts empty; the first
+	 * three packets, sparse, go into debt) */
+	want = 10e6 / 8 * 0.98 * 2;
 	if (fixed_bytes > want + 1500 || fixed_bytes < want - 3000) {
 		fail_msg("fixed path: %.0f bytes, want about %.0f",
 			 fixed_bytes, want);
@@ -398,20 +398,23 @@ static void learn_send(struct ing_sched *s, int n, uint32_t len, uint64_t t_us)
 	}
 }
 
-/* rate_auto: a fixed path whose standing queue is over half the target
- * and grows (it delivered fewer packets than were sent to it) over a
- * whole report interval (consecutive reports) is paced at what it
- * delivered (rx times the mean size sent, per t_report), averaged with
- * the previous estimate; a queue over half the target that stands still
- * under a pace that holds bulk back steps it down 1 %; while the pace
- * holds bulk back and the line does not queue, the pace grows (0.2 % a
- * report, more when it keeps growing), up to rate_mbit when that is set;
- * off with rate_auto false or without a queue target. */
+/* rate_auto (sched.c, learn_rate): an episode is a standing queue over a
+ * quarter of the target (over the path's floor) in consecutive reports.
+ * A queue that grew by more than the target over 4 intervals (2 on a path
+ * not paced yet) sets the pace to S / (1 + dq / dt), S what was sent to
+ * the line, and puts the bucket into debt by the queue's bytes; on a path
+ * not paced yet, a queue the weights already move traffic from sets it
+ * to what the peer counted; a queue that stands still sets nothing;
+ * while the pace holds bulk back and the line does not queue, the pace
+ * grows after t_dwd_ms (0.2 % a report, more when it keeps growing), up
+ * to rate_mbit when that is set; off with rate_auto false or without a
+ * queue target. */
 static void test_pace_learn(void **state)
 {
 	enum path_class cls[2] = {PATH_FIXED, PATH_MOBILE};
 	struct ing_sched_params p = params();
 	struct ing_sched *s = calloc(1, sizeof(*s));
+	struct wire_hdr h;
 	uint64_t t = 1000000;
 	uint32_t rx = 0, seq = 1, r0;
 
@@ -421,65 +424,79 @@ static void test_pace_learn(void **state)
 	p.rate_auto = true;
 	assert_int_equal(ing_sched_init(s, &p, 2, cls), 0);
 	assert_int_equal(ing_sched_rate(s, 0), 0);
-	/* unpaced, w_mobile 0: everything on the fixed path, 1424 + 76 line
-	 * bytes a packet */
+	/* the mobile path down: everything on the fixed path whatever the
+	 * weights and the pace, 1424 + 76 line bytes a packet */
+	ing_sched_set_up(s, 1, false);
 	learn_send(s, 200, 1424, t);
 	assert_int_equal(s->path[0].sent, 200);
-	learn_report(s, seq++, rx, 0); /* the baseline */
+	learn_report(s, seq++, rx, 0); /* the baseline; the floor 0 */
+	/* the queue grows by 20 ms over two intervals (100 ms) while 400 *
+	 * 1500 bytes were sent: 6 MB/s / 1.2 = 5 MB/s = 40 Mbit/s */
 	learn_send(s, 200, 1424, t);
-	learn_report(s, seq++, rx += 150, 8000);
-	/* 150 * 1500 bytes in 50 ms: 4.5 MB/s = 36 Mbit/s */
+	learn_report(s, seq++, rx += 200, 2000);
+	learn_send(s, 200, 1424, t);
+	learn_report(s, seq++, rx += 200, 12000);
+	assert_int_equal(s->st.rate_learned, 0);
+	learn_send(s, 200, 1424, t);
+	learn_report(s, seq++, rx += 200, 22000);
 	assert_int_equal(s->st.rate_learned, 1);
-	assert_int_equal(ing_sched_rate(s, 0), 36000);
-	/* the mobile path down for a while: everything on the fixed path
-	 * whatever its pace (what a line delivers is compared with what was
-	 * sent to it) */
-	ing_sched_set_up(s, 1, false);
-	/* a queue under half the target: nothing measured (and no probe:
-	 * over a quarter of it) */
-	learn_send(s, 200, 1424, t);
-	learn_report(s, seq++, rx += 170, 2500);
-	assert_int_equal(ing_sched_rate(s, 0), 36000);
-	/* a queue that stands while everything sent arrives is not the
-	 * line's: nothing measured (nothing overflowed, the mobile path is
-	 * down: the pace held nothing back, no step either) */
-	learn_send(s, 200, 1424, t);
-	learn_report(s, seq++, rx += 200, 9000);
-	assert_int_equal(s->st.rate_learned, 1);
-	assert_int_equal(ing_sched_rate(s, 0), 36000);
-	/* 170 of 200 arrived: 40.8 Mbit/s, averaged: 38.4 */
-	learn_send(s, 200, 1424, t);
-	learn_report(s, seq++, rx += 170, 2600);
-	assert_int_equal(s->st.rate_learned, 2);
-	assert_int_equal(ing_sched_rate(s, 0), 38400);
-	/* a report lost in between: the interval is not known to have been
-	 * busy, nothing is measured */
-	seq++;
-	learn_send(s, 200, 1424, t);
-	learn_report(s, seq++, rx += 150, 9000);
-	assert_int_equal(s->st.rate_learned, 2);
-	assert_int_equal(ing_sched_rate(s, 0), 38400);
-	/* the mobile path up: bulk overflows, the pace holds it back; a
-	 * queue over half the target that does not grow: a step of 1 % */
+	assert_int_equal(ing_sched_rate(s, 0), 40000);
+	/* the 22 ms of queue are owed: 110000 bytes of debt, the bulk goes
+	 * to the mobile path until they are paid (the bucket starts empty:
+	 * 111500 bytes at 98 % of 5 MB/s, 22.8 ms) */
 	ing_sched_set_up(s, 1, true);
-	learn_send(s, 200, 1424, t);
-	learn_report(s, seq++, rx += 100, 9000);
-	assert_int_equal(s->st.rate_learned, 3);
-	assert_int_equal(ing_sched_rate(s, 0), 38016);
+	t += 1000;
+	assert_int_equal(ing_sched_pick_flow(s, &h, 9, 1424, t), 1);
+	assert_int_equal(ing_sched_pick_flow(s, &h, 9, 1424, t + 22000), 1);
+	assert_int_equal(ing_sched_pick_flow(s, &h, 9, 1424, t + 23500), 0);
+	ing_sched_set_up(s, 1, false);
+	/* a queue that stands still, however long and whatever the peer
+	 * counts, is not measured: a receiver's busy CPU does that */
+	for (int i = 0; i < 10; i++) {
+		learn_send(s, 200, 1424, t);
+		learn_report(s, seq++, rx += 100, 9000);
+	}
+	assert_int_equal(s->st.rate_learned, 1);
+	assert_int_equal(ing_sched_rate(s, 0), 40000);
+	/* a paced path needs 4 intervals: 10 ms a report for 4 reports
+	 * while 4 * 250 * 1500 bytes were sent in 200 ms: 7.5 MB/s / 1.2 =
+	 * 6.25 MB/s = 50 Mbit/s */
+	learn_report(s, seq++, rx, 0);
+	for (uint32_t q = 2000; q <= 42000; q += 10000) {
+		assert_int_equal(s->st.rate_learned, 1);
+		learn_send(s, 250, 1424, t);
+		learn_report(s, seq++, rx += 200, q);
+	}
+	assert_int_equal(s->st.rate_learned, 2);
+	assert_int_equal(ing_sched_rate(s, 0), 50000);
+	/* a report lost in the episode: it starts again */
+	learn_report(s, seq++, rx, 0);
+	for (uint32_t q = 2000; q <= 42000; q += 10000) {
+		if (q == 22000) {
+			seq++;
+		}
+		learn_send(s, 250, 1424, t);
+		learn_report(s, seq++, rx += 200, q);
+	}
+	assert_int_equal(s->st.rate_learned, 2);
+	ing_sched_set_up(s, 1, true);
 
 	/* no queue, but nothing held back: no probe */
 	learn_report(s, seq++, rx += 100, 0);
 	assert_int_equal(s->st.rate_probed, 0);
-	/* 20 Mbit/s over the pace for the next 50 ms: bulk overflows (the
-	 * pace held it back), the line does not queue: +0.2 % */
-	t += 100000;
-	for (uint64_t us = 0; us < 50000; us += 200) {
-		learn_send(s, 1, 1424, t + us);
+	/* 70 Mbit/s for 50 ms, over the pace: bulk overflows (the pace held
+	 * it back), the line does not queue; the first t_dwd_ms (5 reports)
+	 * after a measurement, nothing; then +0.2 % */
+	for (int i = 0; i < 6; i++) {
+		t += 50000;
+		for (uint64_t us = 0; us < 50000; us += 170) {
+			learn_send(s, 1, 1424, t + us);
+		}
+		assert_true(s->path[0].limited);
+		learn_report(s, seq++, rx += 100, 300);
+		assert_int_equal(s->st.rate_probed, i < 5 ? 0 : 1);
 	}
-	assert_true(s->st.overflow > 0);
-	learn_report(s, seq++, rx += 100, 1000);
-	assert_int_equal(s->st.rate_probed, 1);
-	assert_int_equal(ing_sched_rate(s, 0), 38092);
+	assert_int_equal(ing_sched_rate(s, 0), 50100);
 	/* held back again and again: the steps grow (0.2 % a report, plus an
 	 * eighth of that for every report in a row, at most 1.6 %) */
 	r0 = ing_sched_rate(s, 0);
@@ -495,11 +512,6 @@ static void test_pace_learn(void **state)
 		fail_msg("60 probes: %u kbit/s from %u", ing_sched_rate(s, 0),
 			 r0);
 	}
-	/* a queue over the target that grows: measured, probes reset */
-	learn_send(s, 300, 1424, t);
-	learn_report(s, seq++, rx += 200, 7000);
-	assert_int_equal(s->st.rate_learned, 4);
-	assert_int_equal(s->path[0].probes, 0);
 
 	/* rate_mbit caps it: the pace is the lower of the two */
 	ing_sched_set_rate(s, 0, 30000);
@@ -521,27 +533,81 @@ static void test_pace_learn(void **state)
 	}
 	ing_sched_set_rate(s, 0, 0);
 
-	/* rate_auto off: forgotten at once, the path unpaced */
+	/* rate_auto off: forgotten at once, the path unpaced, nothing
+	 * learned */
 	p.rate_auto = false;
 	assert_int_equal(ing_sched_set_params(s, &p), 0);
 	assert_int_equal(ing_sched_rate(s, 0), 0);
-	learn_send(s, 200, 1424, t);
-	learn_report(s, seq++, rx += 150, 8000);
+	learn_report(s, seq++, rx, 0);
+	for (uint32_t q = 2000; q <= 42000; q += 10000) {
+		learn_send(s, 200, 1424, t);
+		learn_report(s, seq++, rx += 200, q);
+	}
 	assert_int_equal(ing_sched_rate(s, 0), 0);
 	/* ... and without a queue target */
 	p.rate_auto = true;
 	p.queue_target_us = 0;
 	assert_int_equal(ing_sched_set_params(s, &p), 0);
-	learn_send(s, 200, 1424, t);
-	learn_report(s, seq++, rx += 150, 8000);
+	learn_report(s, seq++, rx, 0);
+	for (uint32_t q = 2000; q <= 42000; q += 10000) {
+		learn_send(s, 200, 1424, t);
+		learn_report(s, seq++, rx += 200, q);
+	}
 	assert_int_equal(ing_sched_rate(s, 0), 0);
-	assert_int_equal(s->st.rate_learned, 4);
+	assert_int_equal(s->st.rate_learned, 2);
 	/* a line that delivers next to nothing is still paced at 1 Mbit/s */
 	p.queue_target_us = 5000;
 	assert_int_equal(ing_sched_set_params(s, &p), 0);
-	learn_send(s, 10, 100, t);
-	learn_report(s, seq++, rx += 1, 8000);
+	learn_report(s, seq++, rx, 0);
+	for (uint32_t q = 2000; q <= 22000; q += 10000) {
+		learn_send(s, 10, 100, t);
+		learn_report(s, seq++, rx += 10, q);
+	}
+	assert_int_equal(s->st.rate_learned, 3);
 	assert_int_equal(ing_sched_rate(s, 0), 1000);
+	free(s);
+}
+
+/* The floor: a fixed path's learned rate counts its queue from the
+ * smallest one of the last reports (a receiver whose CPU delays every
+ * packet by 6 ms does not make a queue); on a path not paced yet, a queue
+ * the weights already move traffic from (w_mobile > 0) is measured by
+ * what the peer counted. */
+static void test_pace_floor(void **state)
+{
+	enum path_class cls[2] = {PATH_FIXED, PATH_MOBILE};
+	struct ing_sched_params p = params();
+	struct ing_sched *s = calloc(1, sizeof(*s));
+	uint32_t rx = 0, seq = 1;
+
+	(void)state;
+	assert_non_null(s);
+	p.queue_target_us = 5000;
+	p.rate_auto = true;
+	assert_int_equal(ing_sched_init(s, &p, 2, cls), 0);
+	ing_sched_set_up(s, 1, false);
+	learn_send(s, 200, 1424, 1000000);
+	learn_report(s, seq++, rx, 6000); /* the floor: 6 ms */
+	/* 1 ms over it: no episode; the weights do not move either (the
+	 * queue target judges the whole 7 ms: w_mobile grows) */
+	for (int i = 0; i < 4; i++) {
+		learn_send(s, 200, 1424, 1000000);
+		learn_report(s, seq++, rx += 150, 7000);
+	}
+	assert_int_equal(s->st.rate_learned, 0);
+	assert_true(s->w_mobile > 0);
+	/* 2 ms over it, standing, with w_mobile > 0: two intervals after
+	 * the first report, 300 packets of 1500 bytes counted in 100 ms:
+	 * 36 Mbit/s */
+	learn_send(s, 200, 1424, 1000000);
+	learn_report(s, seq++, rx += 150, 8000);
+	learn_send(s, 200, 1424, 1000000);
+	learn_report(s, seq++, rx += 150, 8000);
+	assert_int_equal(s->st.rate_learned, 0);
+	learn_send(s, 200, 1424, 1000000);
+	learn_report(s, seq++, rx += 150, 8000);
+	assert_int_equal(s->st.rate_learned, 1);
+	assert_int_equal(ing_sched_rate(s, 0), 36000);
 	free(s);
 }
 
@@ -555,6 +621,7 @@ int main(void)
 		cmocka_unit_test(test_pick_flow),
 		cmocka_unit_test(test_pace),
 		cmocka_unit_test(test_pace_learn),
+		cmocka_unit_test(test_pace_floor),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
