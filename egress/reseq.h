@@ -23,6 +23,9 @@
  *      sequence number (FIFO paths cannot bring it any more);
  * - a packet behind the head is dropped: as a duplicate if it was released,
  *   as late otherwise;
+ * - a copy sent again after its path failed (WIRE_F_RESENT) is a packet
+ *   like its original: it fills the hole, or is dropped when the other
+ *   copy came first, counted apart (resent_dup, resent_late);
  * - capacity is a power of two; a packet that lies capacity or more ahead of
  *   the head forces the head forward (holes counted as overflow losses,
  *   buffered packets released in order), in at most capacity steps however
@@ -70,6 +73,12 @@ struct egr_reseq_stats {
 				  * head, when their flow's hole was filled */
 	uint64_t held;		 /* packets released after waiting */
 	uint64_t hold_us;	 /* the time they waited, in all */
+	/* copies sent again after their path failed (WIRE_F_RESENT) */
+	uint64_t resent_filled;	 /* kept: they filled a hole */
+	uint64_t resent_dup;	 /* dropped: the packet was here already,
+				  * either copy RESENT (not in dup) */
+	uint64_t resent_late;	 /* dropped: a RESENT copy after its hole
+				  * was given up (not in late) */
 };
 
 struct egr_reseq_slot;
