@@ -428,6 +428,7 @@ enum egr_verdict egr_reseq_push_flow(struct egr_reseq *r, uint32_t g,
 		r->started = true;
 		r->next = g;
 	}
+	r->path_last_us[path] = now_us;
 	prev_ok = top_valid(r, path);
 	prev = r->path_top[path];
 	if (!prev_ok || seq_after(g, prev)) {
@@ -508,19 +509,55 @@ enum egr_verdict egr_reseq_push_flow(struct egr_reseq *r, uint32_t g,
 	return holds(r, g, SLOT_PKT) ? EGR_BUFFERED : EGR_RELEASED;
 }
 
+/* When the hole before the first packet that arrived (at first_us) is
+ * given up: t_lto after it, or later while a path that may have carried
+ * it fell silent and its copy may still come (egr_reseq_set_resend_wait). */
+static uint64_t hole_deadline(const struct egr_reseq *r, uint64_t first_us)
+{
+	uint64_t t = first_us + r->p.t_lto_us, x;
+
+	if (!r->resend_wait_us) {
+		return t;
+	}
+	for (unsigned i = 0; i < r->npaths; i++) {
+		if (!r->path_up[i] || !r->path_seen[i] ||
+		    r->path_last_us[i] >= first_us) {
+			continue;
+		}
+		x = r->path_last_us[i] + r->resend_wait_us;
+		if (x > t) {
+			t = x;
+		}
+	}
+	return t;
+}
+
 void egr_reseq_poll(struct egr_reseq *r, uint64_t now_us)
 {
 	r->now_us = now_us;
 	while (r->count + r->ahead > 0) {
 		const struct egr_reseq_slot *first =
 			first_arrival(r, &r->arr_head);
+		uint64_t due;
 
-		if (!first || now_us < first->arrival_us + r->p.t_lto_us) {
+		if (!first) {
 			break;
+		}
+		due = hole_deadline(r, first->arrival_us);
+		if (now_us < due) {
+			break;
+		}
+		if (due > first->arrival_us + r->p.t_lto_us) {
+			r->st.resend_waits++;
 		}
 		skip_head(r, &r->st.hole_timeout);
 		drain_normal(r);
 	}
+}
+
+void egr_reseq_set_resend_wait(struct egr_reseq *r, uint32_t us)
+{
+	r->resend_wait_us = us;
 }
 
 bool egr_reseq_deadline(const struct egr_reseq *r, uint64_t *when_us)
@@ -535,7 +572,7 @@ bool egr_reseq_deadline(const struct egr_reseq *r, uint64_t *when_us)
 	if (!first) {
 		return false;
 	}
-	*when_us = first->arrival_us + r->p.t_lto_us;
+	*when_us = hole_deadline(r, first->arrival_us);
 	return true;
 }
 

@@ -386,6 +386,7 @@ static int fo_setup(struct run *r)
 	const struct sim_cfg *c = r->c;
 	struct ing_detect_params dp;
 	struct ing_inflight_params ip = {.max_pkts = 1};
+	uint64_t t = 0, far = 0;
 	double rate = 0;
 	int ret;
 
@@ -403,8 +404,24 @@ static int fo_setup(struct run *r)
 		if (c->path[i].rate_bps > rate) {
 			rate = c->path[i].rate_bps;
 		}
+		if (ing_detect_timeout_us(&r->det[i]) > t) {
+			t = ing_detect_timeout_us(&r->det[i]);
+		}
+		if ((uint64_t)c->path[i].delay_us + c->path[i].jitter_us +
+			    c->path[i].buffer_us >
+		    far) {
+			far = (uint64_t)c->path[i].delay_us +
+			      c->path[i].jitter_us + c->path[i].buffer_us;
+		}
 		push(r, 0, EV_PROBE, i);
 	}
+	/* a cut path's holes wait for their copies: the detector's T after
+	 * the last report that acknowledged it (a report interval and a
+	 * one-way delay after the cut), then the slowest path's delay and
+	 * queue */
+	egr_reseq_set_resend_wait(&r->egr.reseq,
+				  (uint32_t)(t + c->sched.t_report_ms * 1000 +
+					     2 * far));
 	/* sized for the fastest path: its rate for inflight_ms, in packets
 	 * of the configured size */
 	ip.max_bytes = ing_inflight_bytes_for((uint32_t)(rate / 1000),

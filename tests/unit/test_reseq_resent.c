@@ -7,7 +7,9 @@
  *   copy came first, never as a plain dup;
  * - a RESENT copy behind the head whose hole was given up is resent_late,
  *   not late;
- * - packets without the flag are counted as before (dup, late).
+ * - packets without the flag are counted as before (dup, late);
+ * - with egr_reseq_set_resend_wait, a hole waits for its copy while a path
+ *   that may have carried it has fallen silent, and only then.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -201,6 +203,101 @@ static void test_slot_reuse(void **state)
 	egr_reseq_free(&r);
 }
 
+/* egr_reseq_set_resend_wait: path 0 delivers 0 and 1 by 1 ms and falls
+ * silent (cut); 3 arrives on path 1 at 10 ms.  The hole 2 waits until
+ * 1 ms + the wait, not 10 ms + t_lto, and its copy fills it. */
+static void test_wait_for_copy(void **state)
+{
+	struct egr_reseq r;
+	struct log l;
+	uint64_t when;
+
+	(void)state;
+	setup(&r, &l);
+	egr_reseq_set_resend_wait(&r, 200000);
+	assert_int_equal(push(&r, 0, 0, 0, 0, 0), EGR_RELEASED);
+	assert_int_equal(push(&r, 1, 0, 0, 0, 1000), EGR_RELEASED);
+	assert_int_equal(push(&r, 3, 1, 0, 0, 10000), EGR_BUFFERED);
+	assert_true(egr_reseq_deadline(&r, &when));
+	assert_int_equal(when, 1000 + 200000);
+	egr_reseq_poll(&r, 100000);
+	WANT(&l, 0, 1);
+	assert_int_equal(push(&r, 2, 1, 0, WIRE_F_RESENT, 150000),
+			 EGR_RELEASED);
+	WANT(&l, 0, 1, 2, 3);
+	assert_int_equal(r.st.hole_timeout, 0);
+	assert_int_equal(r.st.resent_filled, 1);
+	egr_reseq_free(&r);
+}
+
+/* No copy comes: the hole is given up at the end of the wait, counted. */
+static void test_wait_gives_up(void **state)
+{
+	struct egr_reseq r;
+	struct log l;
+
+	(void)state;
+	setup(&r, &l);
+	egr_reseq_set_resend_wait(&r, 200000);
+	assert_int_equal(push(&r, 0, 0, 0, 0, 0), EGR_RELEASED);
+	assert_int_equal(push(&r, 2, 1, 0, 0, 10000), EGR_BUFFERED);
+	egr_reseq_poll(&r, 200000 - 1);
+	WANT(&l, 0);
+	egr_reseq_poll(&r, 200000);
+	WANT(&l, 0, 2);
+	assert_int_equal(r.st.hole_timeout, 1);
+	assert_int_equal(r.st.resend_waits, 1);
+	egr_reseq_free(&r);
+}
+
+/* What extends nothing: a path idle for longer than the wait, a path that
+ * delivered after the packet beyond the hole, a path down, the wait off. */
+static void test_wait_not(void **state)
+{
+	struct egr_reseq r;
+	struct log l;
+	uint64_t when;
+
+	(void)state;
+	/* idle: path 0's last delivery at 0, the hole's wait starts at
+	 * 500 ms */
+	setup(&r, &l);
+	egr_reseq_set_resend_wait(&r, 200000);
+	assert_int_equal(push(&r, 0, 0, 0, 0, 0), EGR_RELEASED);
+	assert_int_equal(push(&r, 2, 1, 0, 0, 500000), EGR_BUFFERED);
+	assert_true(egr_reseq_deadline(&r, &when));
+	assert_int_equal(when, 500000 + 50000);
+	egr_reseq_free(&r);
+	/* path 0 delivers after the packet beyond the hole */
+	setup(&r, &l);
+	egr_reseq_set_resend_wait(&r, 200000);
+	assert_int_equal(push(&r, 0, 0, 0, 0, 0), EGR_RELEASED);
+	assert_int_equal(push(&r, 2, 1, 0, 0, 10000), EGR_BUFFERED);
+	assert_int_equal(push(&r, 5, 0, 0, 0, 12000), EGR_BUFFERED);
+	assert_true(egr_reseq_deadline(&r, &when));
+	assert_int_equal(when, 10000 + 50000);
+	egr_reseq_free(&r);
+	/* path 0 down */
+	setup(&r, &l);
+	egr_reseq_set_resend_wait(&r, 200000);
+	assert_int_equal(push(&r, 0, 0, 0, 0, 0), EGR_RELEASED);
+	assert_int_equal(push(&r, 2, 1, 0, 0, 10000), EGR_BUFFERED);
+	r.path_up[0] = false; /* as egr_reseq_set_path_up, without its drain */
+	assert_true(egr_reseq_deadline(&r, &when));
+	assert_int_equal(when, 10000 + 50000);
+	egr_reseq_free(&r);
+	/* off */
+	setup(&r, &l);
+	assert_int_equal(push(&r, 0, 0, 0, 0, 0), EGR_RELEASED);
+	assert_int_equal(push(&r, 2, 1, 0, 0, 10000), EGR_BUFFERED);
+	assert_true(egr_reseq_deadline(&r, &when));
+	assert_int_equal(when, 10000 + 50000);
+	egr_reseq_poll(&r, 60000);
+	WANT(&l, 0, 2);
+	assert_int_equal(r.st.resend_waits, 0);
+	egr_reseq_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -209,6 +306,9 @@ int main(void)
 		cmocka_unit_test(test_flow_copy),
 		cmocka_unit_test(test_copy_too_late),
 		cmocka_unit_test(test_slot_reuse),
+		cmocka_unit_test(test_wait_for_copy),
+		cmocka_unit_test(test_wait_gives_up),
+		cmocka_unit_test(test_wait_not),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
