@@ -230,14 +230,60 @@ static void arm_poll(struct run *r)
 /* ---- failover: the detectors and the in-flight store, as the daemon
  * would drive them (DESIGN.md, "Failure detection") */
 
-static void fo_sent(struct run *r, unsigned path, const struct wire_hdr *h)
+/* A packet (an original or a copy) is sent on path: the detector waits
+ * for its acknowledgement, the store keeps its bytes (data: its emit
+ * time, then zeros). */
+static void fo_sent(struct run *r, unsigned path, const struct wire_hdr *h,
+		    const uint8_t *data)
 {
 	if (!r->c->failover) {
 		return;
 	}
-	memcpy(r->payload, &r->now, sizeof(r->now));
 	ing_detect_sent(&r->det[path], h->lseq, r->now);
-	ing_inflight_add(&r->infl, path, h, r->payload, r->c->pkt_size);
+	ing_inflight_add(&r->infl, path, h, data, r->c->pkt_size);
+}
+
+/* The packet under h, emitted at t_emit, enters path's link. */
+static void send_on(struct run *r, int path, const struct wire_hdr *h,
+		    uint64_t t_emit, const uint8_t *data)
+{
+	struct sim_pkt *p;
+	enum sim_fate fate;
+	uint64_t done;
+	uint32_t idx;
+	bool started;
+	int ret;
+
+	ret = sim_pool_get(&r->pool, &idx);
+	if (ret) {
+		r->err = ret;
+		return;
+	}
+	p = sim_pool_at(&r->pool, idx);
+	p->t_emit_us = t_emit;
+	p->gseq = h->gseq;
+	p->lseq = h->lseq;
+	p->pgap = h->pgap;
+	p->fgap = h->fgap;
+	p->flags = h->flags;
+	p->path = (uint8_t)path;
+	p->bytes = r->bytes;
+	r->res->bytes_sent += r->bytes;
+	r->res->path_sent[path]++;
+	if (r->c->path[path].cls == PATH_MOBILE) {
+		r->res->bytes_mobile += r->bytes;
+	}
+	fo_sent(r, (unsigned)path, h, data);
+	fate = sim_link_enqueue(&r->link[path], &r->pool, idx, r->now, &started,
+				&done);
+	if (fate != SIM_FATE_OK) {
+		lose(r, idx);
+		return;
+	}
+	r->inflight++;
+	if (started) {
+		push(r, done, EV_TX_DONE, (uint32_t)path);
+	}
 }
 
 /* A copy of m goes out on the path the scheduler picks for it. */
@@ -245,52 +291,25 @@ static int resend_one(void *ctx, const struct ing_inflight_pkt *m,
 		      const uint8_t *data)
 {
 	struct run *r = ctx;
-	struct wire_hdr h = {.gseq = m->gseq,
+	struct wire_hdr h = {.version = WIRE_VERSION,
+			     .type = WIRE_DATA,
+			     .session = 1,
+			     .tstamp = (uint32_t)r->now,
+			     .gseq = m->gseq,
 			     .fgap = m->fgap,
 			     .flags = m->flags,
 			     .cls = m->cls};
-	struct sim_pkt *p;
-	enum sim_fate fate;
-	uint64_t done, emitted;
-	uint32_t idx;
-	bool started;
-	int path, ret;
+	uint64_t emitted;
+	int path;
 
 	path = ing_sched_pick_resend(&r->sched, &h, m->len, r->now);
 	if (path < 0) {
 		return path;
 	}
-	ret = sim_pool_get(&r->pool, &idx);
-	if (ret) {
-		r->err = ret;
-		return ret;
-	}
 	memcpy(&emitted, data, sizeof(emitted));
-	p = sim_pool_at(&r->pool, idx);
-	p->t_emit_us = emitted;
-	p->gseq = h.gseq;
-	p->lseq = h.lseq;
-	p->pgap = h.pgap;
-	p->fgap = h.fgap;
-	p->flags = h.flags;
-	p->path = (uint8_t)path;
-	p->bytes = r->bytes;
-	r->res->bytes_sent += r->bytes;
-	r->res->path_sent[path]++;
-	/* the copy is in flight on its new path in turn */
-	ing_detect_sent(&r->det[path], h.lseq, r->now);
-	ing_inflight_add(&r->infl, (unsigned)path, &h, data, m->len);
-	fate = sim_link_enqueue(&r->link[path], &r->pool, (uint32_t)idx, r->now,
-				&started, &done);
-	if (fate != SIM_FATE_OK) {
-		lose(r, idx);
-		return 0;
-	}
-	r->inflight++;
-	if (started) {
-		push(r, done, EV_TX_DONE, (uint32_t)path);
-	}
-	return 0;
+	/* in flight on its new path in turn: kept again there */
+	send_on(r, path, &h, emitted, data);
+	return r->err;
 }
 
 static void fo_event(struct run *r, unsigned path, enum ing_det_event ev)
@@ -452,12 +471,7 @@ static void emit(struct run *r)
 			     .type = WIRE_DATA,
 			     .session = 1,
 			     .tstamp = (uint32_t)r->now};
-	struct sim_pkt *p;
-	enum sim_fate fate;
-	uint64_t done;
-	uint32_t idx;
-	bool started;
-	int path, ret;
+	int path;
 
 	r->res->sent++;
 	r->iv.offered_bytes += r->bytes;
@@ -474,36 +488,10 @@ static void emit(struct run *r)
 		r->iv.lost++;
 		return;
 	}
-	ret = sim_pool_get(&r->pool, &idx);
-	if (ret) {
-		r->err = ret;
-		return;
+	if (c->failover) {
+		memcpy(r->payload, &r->now, sizeof(r->now));
 	}
-	p = sim_pool_at(&r->pool, idx);
-	p->t_emit_us = r->now;
-	p->gseq = h.gseq;
-	p->lseq = h.lseq;
-	p->pgap = h.pgap;
-	p->fgap = h.fgap;
-	p->flags = h.flags;
-	p->path = (uint8_t)path;
-	p->bytes = r->bytes;
-	r->res->bytes_sent += r->bytes;
-	r->res->path_sent[path]++;
-	if (c->path[path].cls == PATH_MOBILE) {
-		r->res->bytes_mobile += r->bytes;
-	}
-	fo_sent(r, (unsigned)path, &h);
-	fate = sim_link_enqueue(&r->link[path], &r->pool, idx, r->now, &started,
-				&done);
-	if (fate != SIM_FATE_OK) {
-		lose(r, idx);
-		return;
-	}
-	r->inflight++;
-	if (started) {
-		push(r, done, EV_TX_DONE, (uint32_t)path);
-	}
+	send_on(r, path, &h, r->now, r->payload);
 }
 
 static void on_source(struct run *r)
