@@ -37,6 +37,17 @@ int ing_sched_init(struct ing_sched *s, const struct ing_sched_params *p,
 	return 0;
 }
 
+/* The pace of a path: the lower of its configured and learned rates. */
+static void set_pace(struct ing_sched_path *p)
+{
+	double r = p->cfg_Bps;
+
+	if (p->learn_Bps > 0 && (r <= 0 || p->learn_Bps < r)) {
+		r = p->learn_Bps;
+	}
+	p->rate_Bps = r;
+}
+
 int ing_sched_set_params(struct ing_sched *s, const struct ing_sched_params *p)
 {
 	if (!params_ok(p)) {
@@ -45,6 +56,12 @@ int ing_sched_set_params(struct ing_sched *s, const struct ing_sched_params *p)
 	s->p = *p;
 	if (s->w_mobile > p->w_mobile_max) {
 		s->w_mobile = p->w_mobile_max;
+	}
+	if (!p->rate_auto || !p->queue_target_us) {
+		for (unsigned i = 0; i < s->n; i++) {
+			s->path[i].learn_Bps = 0;
+			set_pace(&s->path[i]);
+		}
 	}
 	return 0;
 }
@@ -292,6 +309,12 @@ static int paced(struct ing_sched *s, uint32_t len)
 		}
 	}
 	if (mob >= 0 && s->p.w_mobile_max > 0) {
+		/* the pace holds bulk back (ing_sched_on_report probes) */
+		for (unsigned i = 0; i < s->n; i++) {
+			if (s->path[i].cls == PATH_FIXED && s->path[i].rate_Bps > 0) {
+				s->path[i].limited = true;
+			}
+		}
 		s->st.overflow++;
 		return mob;
 	}
@@ -324,6 +347,8 @@ int ing_sched_pick_flow(struct ing_sched *s, struct wire_hdr *h,
 		 * take the bucket into debt: the bulk waits */
 		s->path[best].tokens -= len + WIRE_OVERHEAD;
 	}
+	s->path[best].tx_bytes += len + WIRE_OVERHEAD;
+	s->path[best].tx_pkts++;
 	consume(s, best, h);
 	ing_flow_sent(b, h->gseq, &h->fgap, &h->flags);
 	return best;
@@ -343,6 +368,9 @@ int ing_sched_pick_resend(struct ing_sched *s, struct wire_hdr *h,
 	if (p->rate_Bps > 0) {
 		p->tokens -= len + WIRE_OVERHEAD;
 	}
+	/* the line carries it: the rate it delivers counts it (rate_auto) */
+	p->tx_bytes += len + WIRE_OVERHEAD;
+	p->tx_pkts++;
 	h->path = (uint8_t)best;
 	h->lseq = p->lseq++;
 	h->pgap = 0;
@@ -364,8 +392,14 @@ void ing_sched_set_delay(struct ing_sched *s, unsigned path, uint32_t us)
 void ing_sched_set_rate(struct ing_sched *s, unsigned path, uint32_t kbps)
 {
 	if (path < s->n && s->path[path].cls == PATH_FIXED) {
-		s->path[path].rate_Bps = kbps * 125.0;
+		s->path[path].cfg_Bps = kbps * 125.0;
+		set_pace(&s->path[path]);
 	}
+}
+
+uint32_t ing_sched_rate(const struct ing_sched *s, unsigned path)
+{
+	return path < s->n ? (uint32_t)(s->path[path].rate_Bps / 125.0) : 0;
 }
 
 /* A mobile path's delay varies by itself (radio scheduling, retries): its
@@ -496,6 +530,100 @@ static double queue_increase(const struct ing_sched *s, uint32_t q)
 	return s->p.k * x * s->p.w_fixed;
 }
 
+/* A fixed path's rate, learned (rate_auto).  A line whose standing queue
+ * stayed over half the target for a whole report interval, and grew, was
+ * busy all of it: what it delivered then (the peer's rx count times the
+ * mean size of what was sent) is its rate, and pacing just below it
+ * empties its buffer (sched.h, ING_PACE_PERMILLE) with the excess going
+ * to the mobile paths at once, as with rate_mbit.  A learned rate falls
+ * only that way, or by a step when a queue over the target stands still
+ * under a pace that holds bulk back; while the pace holds bulk back and
+ * the line does not queue, it grows (probes, ING_PROBE_*), so a line that
+ * got faster is found again and a line that got slower queues and is
+ * measured again.  The delivered rate needs consecutive reports (dseq 1):
+ * over a lost report the interval is not known to have been busy
+ * throughout. */
+static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
+		       const struct wire_report_path *e, uint32_t dseq)
+{
+	uint32_t target = s->p.queue_target_us;
+	uint64_t db = p->tx_bytes - p->rep_tx_bytes;
+	uint64_t dp = p->tx_pkts - p->rep_tx_pkts;
+	int32_t drx = seq_diff(e->rx_pkts, p->rep_rx);
+	bool measured, limited = p->limited;
+
+	/* the mean size of what was sent in the last interval (what arrives
+	 * in this one was sent a one-way delay earlier: bulk sizes change
+	 * slowly), or of the one before if nothing was sent */
+	if (dp > 0) {
+		p->mean_len = (double)db / (double)dp;
+	}
+	/* The line is the bottleneck when its queue stands and it delivered
+	 * fewer packets than were sent to it (by more than ING_RATE_SLACK
+	 * per mille: the two intervals are a one-way delay apart): the queue
+	 * grows.  A queue that stands while everything sent arrives is not
+	 * the line's (the receiver's CPU, a queue draining) and says nothing
+	 * of its rate: believed, it would pace the line down to whatever was
+	 * sent, less next time, and so on to nothing. */
+	measured = p->have_rx && dseq == 1 && drx > 0 && p->mean_len > 0 &&
+		   (uint64_t)drx * 1000 < dp * (1000 - ING_RATE_SLACK);
+
+	p->rep_rx = e->rx_pkts;
+	p->have_rx = true;
+	p->rep_tx_bytes = p->tx_bytes;
+	p->rep_tx_pkts = p->tx_pkts;
+	p->limited = false;
+	if (!s->p.rate_auto || !target) {
+		return;
+	}
+	if (measured && e->delay_us > target / 2) {
+		double got = (double)drx * p->mean_len * 1000.0 /
+			     s->p.t_report_ms;
+
+		p->learn_Bps = p->learn_Bps > 0 ? (p->learn_Bps + got) / 2 : got;
+		p->probes = 0;
+		s->st.rate_learned++;
+	} else if (p->learn_Bps > 0 && limited && e->delay_us > target / 2) {
+		/* a queue over the target that neither grows nor drains: the
+		 * pace is the line's rate within the slack; a step down
+		 * drains it */
+		p->learn_Bps *= 1 - ING_RATE_SLACK / 1000.0;
+		p->probes = 0;
+		s->st.rate_learned++;
+	} else if (p->learn_Bps > 0 && limited && e->delay_us <= target / 4) {
+		uint32_t pm = ING_PROBE_PERMILLE *
+			      (ING_PROBE_ACCEL + p->probes) / ING_PROBE_ACCEL;
+
+		if (pm > ING_PROBE_MAX_PERMILLE) {
+			pm = ING_PROBE_MAX_PERMILLE;
+		}
+		p->learn_Bps *= 1 + pm / 1000.0;
+		if (p->cfg_Bps > 0 && p->learn_Bps > p->cfg_Bps) {
+			p->learn_Bps = p->cfg_Bps;
+		}
+		p->probes++;
+		s->st.rate_probed++;
+	} else if (!limited) {
+		p->probes = 0;
+	}
+	if (p->learn_Bps > 0 && p->learn_Bps < ING_RATE_MIN_BPS) {
+		p->learn_Bps = ING_RATE_MIN_BPS;
+	}
+	set_pace(p);
+}
+
+static void learn_rates(struct ing_sched *s, const struct wire_report *r,
+			uint32_t dseq)
+{
+	for (unsigned i = 0; i < r->n; i++) {
+		const struct wire_report_path *e = &r->p[i];
+
+		if (e->path < s->n && s->path[e->path].cls == PATH_FIXED) {
+			learn_rate(s, &s->path[e->path], e, dseq);
+		}
+	}
+}
+
 void ing_sched_on_report(struct ing_sched *s, uint32_t seq,
 			 const struct wire_report *r)
 {
@@ -508,6 +636,7 @@ void ing_sched_on_report(struct ing_sched *s, uint32_t seq,
 		s->st.stale_reports++;
 		return;
 	}
+	learn_rates(s, r, s->have_report_seq ? seq - s->report_seq : 0);
 	s->have_report_seq = true;
 	s->report_seq = seq;
 	s->st.reports++;
@@ -596,6 +725,7 @@ void ing_sched_peer_restarted(struct ing_sched *s)
 {
 	for (unsigned i = 0; i < s->n; i++) {
 		s->path[i].have_report = false;
+		s->path[i].have_rx = false;
 	}
 	s->have_report_seq = false;
 	s->fixed_sent = 0;
@@ -612,6 +742,7 @@ void ing_sched_reset_seq(struct ing_sched *s, uint32_t gseq0)
 		p->lseq = 0;
 		p->sent_any = false;
 		p->have_report = false;
+		p->have_rx = false;
 		p->forgive = false; /* its forgive_to was of the old count */
 	}
 	s->have_report_seq = false;

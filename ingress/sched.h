@@ -53,6 +53,17 @@ enum {
 	 * ING_PACE_BURST_US of the rate (at least two full packets). */
 	ING_PACE_PERMILLE = 980,
 	ING_PACE_BURST_US = 5000,
+	/* A fixed path's rate learned from its standing queue (rate_auto):
+	 * while the pace holds bulk back and the line does not queue, the
+	 * learned rate grows by ING_PROBE_PERMILLE per report, and by
+	 * another 1/ING_PROBE_ACCEL of that for every such report in a row
+	 * (a line whose rate went up is found again within seconds), at
+	 * most ING_PROBE_MAX_PERMILLE; never under ING_RATE_MIN_BPS. */
+	ING_PROBE_PERMILLE = 2,
+	ING_PROBE_ACCEL = 8,
+	ING_PROBE_MAX_PERMILLE = 16,
+	ING_RATE_MIN_BPS = 125000,
+	ING_RATE_SLACK = 10,
 };
 
 struct ing_sched_path {
@@ -77,11 +88,22 @@ struct ing_sched_path {
 	uint32_t rep_qdelay_us; /* standing queue in the last report */
 	uint32_t delay_us;	/* its delay now (the daemon: smoothed RTT),
 				 * for sparse flows */
-	/* pacing (a fixed path whose rate is known): a token bucket in
-	 * bytes, filled at ING_PACE_PERMILLE of the rate */
-	double rate_Bps;	/* 0: not paced */
+	/* pacing (a fixed path whose rate is known or learned): a token
+	 * bucket in bytes, filled at ING_PACE_PERMILLE of the rate */
+	double rate_Bps; /* the pace: the lower of the two below (0: none) */
+	double cfg_Bps;	 /* rate_mbit (0: unknown) */
+	double learn_Bps; /* learned (0: not yet, or rate_auto off) */
 	double tokens;
 	uint64_t tok_us;
+	bool limited;	/* bulk overflowed since the last report */
+	uint32_t probes; /* reports in a row the learned rate grew */
+	/* line bytes and packets ing_sched_pick_flow sent on the path, and
+	 * their values and the peer's rx count at the last report, for the
+	 * rate the line delivered between two reports */
+	uint64_t tx_bytes, tx_pkts, rep_tx_bytes, rep_tx_pkts;
+	double mean_len; /* line bytes a packet, last interval with any */
+	uint32_t rep_rx;
+	bool have_rx;
 	/* mobile paths: their own floor and variation of it (us) */
 	bool have_floor;
 	uint32_t floor_cur, floor_prev, floor_left;
@@ -106,6 +128,9 @@ struct ing_sched_stats {
 			    * rate */
 	uint64_t overflow; /* bulk packets sent on a mobile path because the
 			    * paced fixed paths were at their rate */
+	uint64_t rate_learned; /* reports that set a fixed path's pace to
+				* what its queueing line delivered */
+	uint64_t rate_probed;  /* reports that raised a learned pace */
 	uint64_t resent;   /* copies sent again (ing_sched_pick_resend) */
 	uint64_t frozen;   /* reports that moved no weight: a path was
 			    * suspect */
@@ -182,13 +207,19 @@ void ing_sched_set_delay(struct ing_sched *s, unsigned path, uint32_t us);
  * token bucket allows and overflow to the mobile paths beyond (sparse ones
  * take it whatever, and are paid for by the bulk), so the line's own
  * buffer stays empty.  Without a mobile path up, or with w_mobile_max 0,
- * nothing overflows. */
+ * nothing overflows.  With rate_auto (and a queue target), the rate is
+ * also learned from the reports (ing_sched_on_report): the pace is the
+ * lower of the two, so a configured rate is a ceiling. */
 void ing_sched_set_rate(struct ing_sched *s, unsigned path, uint32_t kbps);
 
 /* Applies a REPORT from the peer's egress: seq is the report sequence (the
- * header's gseq).  Runs AWI/IWI on fixed-path loss, DWD otherwise. */
+ * header's gseq).  Runs AWI/IWI on fixed-path loss and standing queue,
+ * DWD otherwise, and learns the fixed paths' rates (rate_auto). */
 void ing_sched_on_report(struct ing_sched *s, uint32_t seq,
 			 const struct wire_report *r);
+
+/* The pace of a path now, kbit/s of line bytes (0: not paced). */
+uint32_t ing_sched_rate(const struct ing_sched *s, unsigned path);
 
 /* Effective SWRR weight of a path now (0 if down). */
 double ing_sched_weight(const struct ing_sched *s, unsigned path);

@@ -181,6 +181,11 @@ void sim_print_summary(FILE *f, const struct sim_cfg *c,
 	fprintf(f, "w_mobile_final         %.3f\n", r->w_mobile);
 	fprintf(f, "weight_updates         awi %llu iwi %llu dwd %llu\n",
 		ull(r->sched.awi), ull(r->sched.iwi), ull(r->sched.dwd));
+	fprintf(f,
+		"pace                   rate_learned %llu rate_probed %llu "
+		"paced %llu overflow %llu\n",
+		ull(r->sched.rate_learned), ull(r->sched.rate_probed),
+		ull(r->sched.paced), ull(r->sched.overflow));
 	for (i = 0; i < c->npaths; i++) {
 		const struct sim_link_stats *s = &r->link[i];
 

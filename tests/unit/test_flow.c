@@ -375,6 +375,176 @@ static void test_pace(void **state)
 	free(s);
 }
 
+/* A report of the fixed path 0 (and an empty mobile path 1): report
+ * sequence seq, rx packets received so far, standing queue q us. */
+static void learn_report(struct ing_sched *s, uint32_t seq, uint32_t rx,
+			 uint32_t q)
+{
+	struct wire_report r = {.n = 2};
+
+	r.p[0] = (struct wire_report_path){.path = 0, .rx_pkts = rx,
+					   .delay_us = q};
+	r.p[1] = (struct wire_report_path){.path = 1};
+	ing_sched_on_report(s, seq, &r);
+}
+
+/* n bulk packets of flow 9, len bytes each, at t_us */
+static void learn_send(struct ing_sched *s, int n, uint32_t len, uint64_t t_us)
+{
+	struct wire_hdr h;
+
+	for (int i = 0; i < n; i++) {
+		assert_true(ing_sched_pick_flow(s, &h, 9, len, t_us) >= 0);
+	}
+}
+
+/* rate_auto: a fixed path whose standing queue is over half the target
+ * and grows (it delivered fewer packets than were sent to it) over a
+ * whole report interval (consecutive reports) is paced at what it
+ * delivered (rx times the mean size sent, per t_report), averaged with
+ * the previous estimate; a queue over half the target that stands still
+ * under a pace that holds bulk back steps it down 1 %; while the pace
+ * holds bulk back and the line does not queue, the pace grows (0.2 % a
+ * report, more when it keeps growing), up to rate_mbit when that is set;
+ * off with rate_auto false or without a queue target. */
+static void test_pace_learn(void **state)
+{
+	enum path_class cls[2] = {PATH_FIXED, PATH_MOBILE};
+	struct ing_sched_params p = params();
+	struct ing_sched *s = calloc(1, sizeof(*s));
+	uint64_t t = 1000000;
+	uint32_t rx = 0, seq = 1, r0;
+
+	(void)state;
+	assert_non_null(s);
+	p.queue_target_us = 5000;
+	p.rate_auto = true;
+	assert_int_equal(ing_sched_init(s, &p, 2, cls), 0);
+	assert_int_equal(ing_sched_rate(s, 0), 0);
+	/* unpaced, w_mobile 0: everything on the fixed path, 1424 + 76 line
+	 * bytes a packet */
+	learn_send(s, 200, 1424, t);
+	assert_int_equal(s->path[0].sent, 200);
+	learn_report(s, seq++, rx, 0); /* the baseline */
+	learn_send(s, 200, 1424, t);
+	learn_report(s, seq++, rx += 150, 8000);
+	/* 150 * 1500 bytes in 50 ms: 4.5 MB/s = 36 Mbit/s */
+	assert_int_equal(s->st.rate_learned, 1);
+	assert_int_equal(ing_sched_rate(s, 0), 36000);
+	/* the mobile path down for a while: everything on the fixed path
+	 * whatever its pace (what a line delivers is compared with what was
+	 * sent to it) */
+	ing_sched_set_up(s, 1, false);
+	/* a queue under half the target: nothing measured (and no probe:
+	 * over a quarter of it) */
+	learn_send(s, 200, 1424, t);
+	learn_report(s, seq++, rx += 170, 2500);
+	assert_int_equal(ing_sched_rate(s, 0), 36000);
+	/* a queue that stands while everything sent arrives is not the
+	 * line's: nothing measured (nothing overflowed, the mobile path is
+	 * down: the pace held nothing back, no step either) */
+	learn_send(s, 200, 1424, t);
+	learn_report(s, seq++, rx += 200, 9000);
+	assert_int_equal(s->st.rate_learned, 1);
+	assert_int_equal(ing_sched_rate(s, 0), 36000);
+	/* 170 of 200 arrived: 40.8 Mbit/s, averaged: 38.4 */
+	learn_send(s, 200, 1424, t);
+	learn_report(s, seq++, rx += 170, 2600);
+	assert_int_equal(s->st.rate_learned, 2);
+	assert_int_equal(ing_sched_rate(s, 0), 38400);
+	/* a report lost in between: the interval is not known to have been
+	 * busy, nothing is measured */
+	seq++;
+	learn_send(s, 200, 1424, t);
+	learn_report(s, seq++, rx += 150, 9000);
+	assert_int_equal(s->st.rate_learned, 2);
+	assert_int_equal(ing_sched_rate(s, 0), 38400);
+	/* the mobile path up: bulk overflows, the pace holds it back; a
+	 * queue over half the target that does not grow: a step of 1 % */
+	ing_sched_set_up(s, 1, true);
+	learn_send(s, 200, 1424, t);
+	learn_report(s, seq++, rx += 100, 9000);
+	assert_int_equal(s->st.rate_learned, 3);
+	assert_int_equal(ing_sched_rate(s, 0), 38016);
+
+	/* no queue, but nothing held back: no probe */
+	learn_report(s, seq++, rx += 100, 0);
+	assert_int_equal(s->st.rate_probed, 0);
+	/* 20 Mbit/s over the pace for the next 50 ms: bulk overflows (the
+	 * pace held it back), the line does not queue: +0.2 % */
+	t += 100000;
+	for (uint64_t us = 0; us < 50000; us += 200) {
+		learn_send(s, 1, 1424, t + us);
+	}
+	assert_true(s->st.overflow > 0);
+	learn_report(s, seq++, rx += 100, 1000);
+	assert_int_equal(s->st.rate_probed, 1);
+	assert_int_equal(ing_sched_rate(s, 0), 38092);
+	/* held back again and again: the steps grow (0.2 % a report, plus an
+	 * eighth of that for every report in a row, at most 1.6 %) */
+	r0 = ing_sched_rate(s, 0);
+	for (int i = 1; i <= 60; i++) {
+		t += 50000;
+		for (uint64_t us = 0; us < 50000; us += 100) {
+			learn_send(s, 1, 1424, t + us);
+		}
+		learn_report(s, seq++, rx += 100, 0);
+	}
+	assert_int_equal(s->st.rate_probed, 61);
+	if (ing_sched_rate(s, 0) < r0 * 1.5 || ing_sched_rate(s, 0) > r0 * 2.0) {
+		fail_msg("60 probes: %u kbit/s from %u", ing_sched_rate(s, 0),
+			 r0);
+	}
+	/* a queue over the target that grows: measured, probes reset */
+	learn_send(s, 300, 1424, t);
+	learn_report(s, seq++, rx += 200, 7000);
+	assert_int_equal(s->st.rate_learned, 4);
+	assert_int_equal(s->path[0].probes, 0);
+
+	/* rate_mbit caps it: the pace is the lower of the two */
+	ing_sched_set_rate(s, 0, 30000);
+	assert_int_equal(ing_sched_rate(s, 0), 30000);
+	ing_sched_set_rate(s, 0, 1000000);
+	assert_true(ing_sched_rate(s, 0) > 30000);
+	assert_true(ing_sched_rate(s, 0) < 1000000);
+	/* ... and a probe stops there (10 kbit/s over the learned rate) */
+	r0 = ing_sched_rate(s, 0);
+	ing_sched_set_rate(s, 0, r0 + 10);
+	assert_int_equal(ing_sched_rate(s, 0), r0);
+	for (int i = 0; i < 2; i++) {
+		t += 100000;
+		for (uint64_t us = 0; us < 50000; us += 100) {
+			learn_send(s, 1, 1424, t + us);
+		}
+		learn_report(s, seq++, rx += 100, 0);
+		assert_int_equal(ing_sched_rate(s, 0), r0 + 10);
+	}
+	ing_sched_set_rate(s, 0, 0);
+
+	/* rate_auto off: forgotten at once, the path unpaced */
+	p.rate_auto = false;
+	assert_int_equal(ing_sched_set_params(s, &p), 0);
+	assert_int_equal(ing_sched_rate(s, 0), 0);
+	learn_send(s, 200, 1424, t);
+	learn_report(s, seq++, rx += 150, 8000);
+	assert_int_equal(ing_sched_rate(s, 0), 0);
+	/* ... and without a queue target */
+	p.rate_auto = true;
+	p.queue_target_us = 0;
+	assert_int_equal(ing_sched_set_params(s, &p), 0);
+	learn_send(s, 200, 1424, t);
+	learn_report(s, seq++, rx += 150, 8000);
+	assert_int_equal(ing_sched_rate(s, 0), 0);
+	assert_int_equal(s->st.rate_learned, 4);
+	/* a line that delivers next to nothing is still paced at 1 Mbit/s */
+	p.queue_target_us = 5000;
+	assert_int_equal(ing_sched_set_params(s, &p), 0);
+	learn_send(s, 10, 100, t);
+	learn_report(s, seq++, rx += 1, 8000);
+	assert_int_equal(ing_sched_rate(s, 0), 1000);
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -384,6 +554,7 @@ int main(void)
 		cmocka_unit_test(test_fgap),
 		cmocka_unit_test(test_pick_flow),
 		cmocka_unit_test(test_pace),
+		cmocka_unit_test(test_pace_learn),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
