@@ -48,6 +48,15 @@ static void send(struct ing_detect *d, uint32_t lseq, unsigned n, uint64_t now)
 	}
 }
 
+/* 8 packets from lseq on at t, never acknowledged: SUSPECT at t + T, not
+ * before. */
+static void cut_at(struct ing_detect *d, uint32_t lseq, uint64_t t)
+{
+	send(d, lseq, 8, t);
+	assert_int_equal(ing_detect_tick(d, t + T - 1), ING_DET_EV_NONE);
+	assert_int_equal(ing_detect_tick(d, t + T), ING_DET_EV_SUSPECT);
+}
+
 static void test_init(void **state)
 {
 	struct ing_detect_params p = prm(), bad;
@@ -233,9 +242,7 @@ static void test_suspect_recovers(void **state)
 
 	(void)state;
 	up_at_1s(&d);
-	send(&d, 0, 8, MS(2000));
-	assert_int_equal(ing_detect_tick(&d, MS(2000) + T),
-			 ING_DET_EV_SUSPECT);
+	cut_at(&d, 0, MS(2000));
 	/* the unacknowledged data belongs to the in-flight store now: its
 	 * late acknowledgement is no answer */
 	assert_int_equal(ing_detect_acked(&d, 8, MS(2200)), ING_DET_EV_NONE);
@@ -261,9 +268,7 @@ static void test_suspect_ack_recovers(void **state)
 
 	(void)state;
 	up_at_1s(&d);
-	send(&d, 0, 8, MS(2000));
-	assert_int_equal(ing_detect_tick(&d, MS(2000) + T),
-			 ING_DET_EV_SUSPECT);
+	cut_at(&d, 0, MS(2000));
 	/* sent on it anyway (e.g. the only path): its acknowledgement
 	 * answers */
 	send(&d, 8, 2, MS(2200));
@@ -389,11 +394,9 @@ static void test_idle_cut(void **state)
 static void flap_once(struct ing_detect *d, uint64_t *t)
 {
 	up_at_1s(d);
-	send(d, 0, 8, MS(2000));
-	assert_int_equal(ing_detect_tick(d, MS(2000) + T), ING_DET_EV_SUSPECT);
+	cut_at(d, 0, MS(2000));
 	assert_int_equal(ing_detect_answered(d, MS(2300)), ING_DET_EV_UP);
-	send(d, 8, 8, MS(2400));
-	assert_int_equal(ing_detect_tick(d, MS(2400) + T), ING_DET_EV_SUSPECT);
+	cut_at(d, 8, MS(2400));
 	assert_int_equal(d->st.flaps, 1);
 	assert_int_equal(d->level, 1);
 	assert_int_equal(ing_detect_answered(d, MS(2800)), ING_DET_EV_HOLD);

@@ -50,6 +50,7 @@ struct fx {
 	uint32_t seq;                 /* last report sequence sent */
 	uint32_t rx[WIRE_MAX_PATHS];
 	uint32_t lost[WIRE_MAX_PATHS];
+	uint32_t lnext[WIRE_MAX_PATHS]; /* lseq_next the peer acknowledges */
 };
 
 /* classes: one letter per path, F fixed, M mobile */
@@ -86,6 +87,7 @@ static void fx_report_seq(struct fx *f, uint32_t seq)
 		r.p[i].rx_pkts = f->rx[i];
 		r.p[i].lost_pkts = f->lost[i];
 		r.p[i].delay_us = 10000;
+		r.p[i].lseq_next = f->lnext[i];
 	}
 	ing_sched_on_report(&f->s, seq, &r);
 }
@@ -1549,22 +1551,11 @@ static void test_weights(void **state)
 
 /* ---- issue 14: suspect paths and copies sent again */
 
-/* A report of f's counters with path's lseq_next set. */
+/* A report acknowledging lnext on path. */
 static void fx_report_lnext(struct fx *f, unsigned path, uint32_t lnext)
 {
-	struct wire_report r;
-	unsigned i;
-
-	memset(&r, 0, sizeof(r));
-	r.n = (uint8_t)f->n;
-	for (i = 0; i < f->n; i++) {
-		r.p[i].path = (uint8_t)i;
-		r.p[i].rx_pkts = f->rx[i];
-		r.p[i].lost_pkts = f->lost[i];
-		r.p[i].delay_us = 10000;
-	}
-	r.p[path].lseq_next = lnext;
-	ing_sched_on_report(&f->s, ++f->seq, &r);
+	f->lnext[path] = lnext;
+	fx_report(f);
 }
 
 /* A suspect path gets nothing, its weight goes to the others as if it
