@@ -99,7 +99,8 @@ struct ing_detect_params {
 
 struct ing_detect_stats {
 	uint64_t suspect;   /* entries into SUSPECT */
-	uint64_t recovered; /* back UP after SUSPECT, DOWN or HOLD */
+	uint64_t recovered; /* back UP after SUSPECT, DOWN or HOLD (not
+			     * the first UP) */
 	uint64_t down;	    /* entries into DOWN */
 	uint64_t flaps;	    /* SUSPECT within flap_window_ms of UP, or
 			     * from HOLD */
