@@ -66,15 +66,73 @@ int ing_sched_set_params(struct ing_sched *s, const struct ing_sched_params *p)
 	return 0;
 }
 
+/* A path is used when it is neither down nor suspect; one that is not
+ * loses its credit at once. */
+static void set_usable(struct ing_sched_path *p)
+{
+	p->up = !p->down && !p->suspect;
+	if (!p->up) {
+		p->cur = 0;
+	}
+}
+
 void ing_sched_set_up(struct ing_sched *s, unsigned path, bool up)
 {
 	if (path >= s->n) {
 		return;
 	}
-	s->path[path].up = up;
-	if (!up) {
-		s->path[path].cur = 0;
+	s->path[path].down = !up;
+	set_usable(&s->path[path]);
+}
+
+void ing_sched_set_suspect(struct ing_sched *s, unsigned path, bool suspect)
+{
+	struct ing_sched_path *p;
+
+	if (path >= s->n) {
+		return;
 	}
+	p = &s->path[path];
+	if (suspect) {
+		/* what it carried until now may be lost at the cut */
+		p->forgive = true;
+		p->forgive_to = p->lseq;
+	}
+	p->suspect = suspect;
+	set_usable(p);
+}
+
+/* While a path is suspect the reports describe a bond that lost a path,
+ * not the load: the weight waits. */
+static bool frozen(struct ing_sched *s)
+{
+	for (unsigned i = 0; i < s->n; i++) {
+		if (s->path[i].suspect) {
+			s->st.frozen++;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The loss d that a report shows for path p, less what the cut that made
+ * it suspect lost: the egress counts that gap when the first packet after
+ * it arrives, so the report whose lseq_next reaches forgive_to is the last
+ * one that can hold it. */
+static int32_t forgive(struct ing_sched *s, struct ing_sched_path *p,
+		       const struct wire_report_path *e, int32_t d)
+{
+	if (!p->forgive) {
+		return d;
+	}
+	if (!seq_before(e->lseq_next, p->forgive_to)) {
+		p->forgive = false;
+	}
+	if (d > 0) {
+		s->st.forgiven += (uint32_t)d;
+		return 0;
+	}
+	return d;
 }
 
 /* Paths up, per class. */
@@ -301,6 +359,34 @@ int ing_sched_pick_flow(struct ing_sched *s, struct wire_hdr *h,
 	return best;
 }
 
+int ing_sched_pick_resend(struct ing_sched *s, struct wire_hdr *h,
+			  uint32_t len, uint64_t now_us)
+{
+	struct ing_sched_path *p;
+	int best = refill(s, now_us) ? paced(s, len) : wrr(s);
+
+	if (best < 0) {
+		s->st.no_path++;
+		return -ENETDOWN;
+	}
+	p = &s->path[best];
+	if (p->rate_Bps > 0) {
+		p->tokens -= len + WIRE_OVERHEAD;
+	}
+	/* the line carries it: the rate it delivers counts it (rate_auto) */
+	p->tx_bytes += len + WIRE_OVERHEAD;
+	p->tx_pkts++;
+	h->path = (uint8_t)best;
+	h->lseq = p->lseq++;
+	h->pgap = 0;
+	h->flags |= WIRE_F_RESENT;
+	/* the next packet's pgap would name the copy's old gseq */
+	p->sent_any = false;
+	p->sent++;
+	s->st.resent++;
+	return best;
+}
+
 void ing_sched_set_delay(struct ing_sched *s, unsigned path, uint32_t us)
 {
 	if (path < s->n) {
@@ -428,7 +514,7 @@ static uint64_t fixed_loss(struct ing_sched *s, const struct wire_report *r)
 			continue;
 		}
 		p = &s->path[e->path];
-		d = seq_diff(e->lost_pkts, p->rep_lost);
+		d = forgive(s, p, e, seq_diff(e->lost_pkts, p->rep_lost));
 		if (p->have_report && d > 0 && p->cls == PATH_FIXED) {
 			lost += (uint32_t)d;
 		}
@@ -622,6 +708,10 @@ void ing_sched_on_report(struct ing_sched *s, uint32_t seq,
 	 * would only fill its buffer. */
 	mobile_full = target && qm > target;
 
+	if (frozen(s)) {
+		s->fixed_sent = 0;
+		return;
+	}
 	if (loss_cong || queue) {
 		if (queue) {
 			s->st.dwd_held++;
@@ -694,6 +784,7 @@ void ing_sched_reset_seq(struct ing_sched *s, uint32_t gseq0)
 		p->sent_any = false;
 		p->have_report = false;
 		p->have_rx = false;
+		p->forgive = false; /* its forgive_to was of the old count */
 	}
 	s->have_report_seq = false;
 	s->fixed_sent = 0;

@@ -75,7 +75,14 @@ enum {
 
 struct ing_sched_path {
 	enum path_class cls;
-	bool up;
+	bool up;	/* usable: neither down nor suspect */
+	bool down;	/* ing_sched_set_up(false) */
+	bool suspect;	/* ing_sched_set_suspect(true) */
+	/* the loss the peer reports for lseq before forgive_to was the cut
+	 * that made the path suspect: it moves no weight (sched.c,
+	 * forgive) */
+	bool forgive;
+	uint32_t forgive_to;
 	double cur;	    /* SWRR running credit */
 	uint32_t lseq;	    /* next local sequence number */
 	uint32_t last_gseq; /* gseq of the previous packet on this path */
@@ -139,6 +146,11 @@ struct ing_sched_stats {
 	uint64_t rate_learned; /* reports that set a fixed path's pace to
 				* what its queueing line delivered */
 	uint64_t rate_probed;  /* reports that raised a learned pace */
+	uint64_t resent;   /* copies sent again (ing_sched_pick_resend) */
+	uint64_t frozen;   /* reports that moved no weight: a path was
+			    * suspect */
+	uint64_t forgiven; /* lost packets of a cut, not taken as
+			    * congestion */
 };
 
 struct ing_sched {
@@ -169,6 +181,25 @@ int ing_sched_init(struct ing_sched *s, const struct ing_sched_params *p,
 int ing_sched_set_params(struct ing_sched *s, const struct ing_sched_params *p);
 
 void ing_sched_set_up(struct ing_sched *s, unsigned path, bool up);
+
+/* A path turns suspect (ingress/detect.h) or is trusted again.  A suspect
+ * path gets no new traffic, as if it were down: its weight goes to the
+ * others.  While any path is suspect the reports move no weight (AWI,
+ * IWI, DWD and the queue target wait: they describe a bond that lost a
+ * path, not the load), and the loss the peer later reports for the
+ * packets it carried until then (the cut) is forgiven, so w_mobile is
+ * where it was when the path comes back.  Independent of
+ * ing_sched_set_up: a path is used when it is up and not suspect. */
+void ing_sched_set_suspect(struct ing_sched *s, unsigned path, bool suspect);
+
+/* Picks the path for a copy sent again (ingress/inflight.h) of an inner
+ * packet of len bytes, as ing_sched_pick_flow would for a bulk packet,
+ * and consumes only a local sequence number: h->gseq, h->fgap and the
+ * flow flag stay the original's, h->flags gains WIRE_F_RESENT, h->pgap
+ * is 0 (the copy's gseq lies behind the path's), and so is the pgap of
+ * the next packet on that path.  Returns the path or -ENETDOWN. */
+int ing_sched_pick_resend(struct ing_sched *s, struct wire_hdr *h,
+			  uint32_t len, uint64_t now_us);
 
 /* Picks the path for the next DATA packet and fills h->path, h->gseq,
  * h->lseq and h->pgap.  Returns the path index, or -ENETDOWN if no path is
