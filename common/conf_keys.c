@@ -110,6 +110,15 @@ static int parse_early_release(struct loader *l, const config_setting_t *s,
 	return conf_get_bool(l, s, &c->reseq.early_release);
 }
 
+static int parse_rate_auto(struct loader *l, const config_setting_t *s,
+			   void *obj, const struct key *k)
+{
+	struct conf *c = obj;
+
+	(void)k;
+	return conf_get_bool(l, s, &c->sched.rate_auto);
+}
+
 static int parse_reorder_capacity(struct loader *l, const config_setting_t *s,
 				  void *obj, const struct key *k)
 {
@@ -606,6 +615,10 @@ const struct key conf_top_keys[] = {
 	     "(0: loss only, the paper's algorithm)"),
 	 INT_KEY(struct conf, sched.queue_target_us, 1000)},
 	ALIAS("dwd_hold_ms", CONF_TOP, "queue_target_ms"),
+	{KEY("rate_auto", CONF_TOP, CONF_RUNTIME, CONF_KEY_SIM, NO_RANGE, "true",
+	     "learn a fixed path's rate from its standing queue and pace it "
+	     "(needs a queue target; rate_mbit caps it)"),
+	 .parse = parse_rate_auto, AT(struct conf, sched.rate_auto)},
 	{KEY("reorder_capacity", CONF_TOP, CONF_RESTART, CONF_KEY_SIM, 16,
 	     1048576, "4096", "packets the reorder buffer holds, a power of 2"),
 	 .parse = parse_reorder_capacity, AT(struct conf, reseq.capacity)},

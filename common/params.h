@@ -29,6 +29,8 @@ struct ing_sched_params {
 	uint32_t queue_target_us; /* a fixed path's standing queue over this
 				   * is congestion (ingress/sched.h); 0:
 				   * loss only, the paper's algorithm */
+	bool rate_auto; /* learn a fixed path's rate from its standing queue
+			 * and pace it (ingress/sched.h) */
 };
 
 /* egress/reseq.h */

@@ -42,8 +42,9 @@
  * flags (DATA):
  *   WIRE_F_FLOW_FIRST  the first packet of its flow the ingress remembers:
  *                      it waits for no earlier packet (fgap must be 0);
- *   WIRE_F_RESENT      a copy sent again after its path failed (failover;
- *                      parsed and kept, no behaviour yet);
+ *   WIRE_F_RESENT      a copy sent again after its path failed (failover,
+ *                      under the original gseq: the resequencer counts
+ *                      it apart, egress/reseq.h);
  *   WIRE_F_DUP         a redundant copy (steering; parsed and kept, no
  *                      behaviour yet).
  * Any other bit is malformed (WIRE_E_FLAGS), so that a bit gets its meaning

@@ -47,6 +47,7 @@ struct egr_reseq_slot {
 	uint8_t state;
 	bool flow;	 /* SLOT_PKT waits for dep only, not the head */
 	bool has_waiter; /* waiter waits for w_of */
+	bool resent;	 /* the copy kept came with WIRE_F_RESENT */
 	uint32_t dep;
 	uint32_t w_of;
 	uint32_t waiter;
@@ -116,6 +117,31 @@ int egr_reseq_set_params(struct egr_reseq *r, const struct egr_reseq_params *p)
 }
 
 static void wake(struct egr_reseq *r, uint32_t g);
+
+/* A copy kept in slot s: whether it was sent again, and it filled a
+ * hole (it is released as the original would be). */
+static void note_resent(struct egr_reseq *r, struct egr_reseq_slot *s,
+			uint8_t flags)
+{
+	s->resent = (flags & WIRE_F_RESENT) != 0;
+	if (s->resent) {
+		r->st.resent_filled++;
+	}
+}
+
+/* A packet that arrived twice.  When either copy was sent again after
+ * its path failed, that is the failover working (the original was only
+ * late, or the copy was), not a duplicate on the way: counted apart. */
+static enum egr_verdict drop_dup(struct egr_reseq *r,
+				 const struct egr_reseq_slot *s, uint8_t flags)
+{
+	if ((flags & WIRE_F_RESENT) || s->resent) {
+		r->st.resent_dup++;
+	} else {
+		r->st.dup++;
+	}
+	return EGR_DROP_DUP;
+}
 
 /* A buffered packet leaves: the time it waited. */
 static void account_hold(struct egr_reseq *r, const struct egr_reseq_slot *s)
@@ -402,6 +428,7 @@ enum egr_verdict egr_reseq_push_flow(struct egr_reseq *r, uint32_t g,
 		r->started = true;
 		r->next = g;
 	}
+	r->path_last_us[path] = now_us;
 	prev_ok = top_valid(r, path);
 	prev = r->path_top[path];
 	if (!prev_ok || seq_after(g, prev)) {
@@ -417,10 +444,13 @@ enum egr_verdict egr_reseq_push_flow(struct egr_reseq *r, uint32_t g,
 	if (d < 0) {
 		if ((uint32_t) - (int64_t)d < r->p.capacity &&
 		    holds(r, g, SLOT_RELEASED)) {
-			r->st.dup++;
-			return EGR_DROP_DUP;
+			return drop_dup(r, slot_of(r, g), flags);
 		}
-		r->st.late++;
+		if (flags & WIRE_F_RESENT) {
+			r->st.resent_late++; /* its hole was given up */
+		} else {
+			r->st.late++;
+		}
 		return EGR_DROP_LATE;
 	}
 	if ((uint32_t)d >= r->p.capacity) {
@@ -429,6 +459,7 @@ enum egr_verdict egr_reseq_push_flow(struct egr_reseq *r, uint32_t g,
 
 	s = slot_of(r, g);
 	if (g == r->next) {
+		note_resent(r, s, flags);
 		s->state = SLOT_PKT;
 		s->gseq = g;
 		s->cookie = cookie;
@@ -441,10 +472,11 @@ enum egr_verdict egr_reseq_push_flow(struct egr_reseq *r, uint32_t g,
 	}
 	if (holds(r, g, SLOT_PKT) || holds(r, g, SLOT_OUT)) {
 		/* Its path bookkeeping above may still free the head. */
-		r->st.dup++;
+		drop_dup(r, s, flags);
 		drain_normal(r);
 		return EGR_DROP_DUP;
 	}
+	note_resent(r, s, flags);
 	/* Per flow: FLOW_FIRST waits for nothing, fgap names the packet it
 	 * waits for (never beyond the window: behind the head, it is done) */
 	flow = (flags & WIRE_F_FLOW_FIRST) || fgap != 0;
@@ -477,19 +509,55 @@ enum egr_verdict egr_reseq_push_flow(struct egr_reseq *r, uint32_t g,
 	return holds(r, g, SLOT_PKT) ? EGR_BUFFERED : EGR_RELEASED;
 }
 
+/* When the hole before the first packet that arrived (at first_us) is
+ * given up: t_lto after it, or later while a path that may have carried
+ * it fell silent and its copy may still come (egr_reseq_set_resend_wait). */
+static uint64_t hole_deadline(const struct egr_reseq *r, uint64_t first_us)
+{
+	uint64_t t = first_us + r->p.t_lto_us, x;
+
+	if (!r->resend_wait_us) {
+		return t;
+	}
+	for (unsigned i = 0; i < r->npaths; i++) {
+		if (!r->path_up[i] || !r->path_seen[i] ||
+		    r->path_last_us[i] >= first_us) {
+			continue;
+		}
+		x = r->path_last_us[i] + r->resend_wait_us;
+		if (x > t) {
+			t = x;
+		}
+	}
+	return t;
+}
+
 void egr_reseq_poll(struct egr_reseq *r, uint64_t now_us)
 {
 	r->now_us = now_us;
 	while (r->count + r->ahead > 0) {
 		const struct egr_reseq_slot *first =
 			first_arrival(r, &r->arr_head);
+		uint64_t due;
 
-		if (!first || now_us < first->arrival_us + r->p.t_lto_us) {
+		if (!first) {
 			break;
+		}
+		due = hole_deadline(r, first->arrival_us);
+		if (now_us < due) {
+			break;
+		}
+		if (due > first->arrival_us + r->p.t_lto_us) {
+			r->st.resend_waits++;
 		}
 		skip_head(r, &r->st.hole_timeout);
 		drain_normal(r);
 	}
+}
+
+void egr_reseq_set_resend_wait(struct egr_reseq *r, uint32_t us)
+{
+	r->resend_wait_us = us;
 }
 
 bool egr_reseq_deadline(const struct egr_reseq *r, uint64_t *when_us)
@@ -504,7 +572,7 @@ bool egr_reseq_deadline(const struct egr_reseq *r, uint64_t *when_us)
 	if (!first) {
 		return false;
 	}
-	*when_us = first->arrival_us + r->p.t_lto_us;
+	*when_us = hole_deadline(r, first->arrival_us);
 	return true;
 }
 

@@ -16,13 +16,17 @@
  *   another flow's hole;
  * - an early packet is buffered with its arrival time;
  * - the hole at the head is given up (counted as lost) when
- *   a) it has waited t_lto since the first packet beyond it arrived, or
+ *   a) it has waited t_lto since the first packet beyond it arrived (or
+ *      longer for a path fallen silent: egr_reseq_set_resend_wait), or
  *   b) early_release is on and it is known lost: the path that carried it
  *      has already delivered a later local sequence number (learnt from the
  *      header's pgap), or every path that is up has delivered a later global
  *      sequence number (FIFO paths cannot bring it any more);
  * - a packet behind the head is dropped: as a duplicate if it was released,
  *   as late otherwise;
+ * - a copy sent again after its path failed (WIRE_F_RESENT) is a packet
+ *   like its original: it fills the hole, or is dropped when the other
+ *   copy came first, counted apart (resent_dup, resent_late);
  * - capacity is a power of two; a packet that lies capacity or more ahead of
  *   the head forces the head forward (holes counted as overflow losses,
  *   buffered packets released in order), in at most capacity steps however
@@ -70,6 +74,15 @@ struct egr_reseq_stats {
 				  * head, when their flow's hole was filled */
 	uint64_t held;		 /* packets released after waiting */
 	uint64_t hold_us;	 /* the time they waited, in all */
+	/* copies sent again after their path failed (WIRE_F_RESENT) */
+	uint64_t resent_filled;	 /* kept: they filled a hole */
+	uint64_t resent_dup;	 /* dropped: the packet was here already,
+				  * either copy RESENT (not in dup) */
+	uint64_t resent_late;	 /* dropped: a RESENT copy after its hole
+				  * was given up (not in late) */
+	uint64_t resend_waits;	 /* holes given up after waiting past t_lto
+				  * for a path fallen silent (also in
+				  * hole_timeout) */
 };
 
 struct egr_reseq_slot;
@@ -91,6 +104,8 @@ struct egr_reseq {
 	bool path_up[WIRE_MAX_PATHS];
 	bool path_seen[WIRE_MAX_PATHS];
 	uint32_t path_top[WIRE_MAX_PATHS]; /* highest gseq delivered per path */
+	uint64_t path_last_us[WIRE_MAX_PATHS]; /* its last delivery */
+	uint32_t resend_wait_us; /* egr_reseq_set_resend_wait */
 	struct egr_reseq_stats st;
 };
 
@@ -122,6 +137,15 @@ void egr_reseq_poll(struct egr_reseq *r, uint64_t now_us);
 
 /* When the next timeout falls due; false if nothing is waiting. */
 bool egr_reseq_deadline(const struct egr_reseq *r, uint64_t *when_us);
+
+/* Failover (issue 14): a hole whose timeout is over still waits while a
+ * path that is up has delivered nothing since the first packet beyond the
+ * hole arrived, until us after that path's last delivery: the hole may be
+ * that path's, cut, and its sender sends it again once it notices (its
+ * detector's T after the last report that acknowledged the path, a
+ * report interval), on a path whose delay and queue the copy crosses.  A
+ * path idle for longer extends nothing.  0 (the default): off. */
+void egr_reseq_set_resend_wait(struct egr_reseq *r, uint32_t us);
 
 /* A path goes down or comes back.  Down: its holes are not waited for. */
 void egr_reseq_set_path_up(struct egr_reseq *r, unsigned path, bool up);

@@ -255,6 +255,14 @@ static void walk_ingress(struct gw_sess *se, struct walker *w)
 		"increases withheld because a mobile path queues over "
 		"queue_target_ms",
 		ss->mobile_full);
+	counter(w, "rate_learned",
+		"REPORTs that set a fixed path's pace to what its queueing "
+		"line delivered (rate_auto)",
+		ss->rate_learned);
+	counter(w, "rate_probed",
+		"REPORTs that raised a learned pace: the pace held traffic "
+		"back and the line did not queue",
+		ss->rate_probed);
 }
 
 /* The egress queue's own values: what is dropped before a session is
@@ -427,6 +435,10 @@ static void walk_path(struct gw_sess *se, struct walker *w, unsigned i)
 	      "the line rate the path is paced just below (0: not paced), "
 	      "Mbit/s",
 	      gw->conf.path[i].rate_kbps / 1000);
+	gauge(w, "pace_kbps",
+	      "the pace in use: rate_mbit or the rate learned (rate_auto), "
+	      "the lower; 0: not paced, kbit/s",
+	      ing_sched_rate(s, i));
 	gauge(w, "peer_queue_us",
 	      "standing queue the peer's egress saw on this path in its last "
 	      "REPORT, us",

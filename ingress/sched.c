@@ -37,6 +37,17 @@ int ing_sched_init(struct ing_sched *s, const struct ing_sched_params *p,
 	return 0;
 }
 
+/* The pace of a path: the lower of its configured and learned rates. */
+static void set_pace(struct ing_sched_path *p)
+{
+	double r = p->cfg_Bps;
+
+	if (p->learn_Bps > 0 && (r <= 0 || p->learn_Bps < r)) {
+		r = p->learn_Bps;
+	}
+	p->rate_Bps = r;
+}
+
 int ing_sched_set_params(struct ing_sched *s, const struct ing_sched_params *p)
 {
 	if (!params_ok(p)) {
@@ -46,7 +57,23 @@ int ing_sched_set_params(struct ing_sched *s, const struct ing_sched_params *p)
 	if (s->w_mobile > p->w_mobile_max) {
 		s->w_mobile = p->w_mobile_max;
 	}
+	if (!p->rate_auto || !p->queue_target_us) {
+		for (unsigned i = 0; i < s->n; i++) {
+			s->path[i].learn_Bps = 0;
+			set_pace(&s->path[i]);
+		}
+	}
 	return 0;
+}
+
+/* A path is used when it is neither down nor suspect; one that is not
+ * loses its credit at once. */
+static void set_usable(struct ing_sched_path *p)
+{
+	p->up = !p->down && !p->suspect;
+	if (!p->up) {
+		p->cur = 0;
+	}
 }
 
 void ing_sched_set_up(struct ing_sched *s, unsigned path, bool up)
@@ -54,10 +81,58 @@ void ing_sched_set_up(struct ing_sched *s, unsigned path, bool up)
 	if (path >= s->n) {
 		return;
 	}
-	s->path[path].up = up;
-	if (!up) {
-		s->path[path].cur = 0;
+	s->path[path].down = !up;
+	set_usable(&s->path[path]);
+}
+
+void ing_sched_set_suspect(struct ing_sched *s, unsigned path, bool suspect)
+{
+	struct ing_sched_path *p;
+
+	if (path >= s->n) {
+		return;
 	}
+	p = &s->path[path];
+	if (suspect) {
+		/* what it carried until now may be lost at the cut */
+		p->forgive = true;
+		p->forgive_to = p->lseq;
+	}
+	p->suspect = suspect;
+	set_usable(p);
+}
+
+/* While a path is suspect the reports describe a bond that lost a path,
+ * not the load: the weight waits. */
+static bool frozen(struct ing_sched *s)
+{
+	for (unsigned i = 0; i < s->n; i++) {
+		if (s->path[i].suspect) {
+			s->st.frozen++;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The loss d that a report shows for path p, less what the cut that made
+ * it suspect lost: the egress counts that gap when the first packet after
+ * it arrives, so the report whose lseq_next reaches forgive_to is the last
+ * one that can hold it. */
+static int32_t forgive(struct ing_sched *s, struct ing_sched_path *p,
+		       const struct wire_report_path *e, int32_t d)
+{
+	if (!p->forgive) {
+		return d;
+	}
+	if (!seq_before(e->lseq_next, p->forgive_to)) {
+		p->forgive = false;
+	}
+	if (d > 0) {
+		s->st.forgiven += (uint32_t)d;
+		return 0;
+	}
+	return d;
 }
 
 /* Paths up, per class. */
@@ -192,7 +267,12 @@ static bool refill(struct ing_sched *s, uint64_t now_us)
 		if (depth < 3000) {
 			depth = 3000;
 		}
-		if (now_us > p->tok_us) {
+		if (!p->tok_any) {
+			/* the first refill starts the clock: the bucket
+			 * fills from empty (no burst into a line that may
+			 * hold a queue already) */
+			p->tok_any = true;
+		} else if (now_us > p->tok_us) {
 			p->tokens += p->rate_Bps * ING_PACE_PERMILLE / 1000 *
 				     (double)(now_us - p->tok_us) / 1e6;
 		}
@@ -234,6 +314,12 @@ static int paced(struct ing_sched *s, uint32_t len)
 		}
 	}
 	if (mob >= 0 && s->p.w_mobile_max > 0) {
+		/* the pace holds bulk back (ing_sched_on_report probes) */
+		for (unsigned i = 0; i < s->n; i++) {
+			if (s->path[i].cls == PATH_FIXED && s->path[i].rate_Bps > 0) {
+				s->path[i].limited = true;
+			}
+		}
 		s->st.overflow++;
 		return mob;
 	}
@@ -266,8 +352,38 @@ int ing_sched_pick_flow(struct ing_sched *s, struct wire_hdr *h,
 		 * take the bucket into debt: the bulk waits */
 		s->path[best].tokens -= len + WIRE_OVERHEAD;
 	}
+	s->path[best].tx_bytes += len + WIRE_OVERHEAD;
+	s->path[best].tx_pkts++;
 	consume(s, best, h);
 	ing_flow_sent(b, h->gseq, &h->fgap, &h->flags);
+	return best;
+}
+
+int ing_sched_pick_resend(struct ing_sched *s, struct wire_hdr *h,
+			  uint32_t len, uint64_t now_us)
+{
+	struct ing_sched_path *p;
+	int best = refill(s, now_us) ? paced(s, len) : wrr(s);
+
+	if (best < 0) {
+		s->st.no_path++;
+		return -ENETDOWN;
+	}
+	p = &s->path[best];
+	if (p->rate_Bps > 0) {
+		p->tokens -= len + WIRE_OVERHEAD;
+	}
+	/* the line carries it: the rate it delivers counts it (rate_auto) */
+	p->tx_bytes += len + WIRE_OVERHEAD;
+	p->tx_pkts++;
+	h->path = (uint8_t)best;
+	h->lseq = p->lseq++;
+	h->pgap = 0;
+	h->flags |= WIRE_F_RESENT;
+	/* the next packet's pgap would name the copy's old gseq */
+	p->sent_any = false;
+	p->sent++;
+	s->st.resent++;
 	return best;
 }
 
@@ -281,17 +397,26 @@ void ing_sched_set_delay(struct ing_sched *s, unsigned path, uint32_t us)
 void ing_sched_set_rate(struct ing_sched *s, unsigned path, uint32_t kbps)
 {
 	if (path < s->n && s->path[path].cls == PATH_FIXED) {
-		s->path[path].rate_Bps = kbps * 125.0;
+		s->path[path].cfg_Bps = kbps * 125.0;
+		set_pace(&s->path[path]);
 	}
 }
 
-/* A mobile path's delay varies by itself (radio scheduling, retries): its
- * standing queue is measured against its own floor (the smallest one
- * reported over the last one to two ING_FLOOR_REPORTS windows) and must
- * exceed both the target and twice its report-to-report variation before
- * it counts as a queue that grows.  A fixed line has no such variation:
- * whatever it queues is queue. */
-static void track_mobile(struct ing_sched_path *p, uint32_t d)
+uint32_t ing_sched_rate(const struct ing_sched *s, unsigned path)
+{
+	return path < s->n ? (uint32_t)(s->path[path].rate_Bps / 125.0) : 0;
+}
+
+/* A path's floor: the smallest standing queue reported over the last one
+ * to two ING_FLOOR_REPORTS windows, and the report-to-report variation.
+ * A mobile path's delay varies by itself (radio scheduling, retries): its
+ * standing queue is measured against its floor and must exceed both the
+ * target and twice its variation before it counts as a queue that grows
+ * (queue_excess).  A fixed line has no such variation: for the weights,
+ * whatever it queues is queue; the rate it learns counts from its floor
+ * too (learn_rate: a receiver whose CPU is busy delays every packet, and
+ * that is no queue of the line's). */
+static void track_floor(struct ing_sched_path *p, uint32_t d)
 {
 	uint32_t step = d > p->rep_qdelay_us ? d - p->rep_qdelay_us
 					     : p->rep_qdelay_us - d;
@@ -315,17 +440,28 @@ static void track_mobile(struct ing_sched_path *p, uint32_t d)
 	}
 }
 
+/* A standing queue d (us) of path p over its floor. */
+static uint32_t over_floor(const struct ing_sched_path *p, uint32_t d)
+{
+	uint32_t f;
+
+	if (!p->have_floor) {
+		return 0;
+	}
+	f = p->floor_cur < p->floor_prev ? p->floor_cur : p->floor_prev;
+	return d > f ? d - f : 0;
+}
+
 /* The standing queue of path p that counts against the target (us). */
 static uint32_t queue_excess(const struct ing_sched *s,
 			     const struct ing_sched_path *p)
 {
-	uint32_t floor, excess, noise;
+	uint32_t excess, noise;
 
 	if (p->cls == PATH_FIXED) {
 		return p->rep_qdelay_us;
 	}
-	floor = p->floor_cur < p->floor_prev ? p->floor_cur : p->floor_prev;
-	excess = p->rep_qdelay_us > floor ? p->rep_qdelay_us - floor : 0;
+	excess = over_floor(p, p->rep_qdelay_us);
 	noise = 2 * p->qdev_us;
 	/* A queue that grows on an overfed mobile path passes tens of ms
 	 * within a few reports; under four targets, or under twice its own
@@ -352,9 +488,7 @@ static uint32_t class_qdelay(struct ing_sched *s, const struct wire_report *r,
 			continue;
 		}
 		p = &s->path[e->path];
-		if (p->cls == PATH_MOBILE) {
-			track_mobile(p, e->delay_us);
-		}
+		track_floor(p, e->delay_us);
 		p->rep_qdelay_us = e->delay_us;
 		x = queue_excess(s, p);
 		if (p->up && x > q) {
@@ -380,7 +514,7 @@ static uint64_t fixed_loss(struct ing_sched *s, const struct wire_report *r)
 			continue;
 		}
 		p = &s->path[e->path];
-		d = seq_diff(e->lost_pkts, p->rep_lost);
+		d = forgive(s, p, e, seq_diff(e->lost_pkts, p->rep_lost));
 		if (p->have_report && d > 0 && p->cls == PATH_FIXED) {
 			lost += (uint32_t)d;
 		}
@@ -413,6 +547,124 @@ static double queue_increase(const struct ing_sched *s, uint32_t q)
 	return s->p.k * x * s->p.w_fixed;
 }
 
+/* A fixed path's rate, learned (rate_auto).  While the line's standing
+ * queue (over its floor) stays over target / ING_LEARN_DIV in consecutive
+ * reports, it was busy throughout: an episode.  Its rate is measured only
+ * from evidence that a receiver's busy CPU cannot fake:
+ * - a queue that grew by more than the target over ING_EPISODE_REPORTS
+ *   intervals or more (two on a path not paced yet): the line took S (what was sent to it, counted
+ *   here) and its queue grew by dq in dt, so its rate is S / (1 + dq /
+ *   dt).  A receiver that stalls delays a few packets and undercounts an
+ *   interval, it does not make the smallest delay of every interval grow
+ *   for a quarter of a second (the first version measured what the peer
+ *   counted over two reports: on the namespace bed, whose CPU is
+ *   saturated, each stall read as a slow line and the pace fell to a
+ *   tenth of the DSL's rate within a few seconds);
+ * - on a path not paced yet, a queue the weights already move traffic
+ *   away from (w_mobile > 0: the queue target holds it still, it neither
+ *   grows nor drains) for as long: what the peer counted over the episode
+ *   (rx times the mean size sent) is the rate, once.
+ * The pace takes the rate and owes the queue the line holds (its bucket
+ * goes into debt by the queue's bytes, so the line drains at once); then
+ * pacing just below the rate (ING_PACE_PERMILLE) keeps the line's buffer
+ * empty with the excess going to the mobile paths at once, as with
+ * rate_mbit.  While the pace holds bulk back and the line does not queue,
+ * the rate grows (probes, ING_PROBE_*), so a line that got faster is
+ * found again and one that got slower queues and is measured again.  Like
+ * DWD, the probes wait t_dwd_ms after a measurement: how soon the fixed
+ * line takes traffic back from the mobile ones. */
+static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
+		       const struct wire_report_path *e, uint32_t dseq)
+{
+	uint32_t target = s->p.queue_target_us, q = over_floor(p, e->delay_us);
+	uint64_t db = p->tx_bytes - p->rep_tx_bytes;
+	uint64_t dp = p->tx_pkts - p->rep_tx_pkts;
+	int32_t drx = seq_diff(e->rx_pkts, p->rep_rx);
+	bool consecutive = p->have_rx && dseq == 1 && drx >= 0;
+	bool limited = p->limited;
+	double got = 0, dt;
+
+	p->rep_rx = e->rx_pkts;
+	p->have_rx = true;
+	p->rep_tx_bytes = p->tx_bytes;
+	p->rep_tx_pkts = p->tx_pkts;
+	p->limited = false;
+	if (!s->p.rate_auto || !target) {
+		p->ep_n = 0;
+		return;
+	}
+	if (q > target / ING_LEARN_DIV && consecutive) {
+		if (p->ep_n == 0) {
+			/* the episode starts at this report: its intervals
+			 * are those after it */
+			p->ep_q0 = q;
+			p->ep_rx = p->ep_sent = p->ep_bytes = 0;
+		} else {
+			p->ep_rx += (uint32_t)drx;
+			p->ep_sent += dp;
+			p->ep_bytes += db;
+		}
+		p->ep_n++;
+	} else {
+		p->ep_n = 0;
+	}
+	dt = (double)(p->ep_n > 0 ? p->ep_n - 1 : 0) * s->p.t_report_ms / 1e3;
+	/* a path not paced yet measures sooner: its queue fills the line's
+	 * buffer while it waits, and a low first estimate is probed up */
+	if (p->ep_n > (p->rate_Bps > 0 ? ING_EPISODE_REPORTS : 2u) &&
+	    p->ep_bytes > 0) {
+		if (q > p->ep_q0 + target) {
+			got = (double)p->ep_bytes / dt /
+			      (1 + (double)(q - p->ep_q0) / 1e6 / dt);
+		} else if (p->rate_Bps <= 0 && s->w_mobile > 0 && p->ep_rx > 0) {
+			got = (double)p->ep_rx * (double)p->ep_bytes /
+			      (double)p->ep_sent / dt;
+		}
+	}
+	if (got > 0) {
+		p->learn_Bps = got;
+		/* the queue the line holds is owed: the pace sends nothing
+		 * until it has drained (the mobile paths take the bulk) */
+		p->tokens -= got * q / 1e6;
+		p->probes = 0;
+		p->ep_n = 0; /* the next measure needs evidence of its own */
+		p->since_learned = 0;
+		s->st.rate_learned++;
+	} else if (p->learn_Bps > 0 && limited && q <= target / ING_PROBE_DIV &&
+		   ++p->since_learned > s->p.t_dwd_ms / s->p.t_report_ms) {
+		uint32_t pm = ING_PROBE_PERMILLE *
+			      (ING_PROBE_ACCEL + p->probes) / ING_PROBE_ACCEL;
+
+		if (pm > ING_PROBE_MAX_PERMILLE) {
+			pm = ING_PROBE_MAX_PERMILLE;
+		}
+		p->learn_Bps *= 1 + pm / 1000.0;
+		if (p->cfg_Bps > 0 && p->learn_Bps > p->cfg_Bps) {
+			p->learn_Bps = p->cfg_Bps;
+		}
+		p->probes++;
+		s->st.rate_probed++;
+	} else if (!limited) {
+		p->probes = 0;
+	}
+	if (p->learn_Bps > 0 && p->learn_Bps < ING_RATE_MIN_BPS) {
+		p->learn_Bps = ING_RATE_MIN_BPS;
+	}
+	set_pace(p);
+}
+
+static void learn_rates(struct ing_sched *s, const struct wire_report *r,
+			uint32_t dseq)
+{
+	for (unsigned i = 0; i < r->n; i++) {
+		const struct wire_report_path *e = &r->p[i];
+
+		if (e->path < s->n && s->path[e->path].cls == PATH_FIXED) {
+			learn_rate(s, &s->path[e->path], e, dseq);
+		}
+	}
+}
+
 void ing_sched_on_report(struct ing_sched *s, uint32_t seq,
 			 const struct wire_report *r)
 {
@@ -425,6 +677,7 @@ void ing_sched_on_report(struct ing_sched *s, uint32_t seq,
 		s->st.stale_reports++;
 		return;
 	}
+	learn_rates(s, r, s->have_report_seq ? seq - s->report_seq : 0);
 	s->have_report_seq = true;
 	s->report_seq = seq;
 	s->st.reports++;
@@ -455,6 +708,10 @@ void ing_sched_on_report(struct ing_sched *s, uint32_t seq,
 	 * would only fill its buffer. */
 	mobile_full = target && qm > target;
 
+	if (frozen(s)) {
+		s->fixed_sent = 0;
+		return;
+	}
 	if (loss_cong || queue) {
 		if (queue) {
 			s->st.dwd_held++;
@@ -509,6 +766,7 @@ void ing_sched_peer_restarted(struct ing_sched *s)
 {
 	for (unsigned i = 0; i < s->n; i++) {
 		s->path[i].have_report = false;
+		s->path[i].have_rx = false;
 	}
 	s->have_report_seq = false;
 	s->fixed_sent = 0;
@@ -525,6 +783,8 @@ void ing_sched_reset_seq(struct ing_sched *s, uint32_t gseq0)
 		p->lseq = 0;
 		p->sent_any = false;
 		p->have_report = false;
+		p->have_rx = false;
+		p->forgive = false; /* its forgive_to was of the old count */
 	}
 	s->have_report_seq = false;
 	s->fixed_sent = 0;

@@ -53,11 +53,36 @@ enum {
 	 * ING_PACE_BURST_US of the rate (at least two full packets). */
 	ING_PACE_PERMILLE = 980,
 	ING_PACE_BURST_US = 5000,
+	/* A fixed path's rate learned from its standing queue (rate_auto):
+	 * while the pace holds bulk back and the line does not queue, the
+	 * learned rate grows by ING_PROBE_PERMILLE per report, and by
+	 * another 1/ING_PROBE_ACCEL of that for every such report in a row
+	 * (a line whose rate went up is found again within seconds), at
+	 * most ING_PROBE_MAX_PERMILLE; never under ING_RATE_MIN_BPS. */
+	ING_PROBE_PERMILLE = 2,
+	ING_PROBE_ACCEL = 8,
+	ING_PROBE_MAX_PERMILLE = 16,
+	ING_RATE_MIN_BPS = 125000,
+	/* An episode of a standing queue measures a rate after this many
+	 * report intervals (sched.c, learn_rate). */
+	ING_EPISODE_REPORTS = 4,
+	/* A fixed path's queue over queue_target / ING_LEARN_DIV is an
+	 * episode of a standing queue (measured); under queue_target /
+	 * ING_PROBE_DIV, the line has room (probed). */
+	ING_LEARN_DIV = 4,
+	ING_PROBE_DIV = 8,
 };
 
 struct ing_sched_path {
 	enum path_class cls;
-	bool up;
+	bool up;	/* usable: neither down nor suspect */
+	bool down;	/* ing_sched_set_up(false) */
+	bool suspect;	/* ing_sched_set_suspect(true) */
+	/* the loss the peer reports for lseq before forgive_to was the cut
+	 * that made the path suspect: it moves no weight (sched.c,
+	 * forgive) */
+	bool forgive;
+	uint32_t forgive_to;
 	double cur;	    /* SWRR running credit */
 	uint32_t lseq;	    /* next local sequence number */
 	uint32_t last_gseq; /* gseq of the previous packet on this path */
@@ -70,12 +95,31 @@ struct ing_sched_path {
 	uint32_t rep_qdelay_us; /* standing queue in the last report */
 	uint32_t delay_us;	/* its delay now (the daemon: smoothed RTT),
 				 * for sparse flows */
-	/* pacing (a fixed path whose rate is known): a token bucket in
-	 * bytes, filled at ING_PACE_PERMILLE of the rate */
-	double rate_Bps;	/* 0: not paced */
+	/* pacing (a fixed path whose rate is known or learned): a token
+	 * bucket in bytes, filled at ING_PACE_PERMILLE of the rate */
+	double rate_Bps; /* the pace: the lower of the two below (0: none) */
+	double cfg_Bps;	 /* rate_mbit (0: unknown) */
+	double learn_Bps; /* learned (0: not yet, or rate_auto off) */
 	double tokens;
 	uint64_t tok_us;
-	/* mobile paths: their own floor and variation of it (us) */
+	bool tok_any; /* refilled once: tok_us is set */
+	bool limited;	/* bulk overflowed since the last report */
+	uint32_t probes; /* reports in a row the learned rate grew */
+	uint32_t since_learned; /* reports without a queue that could probe
+				 * since the last measurement */
+	/* line bytes and packets ing_sched_pick_flow sent on the path, and
+	 * their values and the peer's rx count at the last report, for the
+	 * rate the line delivered between two reports */
+	uint64_t tx_bytes, tx_pkts, rep_tx_bytes, rep_tx_pkts;
+	/* the current episode of a standing queue (sched.c, learn_rate):
+	 * reports, packets delivered, packets and bytes sent, first queue */
+	uint32_t ep_n;
+	uint64_t ep_rx, ep_sent, ep_bytes;
+	uint32_t ep_q0;
+	uint32_t rep_rx;
+	bool have_rx;
+	/* the path's floor and its variation (us): mobile paths are judged
+	 * against it, a fixed path's learned rate too */
 	bool have_floor;
 	uint32_t floor_cur, floor_prev, floor_left;
 	uint32_t qdev_us;
@@ -99,6 +143,14 @@ struct ing_sched_stats {
 			    * rate */
 	uint64_t overflow; /* bulk packets sent on a mobile path because the
 			    * paced fixed paths were at their rate */
+	uint64_t rate_learned; /* reports that set a fixed path's pace to
+				* what its queueing line delivered */
+	uint64_t rate_probed;  /* reports that raised a learned pace */
+	uint64_t resent;   /* copies sent again (ing_sched_pick_resend) */
+	uint64_t frozen;   /* reports that moved no weight: a path was
+			    * suspect */
+	uint64_t forgiven; /* lost packets of a cut, not taken as
+			    * congestion */
 };
 
 struct ing_sched {
@@ -130,6 +182,25 @@ int ing_sched_set_params(struct ing_sched *s, const struct ing_sched_params *p);
 
 void ing_sched_set_up(struct ing_sched *s, unsigned path, bool up);
 
+/* A path turns suspect (ingress/detect.h) or is trusted again.  A suspect
+ * path gets no new traffic, as if it were down: its weight goes to the
+ * others.  While any path is suspect the reports move no weight (AWI,
+ * IWI, DWD and the queue target wait: they describe a bond that lost a
+ * path, not the load), and the loss the peer later reports for the
+ * packets it carried until then (the cut) is forgiven, so w_mobile is
+ * where it was when the path comes back.  Independent of
+ * ing_sched_set_up: a path is used when it is up and not suspect. */
+void ing_sched_set_suspect(struct ing_sched *s, unsigned path, bool suspect);
+
+/* Picks the path for a copy sent again (ingress/inflight.h) of an inner
+ * packet of len bytes, as ing_sched_pick_flow would for a bulk packet,
+ * and consumes only a local sequence number: h->gseq, h->fgap and the
+ * flow flag stay the original's, h->flags gains WIRE_F_RESENT, h->pgap
+ * is 0 (the copy's gseq lies behind the path's), and so is the pgap of
+ * the next packet on that path.  Returns the path or -ENETDOWN. */
+int ing_sched_pick_resend(struct ing_sched *s, struct wire_hdr *h,
+			  uint32_t len, uint64_t now_us);
+
 /* Picks the path for the next DATA packet and fills h->path, h->gseq,
  * h->lseq and h->pgap.  Returns the path index, or -ENETDOWN if no path is
  * up (nothing consumed). */
@@ -151,13 +222,19 @@ void ing_sched_set_delay(struct ing_sched *s, unsigned path, uint32_t us);
  * token bucket allows and overflow to the mobile paths beyond (sparse ones
  * take it whatever, and are paid for by the bulk), so the line's own
  * buffer stays empty.  Without a mobile path up, or with w_mobile_max 0,
- * nothing overflows. */
+ * nothing overflows.  With rate_auto (and a queue target), the rate is
+ * also learned from the reports (ing_sched_on_report): the pace is the
+ * lower of the two, so a configured rate is a ceiling. */
 void ing_sched_set_rate(struct ing_sched *s, unsigned path, uint32_t kbps);
 
 /* Applies a REPORT from the peer's egress: seq is the report sequence (the
- * header's gseq).  Runs AWI/IWI on fixed-path loss, DWD otherwise. */
+ * header's gseq).  Runs AWI/IWI on fixed-path loss and standing queue,
+ * DWD otherwise, and learns the fixed paths' rates (rate_auto). */
 void ing_sched_on_report(struct ing_sched *s, uint32_t seq,
 			 const struct wire_report *r);
+
+/* The pace of a path now, kbit/s of line bytes (0: not paced). */
+uint32_t ing_sched_rate(const struct ing_sched *s, unsigned path);
 
 /* Effective SWRR weight of a path now (0 if down). */
 double ing_sched_weight(const struct ing_sched *s, unsigned path);

@@ -116,6 +116,13 @@ static void usage(FILE *f)
 		"(repeatable)\n"
 		"  --detect-ms MS        tell the core a path went down/up MS "
 		"later (0: never)\n"
+		"  --cut NAME@T_MS+DUR_MS  the path is down for DUR_MS from "
+		"T_MS; the\n"
+		"                        summary gives the cut's outage, loss "
+		"and recovery\n"
+		"  --failover 0|1        detect from the reports and probes, "
+		"send what was\n"
+		"                        in flight again (issue 14; 0)\n"
 		"reports:\n"
 		"  --report-path NAME    reports take this path's one-way "
 		"delay "
@@ -367,6 +374,44 @@ static bool path_flag(struct cli *cl, const char *flag, const char *val)
 	return false;
 }
 
+/* --cut NAME@T_MS+DUR_MS: two link schedule entries, and the cut to
+ * measure. */
+static void parse_cut(struct cli *cl, const char *flag, const char *val)
+{
+	struct sim_cfg *c = &cl->c;
+	const char *at = strchr(val, '@');
+	const char *plus = at ? strchr(at + 1, '+') : NULL;
+	char t[32];
+	int path;
+
+	if (!at || !plus || (size_t)(plus - at - 1) >= sizeof(t)) {
+		bad(flag, val, "want NAME@T_MS+DUR_MS");
+		return;
+	}
+	path = path_index(c, val, (size_t)(at - val));
+	if (path < 0) {
+		bad(flag, val, "no such path");
+	}
+	if (c->cut.on) {
+		bad(flag, val, "one --cut at most");
+	}
+	if (c->nat + 2 > SIM_MAX_AT) {
+		bad(flag, val, "too many --at entries (256 at most)");
+	}
+	memcpy(t, at + 1, (size_t)(plus - at - 1));
+	t[plus - at - 1] = '\0';
+	c->cut.on = true;
+	c->cut.path = (unsigned)path;
+	c->cut.t_us = ms_us(flag, t, 0, 3600000);
+	c->cut.dur_us = ms_us(flag, plus + 1, 1, 3600000);
+	c->at[c->nat++] = (struct sim_at){.t_us = c->cut.t_us,
+					  .path = (unsigned)path,
+					  .action = SIM_AT_DOWN};
+	c->at[c->nat++] = (struct sim_at){.t_us = c->cut.t_us + c->cut.dur_us,
+					  .path = (unsigned)path,
+					  .action = SIM_AT_UP};
+}
+
 /* --at NAME:SECONDS:down|up|rate=MBIT */
 static void parse_at(struct cli *cl, const char *flag, const char *val)
 {
@@ -464,6 +509,10 @@ static void parse_flag(struct cli *cl, const char *flag, const char *val)
 		parse_at(cl, flag, val);
 	} else if (strcmp(flag, "--detect-ms") == 0) {
 		c->detect_us = ms_us(flag, val, 0, 60000);
+	} else if (strcmp(flag, "--cut") == 0) {
+		parse_cut(cl, flag, val);
+	} else if (strcmp(flag, "--failover") == 0) {
+		c->failover = boolean(flag, val);
 	} else if (strcmp(flag, "--report-path") == 0) {
 		int p = path_index(c, val, strlen(val));
 

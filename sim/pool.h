@@ -13,6 +13,8 @@
 enum { SIM_NONE = UINT32_MAX };
 
 struct sim_pkt {
+	uint64_t t_emit_us;   /* the source emitted it (a copy: its
+			       * original) */
 	uint64_t t_enq_us;    /* entered its link */
 	uint64_t t_arrive_us; /* reached the egress */
 	uint32_t gseq;

@@ -33,6 +33,61 @@ static unsigned long long ull(uint64_t v)
 	return (unsigned long long)v;
 }
 
+/* --cut and --failover: what the cut cost, and how the failover
+ * worked. */
+static void print_cut(FILE *f, const struct sim_cfg *c,
+		      const struct sim_result *r)
+{
+	const struct egr_reseq_stats *rs = &r->reseq;
+	const struct sim_cut_result *k = &r->cut;
+
+	if (c->cut.on) {
+		fprintf(f,
+			"cut                    %s at %.3f s for %.0f ms: "
+			"outage_ms %.0f lost_pkts %llu of %llu (sent from 1 s "
+			"before to 2 s after)\n",
+			c->path[c->cut.path].name, c->cut.t_us / 1e6,
+			c->cut.dur_us / 1000.0, k->outage_ms, ull(k->lost),
+			ull(k->emitted));
+		fprintf(f, "cut_detected_ms        ");
+		if (k->detected) {
+			fprintf(f, "%.1f\n", k->detect_ms);
+		} else {
+			fprintf(f, "never\n");
+		}
+		fprintf(f, "cut_back_ms            ");
+		if (k->back) {
+			fprintf(f, "%.1f (heal to the path's first delivery)\n",
+				k->back_ms);
+		} else {
+			fprintf(f, "never\n");
+		}
+	}
+	if (!c->failover) {
+		return;
+	}
+	fprintf(f,
+		"failover               resent %llu filled %llu dup %llu "
+		"late %llu; weight frozen %llu reports, loss forgiven %llu\n",
+		ull(r->sched.resent), ull(rs->resent_filled),
+		ull(rs->resent_dup), ull(rs->resent_late),
+		ull(r->sched.frozen), ull(r->sched.forgiven));
+	for (unsigned i = 0; i < c->npaths; i++) {
+		const struct ing_detect_stats *d = &r->detect[i];
+		const struct ing_inflight_stats *q = &r->inflight[i];
+
+		fprintf(f,
+			"detector               %s suspect %llu (data %llu "
+			"probe %llu) recovered %llu down %llu flaps %llu "
+			"holddown %llu; inflight taken %llu untaken %llu "
+			"overflow %llu\n",
+			c->path[i].name, ull(d->suspect), ull(d->by_data),
+			ull(d->by_probe), ull(d->recovered), ull(d->down),
+			ull(d->flaps), ull(d->holddown), ull(q->taken),
+			ull(q->untaken), ull(q->overflow));
+	}
+}
+
 void sim_print_summary(FILE *f, const struct sim_cfg *c,
 		       const struct sim_result *r)
 {
@@ -126,6 +181,11 @@ void sim_print_summary(FILE *f, const struct sim_cfg *c,
 	fprintf(f, "w_mobile_final         %.3f\n", r->w_mobile);
 	fprintf(f, "weight_updates         awi %llu iwi %llu dwd %llu\n",
 		ull(r->sched.awi), ull(r->sched.iwi), ull(r->sched.dwd));
+	fprintf(f,
+		"pace                   rate_learned %llu rate_probed %llu "
+		"paced %llu overflow %llu\n",
+		ull(r->sched.rate_learned), ull(r->sched.rate_probed),
+		ull(r->sched.paced), ull(r->sched.overflow));
 	for (i = 0; i < c->npaths; i++) {
 		const struct sim_link_stats *s = &r->link[i];
 
@@ -154,5 +214,6 @@ void sim_print_summary(FILE *f, const struct sim_cfg *c,
 		"memory                 packet records peak %u, events "
 		"peak %u\n",
 		r->pool_peak, r->heap_peak);
+	print_cut(f, c, r);
 	fprintf(f, "simulated_s            %.3f\n", r->end_us / 1e6);
 }

@@ -32,11 +32,19 @@ enum ev_type {
 	EV_SAMPLE,    /* end of a 100 ms interval */
 	EV_AT,	      /* arg: link schedule entry */
 	EV_DETECT,    /* arg: path << 1 | up */
-	EV_PROBE,     /* the daemon's PROBE on every path */
+	EV_RTT,	      /* the round trips of the daemon's PROBEs, every path */
+	EV_FO_TICK,   /* the detectors' timers */
+	EV_PROBE,     /* arg: path */
+	EV_PROBE_ACK, /* arg: path */
 };
 
-/* The daemon's default probe_interval_ms. */
-enum { SIM_PROBE_US = 200 * 1000 };
+enum {
+	FO_TICK_US = 1000,
+	CUT_BIN_US = 10000,
+	CUT_BEFORE_US = 1000000, /* losses counted from this before the cut */
+	CUT_AFTER_US = 2000000,	 /* to this after the heal */
+	CUT_OUTAGE_US = 3000000, /* outage looked for until this after it */
+};
 
 /* Random streams, one per process (links use their path index). */
 enum { STREAM_REPORT = 1000 };
@@ -81,7 +89,15 @@ struct run {
 	struct sim_hist reorder_all;
 	double util_num, util_den;
 	bool egr_ready;
-	struct egr_rtt rtt[WIRE_MAX_PATHS]; /* the PROBE round trips */
+	struct egr_rtt rtt[WIRE_MAX_PATHS]; /* the PROBE round trips (EV_RTT) */
+	/* failover (c->failover) */
+	struct ing_detect det[WIRE_MAX_PATHS];
+	struct ing_inflight infl;
+	bool infl_ready;
+	uint8_t *payload; /* a packet's bytes: its emit time, then zeros */
+	/* the cut's measures: 10-ms bins of offered and released bytes */
+	uint64_t *bin_off, *bin_rel;
+	uint32_t nbins;
 	int err;
 };
 
@@ -119,6 +135,10 @@ void sim_cfg_defaults(struct sim_cfg *c)
 	c->report_delay_us = -1;
 	c->report_loss = 0;
 	c->detect_us = 0;
+	c->failover = false;
+	c->probe_ms = cf.probe_interval_ms;
+	c->dead_after_ms = cf.dead_after_ms;
+	c->inflight_ms = 500;
 }
 
 static void push(struct run *r, uint64_t t, uint32_t type, uint32_t arg)
@@ -142,6 +162,28 @@ static void lose(struct run *r, uint32_t idx)
 	sim_pool_put(&r->pool, idx);
 }
 
+/* The cut's window for losses: from 1 s before it to 2 s after the
+ * heal. */
+static bool in_cut_window(const struct sim_cfg *c, uint64_t t)
+{
+	return c->cut.on && t + CUT_BEFORE_US >= c->cut.t_us &&
+	       t < c->cut.t_us + c->cut.dur_us + CUT_AFTER_US;
+}
+
+/* bytes offered (emitted) or released at now, into the cut's bins */
+static void cut_bin(struct run *r, uint64_t *bins, uint32_t bytes)
+{
+	uint64_t i;
+
+	if (!r->nbins || r->now < r->c->cut.t_us) {
+		return;
+	}
+	i = (r->now - r->c->cut.t_us) / CUT_BIN_US;
+	if (i < r->nbins) {
+		bins[i] += bytes;
+	}
+}
+
 static void on_release(void *ctx, uint64_t cookie, uint32_t gseq)
 {
 	struct run *r = ctx;
@@ -155,6 +197,10 @@ static void on_release(void *ctx, uint64_t cookie, uint32_t gseq)
 	r->have_released = true;
 	r->last_released = gseq;
 	r->res->released++;
+	if (in_cut_window(r->c, p->t_emit_us)) {
+		r->res->cut.lost--; /* counted lost when emitted */
+	}
+	cut_bin(r, r->bin_rel, p->bytes);
 	r->iv.inorder_bytes += p->bytes;
 	sim_hist_add(&r->iv.reorder, d);
 	sim_hist_add(&r->reorder_all, d);
@@ -183,48 +229,53 @@ static void arm_poll(struct run *r)
 	push(r, d, EV_POLL, r->poll_gen);
 }
 
-static void emit(struct run *r)
+/* ---- failover: the detectors and the in-flight store, as the daemon
+ * would drive them (DESIGN.md, "Failure detection") */
+
+/* A packet (an original or a copy) is sent on path: the detector waits
+ * for its acknowledgement, the store keeps its bytes (data: its emit
+ * time, then zeros). */
+static void fo_sent(struct run *r, unsigned path, const struct wire_hdr *h,
+		    const uint8_t *data)
 {
-	const struct sim_cfg *c = r->c;
-	struct wire_hdr h = {.version = WIRE_VERSION,
-			     .type = WIRE_DATA,
-			     .session = 1,
-			     .tstamp = (uint32_t)r->now};
+	if (!r->c->failover) {
+		return;
+	}
+	ing_detect_sent(&r->det[path], h->lseq, r->now);
+	ing_inflight_add(&r->infl, path, h, data, r->c->pkt_size);
+}
+
+/* The packet under h, emitted at t_emit, enters path's link. */
+static void send_on(struct run *r, int path, const struct wire_hdr *h,
+		    uint64_t t_emit, const uint8_t *data)
+{
 	struct sim_pkt *p;
 	enum sim_fate fate;
 	uint64_t done;
 	uint32_t idx;
 	bool started;
-	int path, ret;
+	int ret;
 
-	r->res->sent++;
-	r->iv.offered_bytes += r->bytes;
-	/* one flow (the profile's rates add up to one sender's), through the
-	 * daemon's per-flow pick: fgap chains it, the egress orders it */
-	path = ing_sched_pick_flow(&r->sched, &h, 1, r->c->pkt_size, r->now);
-	if (path < 0) {
-		r->res->no_path++;
-		r->iv.lost++;
-		return;
-	}
 	ret = sim_pool_get(&r->pool, &idx);
 	if (ret) {
 		r->err = ret;
 		return;
 	}
 	p = sim_pool_at(&r->pool, idx);
-	p->gseq = h.gseq;
-	p->lseq = h.lseq;
-	p->pgap = h.pgap;
-	p->fgap = h.fgap;
-	p->flags = h.flags;
+	p->t_emit_us = t_emit;
+	p->gseq = h->gseq;
+	p->lseq = h->lseq;
+	p->pgap = h->pgap;
+	p->fgap = h->fgap;
+	p->flags = h->flags;
 	p->path = (uint8_t)path;
 	p->bytes = r->bytes;
 	r->res->bytes_sent += r->bytes;
 	r->res->path_sent[path]++;
-	if (c->path[path].cls == PATH_MOBILE) {
+	if (r->c->path[path].cls == PATH_MOBILE) {
 		r->res->bytes_mobile += r->bytes;
 	}
+	fo_sent(r, (unsigned)path, h, data);
 	fate = sim_link_enqueue(&r->link[path], &r->pool, idx, r->now, &started,
 				&done);
 	if (fate != SIM_FATE_OK) {
@@ -235,6 +286,214 @@ static void emit(struct run *r)
 	if (started) {
 		push(r, done, EV_TX_DONE, (uint32_t)path);
 	}
+}
+
+/* A copy of m goes out on the path the scheduler picks for it. */
+static int resend_one(void *ctx, const struct ing_inflight_pkt *m,
+		      const uint8_t *data)
+{
+	struct run *r = ctx;
+	struct wire_hdr h = {.version = WIRE_VERSION,
+			     .type = WIRE_DATA,
+			     .session = 1,
+			     .tstamp = (uint32_t)r->now,
+			     .gseq = m->gseq,
+			     .fgap = m->fgap,
+			     .flags = m->flags,
+			     .cls = m->cls};
+	uint64_t emitted;
+	int path;
+
+	path = ing_sched_pick_resend(&r->sched, &h, m->len, r->now);
+	if (path < 0) {
+		return path;
+	}
+	memcpy(&emitted, data, sizeof(emitted));
+	/* in flight on its new path in turn: kept again there */
+	send_on(r, path, &h, emitted, data);
+	return r->err;
+}
+
+static void fo_event(struct run *r, unsigned path, enum ing_det_event ev)
+{
+	const struct sim_cut *cut = &r->c->cut;
+	struct sim_cut_result *cr = &r->res->cut;
+
+	switch (ev) {
+	case ING_DET_EV_NONE:
+	case ING_DET_EV_HOLD:
+		return;
+	case ING_DET_EV_SUSPECT:
+		if (cut->on && path == cut->path && !cr->detected &&
+		    r->now >= cut->t_us) {
+			cr->detected = true;
+			cr->detect_ms = (double)(r->now - cut->t_us) / 1000;
+		}
+		ing_sched_set_suspect(&r->sched, path, true);
+		ing_inflight_take(&r->infl, path, resend_one, r);
+		return;
+	case ING_DET_EV_DOWN:
+		ing_sched_set_up(&r->sched, path, false);
+		egr_reseq_set_path_up(&r->egr.reseq, path, false);
+		arm_poll(r);
+		return;
+	case ING_DET_EV_UP:
+		ing_sched_set_suspect(&r->sched, path, false);
+		ing_sched_set_up(&r->sched, path, true);
+		egr_reseq_set_path_up(&r->egr.reseq, path, true);
+		return;
+	}
+}
+
+static void on_fo_tick(struct run *r)
+{
+	enum ing_det_event ev;
+
+	for (unsigned i = 0; i < r->c->npaths; i++) {
+		while ((ev = ing_detect_tick(&r->det[i], r->now)) !=
+		       ING_DET_EV_NONE) {
+			fo_event(r, i, ev);
+		}
+	}
+	if (!finished(r)) {
+		push(r, r->now + FO_TICK_US, EV_FO_TICK, 0);
+	}
+}
+
+/* A probe on path: answered after a round trip if the link is up when
+ * it leaves and when the answer comes (a cut takes both directions). */
+static void on_probe(struct run *r, unsigned path)
+{
+	struct ing_detect *d = &r->det[path];
+
+	ing_detect_probe_sent(d, r->now);
+	if (r->link[path].up) {
+		push(r, r->now + 2 * (uint64_t)r->c->path[path].delay_us,
+		     EV_PROBE_ACK, path);
+	}
+	if (!finished(r)) {
+		push(r,
+		     r->now + (uint64_t)ing_detect_probe_interval(d, r->now) *
+				      1000,
+		     EV_PROBE, path);
+	}
+}
+
+static void on_probe_ack(struct run *r, unsigned path)
+{
+	if (r->link[path].up) {
+		fo_event(r, path, ing_detect_answered(&r->det[path], r->now));
+	}
+}
+
+/* The reports' acknowledgements. */
+static void fo_report(struct run *r, const struct wire_report *rep)
+{
+	for (unsigned i = 0; i < rep->n; i++) {
+		const struct wire_report_path *e = &rep->p[i];
+
+		if (e->path >= r->c->npaths) {
+			continue;
+		}
+		ing_inflight_ack(&r->infl, e->path, e->lseq_next);
+		fo_event(r, e->path,
+			 ing_detect_acked(&r->det[e->path], e->lseq_next,
+					  r->now));
+	}
+}
+
+static int fo_setup(struct run *r)
+{
+	const struct sim_cfg *c = r->c;
+	struct ing_detect_params dp;
+	struct ing_inflight_params ip = {.max_pkts = 1};
+	uint64_t t = 0, far = 0;
+	double rate = 0;
+	int ret;
+
+	ing_detect_params_default(&dp, c->sched.t_report_ms, c->dead_after_ms,
+				  c->probe_ms);
+	for (unsigned i = 0; i < c->npaths; i++) {
+		ret = ing_detect_init(&r->det[i], &dp, 0);
+		if (ret) {
+			return ret;
+		}
+		/* the sim starts with every path working */
+		ing_detect_answered(&r->det[i], 0);
+		ing_detect_set_rtt(&r->det[i], 2 * c->path[i].delay_us,
+				   c->path[i].jitter_us);
+		if (c->path[i].rate_bps > rate) {
+			rate = c->path[i].rate_bps;
+		}
+		if (ing_detect_timeout_us(&r->det[i]) > t) {
+			t = ing_detect_timeout_us(&r->det[i]);
+		}
+		if ((uint64_t)c->path[i].delay_us + c->path[i].jitter_us +
+			    c->path[i].buffer_us >
+		    far) {
+			far = (uint64_t)c->path[i].delay_us +
+			      c->path[i].jitter_us + c->path[i].buffer_us;
+		}
+		push(r, 0, EV_PROBE, i);
+	}
+	/* a cut path's holes wait for their copies: the detector's T after
+	 * the last report that acknowledged it (a report interval and a
+	 * one-way delay after the cut), then the slowest path's delay and
+	 * queue */
+	egr_reseq_set_resend_wait(&r->egr.reseq,
+				  (uint32_t)(t + c->sched.t_report_ms * 1000 +
+					     2 * far));
+	/* sized for the fastest path: its rate for inflight_ms, in packets
+	 * of the configured size */
+	ip.max_bytes = ing_inflight_bytes_for((uint32_t)(rate / 1000),
+					      c->inflight_ms);
+	while (ip.max_pkts < ip.max_bytes / sim_pkt_bytes(c) + 1) {
+		ip.max_pkts <<= 1;
+	}
+	if (ip.max_pkts < 2) {
+		ip.max_pkts = 2;
+	}
+	ret = ing_inflight_init(&r->infl, &ip, c->npaths);
+	if (ret) {
+		return ret;
+	}
+	r->infl_ready = true;
+	r->payload = calloc(1, c->pkt_size);
+	if (!r->payload) {
+		return -ENOMEM;
+	}
+	push(r, FO_TICK_US, EV_FO_TICK, 0);
+	return 0;
+}
+
+static void emit(struct run *r)
+{
+	const struct sim_cfg *c = r->c;
+	struct wire_hdr h = {.version = WIRE_VERSION,
+			     .type = WIRE_DATA,
+			     .session = 1,
+			     .tstamp = (uint32_t)r->now};
+	int path;
+
+	r->res->sent++;
+	r->iv.offered_bytes += r->bytes;
+	if (in_cut_window(c, r->now)) {
+		r->res->cut.emitted++;
+		r->res->cut.lost++;
+	}
+	cut_bin(r, r->bin_off, r->bytes);
+	/* one flow (the profile's rates add up to one sender's), through the
+	 * daemon's per-flow pick: fgap chains it, the egress orders it */
+	path = ing_sched_pick_flow(&r->sched, &h, 1, r->c->pkt_size, r->now);
+	if (path < 0) {
+		r->res->no_path++;
+		r->iv.lost++;
+		return;
+	}
+	if (c->failover) {
+		memcpy(r->payload, &r->now, sizeof(r->now));
+	}
+	send_on(r, path, &h, r->now, r->payload);
 }
 
 static void on_source(struct run *r)
@@ -295,6 +554,13 @@ static void on_deliver(struct run *r, uint32_t idx)
 		return;
 	}
 	r->iv.path_bytes[p->path] += p->bytes;
+	if (r->c->cut.on && p->path == r->c->cut.path && !r->res->cut.back &&
+	    r->now >= r->c->cut.t_us + r->c->cut.dur_us) {
+		r->res->cut.back = true;
+		r->res->cut.back_ms =
+			(double)(r->now - r->c->cut.t_us - r->c->cut.dur_us) /
+			1000;
+	}
 	p->t_arrive_us = r->now;
 	h.path = p->path;
 	h.gseq = p->gseq;
@@ -375,9 +641,11 @@ static void on_report(struct run *r)
 	}
 }
 
-/* A PROBE on every path that is up, its round trip (sim_link_probe_rtt)
- * taken at once, smoothed as the daemon does. */
-static void on_probe(struct run *r)
+/* Every probe_ms: a PROBE on every path that is up, its round trip
+ * (sim_link_probe_rtt) taken at once and smoothed as the daemon does, for
+ * the reorder timeout.  (The detector's probes of --failover, on_probe,
+ * are its own.) */
+static void on_rtt(struct run *r)
 {
 	unsigned i;
 
@@ -390,7 +658,7 @@ static void on_probe(struct run *r)
 		}
 	}
 	if (!finished(r)) {
-		push(r, r->now + SIM_PROBE_US, EV_PROBE, 0);
+		push(r, r->now + (uint64_t)r->c->probe_ms * 1000, EV_RTT, 0);
 	}
 }
 
@@ -399,6 +667,9 @@ static void on_report_rx(struct run *r)
 	struct rep_msg *m = &r->rep[r->rep_head];
 
 	ing_sched_on_report(&r->sched, m->seq, &m->r);
+	if (r->c->failover) {
+		fo_report(r, &m->r);
+	}
 	r->rep_head = (r->rep_head + 1) % r->rep_cap;
 	r->rep_n--;
 }
@@ -474,6 +745,13 @@ static void on_detect(struct run *r, uint32_t arg)
 	unsigned path = arg >> 1;
 	bool up = arg & 1;
 
+	const struct sim_cut *cut = &r->c->cut;
+
+	if (!up && cut->on && path == cut->path && !r->res->cut.detected &&
+	    r->now >= cut->t_us) {
+		r->res->cut.detected = true;
+		r->res->cut.detect_ms = (double)(r->now - cut->t_us) / 1000;
+	}
 	ing_sched_set_up(&r->sched, path, up);
 	egr_reseq_set_path_up(&r->egr.reseq, path, up);
 	arm_poll(r);
@@ -500,8 +778,8 @@ static void dispatch(struct run *r, const struct sim_ev *ev)
 	case EV_REPORT_RX:
 		on_report_rx(r);
 		break;
-	case EV_PROBE:
-		on_probe(r);
+	case EV_RTT:
+		on_rtt(r);
 		break;
 	case EV_SAMPLE:
 		on_sample(r);
@@ -511,6 +789,15 @@ static void dispatch(struct run *r, const struct sim_ev *ev)
 		break;
 	case EV_DETECT:
 		on_detect(r, ev->arg);
+		break;
+	case EV_FO_TICK:
+		on_fo_tick(r);
+		break;
+	case EV_PROBE:
+		on_probe(r, ev->arg);
+		break;
+	case EV_PROBE_ACK:
+		on_probe_ack(r, ev->arg);
 		break;
 	}
 }
@@ -558,14 +845,51 @@ static int setup(struct run *r)
 		return ret;
 	}
 	r->egr_ready = true;
+	if (c->failover) {
+		ret = fo_setup(r);
+		if (ret) {
+			return ret;
+		}
+	}
+	if (c->cut.on) {
+		r->nbins = (uint32_t)((c->cut.dur_us + CUT_OUTAGE_US) /
+				      CUT_BIN_US);
+		r->bin_off = calloc(r->nbins, sizeof(*r->bin_off));
+		r->bin_rel = calloc(r->nbins, sizeof(*r->bin_rel));
+		if (!r->bin_off || !r->bin_rel) {
+			return -ENOMEM;
+		}
+	}
 	push(r, 0, EV_SOURCE, 0);
 	push(r, (uint64_t)c->sched.t_report_ms * 1000, EV_REPORT, 0);
-	push(r, SIM_PROBE_US, EV_PROBE, 0);
+	if (c->probe_ms) {
+		push(r, (uint64_t)c->probe_ms * 1000, EV_RTT, 0);
+	}
 	push(r, SIM_INTERVAL_US, EV_SAMPLE, 0);
 	for (i = 0; i < c->nat; i++) {
 		push(r, c->at[i].t_us, EV_AT, i);
 	}
 	return r->err;
+}
+
+/* The longest run of bins releasing less than half of what was offered
+ * (a bin with nothing offered neither breaks nor extends a run). */
+static double cut_outage_ms(const struct run *r)
+{
+	uint32_t run = 0, best = 0;
+
+	for (uint32_t i = 0; i < r->nbins; i++) {
+		if (r->bin_off[i] == 0) {
+			continue;
+		}
+		if (2 * r->bin_rel[i] < r->bin_off[i]) {
+			run++;
+			best = run > best ? run : best;
+		} else {
+			run = 0;
+		}
+	}
+	return best * (double)CUT_BIN_US / 1000;
 }
 
 static void collect(struct run *r)
@@ -587,6 +911,11 @@ static void collect(struct run *r)
 	res->end_us = r->now;
 	res->pool_peak = r->pool.peak;
 	res->heap_peak = r->q.peak;
+	for (i = 0; i < r->c->npaths && r->c->failover; i++) {
+		res->detect[i] = r->det[i].st;
+		res->inflight[i] = r->infl.path[i].st;
+	}
+	res->cut.outage_ms = cut_outage_ms(r);
 }
 
 int sim_run(const struct sim_cfg *c, FILE *csv, struct sim_result *res)
@@ -624,6 +953,12 @@ free_run:
 	if (r->egr_ready) {
 		egr_free(&r->egr);
 	}
+	if (r->infl_ready) {
+		ing_inflight_free(&r->infl);
+	}
+	free(r->payload);
+	free(r->bin_off);
+	free(r->bin_rel);
 	sim_pool_free(&r->pool);
 	sim_evq_free(&r->q);
 	free(r->rep);

@@ -17,6 +17,8 @@
 
 #include "common/wire.h"
 #include "egress/reseq.h"
+#include "ingress/detect.h"
+#include "ingress/inflight.h"
 #include "ingress/sched.h"
 #include "sim/hist.h"
 #include "sim/link.h"
@@ -32,6 +34,32 @@ enum sim_at_action {
 	SIM_AT_DOWN,
 	SIM_AT_UP,
 	SIM_AT_RATE,
+};
+
+/* A cut to study (--cut): the path is down for dur_us from t_us (two
+ * link schedule entries), and the run measures around it. */
+struct sim_cut {
+	bool on;
+	unsigned path;
+	uint64_t t_us;
+	uint64_t dur_us;
+};
+
+/* What a cut cost (sim_result.cut). */
+struct sim_cut_result {
+	/* longest run of 10-ms bins, from the cut to 3 s after the heal,
+	 * in which the egress released less than half of what the source
+	 * offered */
+	double outage_ms;
+	/* packets the source emitted from 1 s before the cut to 2 s after
+	 * the heal, and of them those never released */
+	uint64_t emitted;
+	uint64_t lost;
+	/* from the cut to the core learning of it (SUSPECT with failover,
+	 * else the --detect-ms DOWN); from the heal to the first packet the
+	 * path delivers again */
+	bool detected, back;
+	double detect_ms, back_ms;
 };
 
 /* One link schedule entry: at t_us, path goes down / up / to rate_bps. */
@@ -55,6 +83,17 @@ struct sim_cfg {
 	int64_t report_delay_us; /* < 0: that path's delay */
 	double report_loss;
 	uint32_t detect_us; /* tell the core of down/up after; 0: never */
+	/* issue 14: a detector per path (ingress/detect.h) on the reports'
+	 * lseq_next and on probes every probe_ms (idle: the detector's
+	 * interval), answered after a round trip if the link is up at both
+	 * ends of it; what a suspect path carried unacknowledged is sent
+	 * again (ingress/inflight.h) */
+	bool failover;
+	uint32_t probe_ms;	/* the daemon's probe_interval_ms */
+	uint32_t dead_after_ms; /* the daemon's dead_after_ms */
+	uint32_t inflight_ms;	/* the in-flight store holds this much of a
+				 * path's rate */
+	struct sim_cut cut;
 	unsigned nat;
 	struct sim_at at[SIM_MAX_AT];
 };
@@ -89,6 +128,9 @@ struct sim_result {
 	uint64_t end_us;
 	uint32_t pool_peak;
 	uint32_t heap_peak;
+	struct sim_cut_result cut;
+	struct ing_detect_stats detect[WIRE_MAX_PATHS];
+	struct ing_inflight_stats inflight[WIRE_MAX_PATHS];
 };
 
 /* Fills c with the defaults (paper setup: dsl + lte, ramp not set). */

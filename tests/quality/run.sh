@@ -28,8 +28,9 @@
 #          and up: loss, one-way delay p50/p99, DSL
 #          utilisation while the offered line rate exceeds the DSL's;
 #   c40    40 Mbit/s constant (fits the DSL): the LTE share.
-# Prints a line per case and writes OUT/report.md, OUT/results.tsv and
-# plots (goodput bars and ping CDFs under the RRUL load, per buffer).
+# Prints a line per case and writes OUT/report.md, OUT/results.tsv,
+# plots (goodput bars and ping CDFs under the RRUL load, per buffer) and
+# both daemons' status after each case (OUT/status/).
 #
 # usage: run.sh [--quick] [--out DIR] [--build DIR] [--buffers "30 50 .."]
 #               [--modes "dsl paper l3bond rate"] [--duration S]
@@ -152,9 +153,22 @@ stop_mode() {
 }
 
 # Each case starts from the idle state: the mobile weight an earlier case
-# raised has decayed (DWD) on both boxes.
+# raised has decayed (DWD) on both boxes.  (A learned pace stays, as it
+# does in a running daemon.)
 between() {
 	[ $mode = dsl ] || settle
+}
+
+# Both daemons' status after a case, for what the figures do not say:
+# OUT/status/BUF-MODE-CASE.BOX
+keep_status() { # CASE
+	local b
+	[ $mode = dsl ] && return 0
+	mkdir -p "$out/status"
+	for b in cpe conc; do
+		refresh $b
+		cp "$(status_file $b)" "$out/status/$buf-$mode-$1.$b" || true
+	done
 }
 
 case_tcp() { # DIR CC STREAMS
@@ -171,6 +185,7 @@ case_tcp() { # DIR CC STREAMS
 	l1=$(line_bytes lte "$dir")
 	put "$name" goodput_mbit "$(jq -r '(.end.sum_received.bits_per_second // 0) / 1e6' "$j")"
 	put "$name" retransmits "$(jq -r '.end.sum_sent.retransmits // 0' "$j")"
+	keep_status "$name"
 	put "$name" dsl_mb "$(((d1 - d0) / 1000000))"
 	put "$name" lte_mb "$(((l1 - l0) / 1000000))"
 	say "$buf ms $mode $name: $(jq -r '((.end.sum_received.bits_per_second // 0) / 1e6 | floor | tostring) + " Mbit/s, " + ((.end.sum_sent.retransmits // 0) | tostring) + " retransmits"' "$j"), DSL $(((d1 - d0) / 1000000)) MB, LTE $(((l1 - l0) / 1000000)) MB"
@@ -210,6 +225,7 @@ case_rrul() { # CC
 	read -r p50 p99 n <<<"$(percentiles "$out/$buf-$mode-rrul-$cc.ping.txt")"
 	read -r j50 j99 jn <<<"$(percentiles "$out/$buf-$mode-rrul-$cc.irtt.txt")"
 	k=rrul-$cc
+	keep_status $k
 	put $k down_mbit "$(jq -r '(.end.sum_received.bits_per_second // 0) / 1e6' "$TB_DIR/rrul-dn.json")"
 	put $k up_mbit "$(jq -r '(.end.sum_received.bits_per_second // 0) / 1e6' "$TB_DIR/rrul-up.json")"
 	put $k ping_idle_p50_ms "$i50"
@@ -258,6 +274,7 @@ case_udp() { # NAME DIR SIZE PROFILE-ARGS...
 	tb_wait $rx $((secs + 20)) || true
 	d1=$(line_bytes dsl "$dir")
 	l1=$(line_bytes lte "$dir")
+	keep_status "$name"
 	# line bytes per inner packet on the DSL: Ethernet 14 + outer 76, twice
 	# for a packet the ingress fragments (over 1424: 20 more of IP header)
 	line=$(awk -v z="$size" 'BEGIN { print (z > 1424) ? z + 20 + 2 * 90 : z + 90 }')

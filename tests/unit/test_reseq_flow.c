@@ -9,7 +9,14 @@
  *   duplicates, against the rules: every packet that arrives is released
  *   exactly once, in order within its flow; none waits once its flow's
  *   previous packet is out or given up; a packet without flow information
- *   is released only at the head of the global order.
+ *   is released only at the head of the global order;
+ * - copies sent again after their path failed (WIRE_F_RESENT, issue 14): a
+ *   copy that fills a hole is released as the original would be (at the
+ *   head, or for its flow); a packet that arrived twice is dropped and
+ *   counted resent_dup (not dup) when either copy was RESENT, a RESENT
+ *   copy after its hole was given up resent_late (not late); with
+ *   egr_reseq_set_resend_wait a hole waits for its copy while a path that
+ *   may have carried it has fallen silent, and only then.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -390,6 +397,225 @@ static void test_random(void **state)
 	print_message("late after their hole was given up: %u\n", late);
 }
 
+/* ---- copies sent again (WIRE_F_RESENT, issue 14) */
+
+/* The cut path (0) lost 1 and 2; their copies come on path 1 and fill the
+ * holes: 1, 2 and the buffered 3, 4 go in order. */
+static void test_fills_hole(void **state)
+{
+	struct egr_reseq r;
+	struct log l;
+
+	(void)state;
+	setup(&r, &l, false);
+	assert_int_equal(push(&r, 0, 0, 0, 0, 10), EGR_RELEASED);
+	assert_int_equal(push(&r, 3, 1, 0, 0, 20), EGR_BUFFERED);
+	assert_int_equal(push(&r, 4, 1, 0, 0, 21), EGR_BUFFERED);
+	assert_int_equal(push(&r, 2, 1, 0, WIRE_F_RESENT, 30), EGR_BUFFERED);
+	assert_int_equal(push(&r, 1, 1, 0, WIRE_F_RESENT, 31), EGR_RELEASED);
+	WANT(&l, 0, 1, 2, 3, 4);
+	assert_int_equal(r.st.resent_filled, 2);
+	assert_int_equal(r.st.hole_timeout, 0);
+	/* the originals come after all (the path was only slow): copies
+	 * that arrived twice, not duplicates on the way */
+	assert_int_equal(push(&r, 1, 0, 0, 0, 40), EGR_DROP_DUP);
+	assert_int_equal(push(&r, 2, 0, 0, 0, 41), EGR_DROP_DUP);
+	assert_int_equal(r.st.resent_dup, 2);
+	assert_int_equal(r.st.dup, 0);
+	egr_reseq_free(&r);
+}
+
+/* The original came first: its copy is dropped, resent_dup, whether the
+ * original was released or is still buffered. */
+static void test_copy_after_original(void **state)
+{
+	struct egr_reseq r;
+	struct log l;
+
+	(void)state;
+	setup(&r, &l, false);
+	assert_int_equal(push(&r, 0, 0, 0, 0, 10), EGR_RELEASED);
+	assert_int_equal(push(&r, 2, 0, 0, 0, 11), EGR_BUFFERED);
+	/* released */
+	assert_int_equal(push(&r, 0, 1, 0, WIRE_F_RESENT, 20), EGR_DROP_DUP);
+	/* buffered */
+	assert_int_equal(push(&r, 2, 1, 0, WIRE_F_RESENT, 21), EGR_DROP_DUP);
+	assert_int_equal(r.st.resent_dup, 2);
+	assert_int_equal(r.st.dup, 0);
+	assert_int_equal(r.st.resent_filled, 0);
+	/* a plain duplicate is still a dup */
+	assert_int_equal(push(&r, 0, 0, 0, 0, 22), EGR_DROP_DUP);
+	assert_int_equal(push(&r, 2, 0, 0, 0, 23), EGR_DROP_DUP);
+	assert_int_equal(r.st.dup, 2);
+	assert_int_equal(r.st.resent_dup, 2);
+	WANT(&l, 0);
+	egr_reseq_free(&r);
+}
+
+/* A flow's packet lost at the cut: its copy keeps fgap and goes for its
+ * flow, ahead of the global head, releasing the flow's next packet that
+ * waited for it; a copy of a packet released for its flow is a
+ * resent_dup. */
+static void test_flow_copy(void **state)
+{
+	struct egr_reseq r;
+	struct log l;
+
+	(void)state;
+	setup(&r, &l, false);
+	/* flow A: 0, 2, 5; flow B: 1 (lost on the cut path), 3 */
+	assert_int_equal(push(&r, 0, 0, 0, WIRE_F_FLOW_FIRST, 10),
+			 EGR_RELEASED);
+	assert_int_equal(push(&r, 2, 0, 2, 0, 11), EGR_RELEASED);
+	assert_int_equal(push(&r, 5, 0, 3, 0, 12), EGR_RELEASED);
+	assert_int_equal(push(&r, 3, 1, 2, 0, 13), EGR_BUFFERED);
+	WANT(&l, 0, 2, 5);
+	/* B's first packet, sent again on path 1 */
+	assert_int_equal(push(&r, 1, 1, 0, WIRE_F_FLOW_FIRST | WIRE_F_RESENT,
+			      20),
+			 EGR_RELEASED);
+	WANT(&l, 0, 2, 5, 1, 3);
+	assert_int_equal(r.st.resent_filled, 1);
+	/* a copy of 5 (out for its flow, not yet behind the head) */
+	assert_int_equal(push(&r, 5, 1, 3, WIRE_F_RESENT, 21), EGR_DROP_DUP);
+	assert_int_equal(r.st.resent_dup, 1);
+	assert_int_equal(r.st.dup, 0);
+	egr_reseq_free(&r);
+}
+
+/* The copy comes after its hole was given up: too late to help,
+ * resent_late, not late. */
+static void test_copy_too_late(void **state)
+{
+	struct egr_reseq r;
+	struct log l;
+
+	(void)state;
+	setup(&r, &l, false);
+	assert_int_equal(push(&r, 0, 0, 0, 0, 0), EGR_RELEASED);
+	assert_int_equal(push(&r, 2, 1, 0, 0, 1000), EGR_BUFFERED);
+	egr_reseq_poll(&r, 1000 + 50000);
+	WANT(&l, 0, 2);
+	assert_int_equal(r.st.hole_timeout, 1);
+	assert_int_equal(push(&r, 1, 1, 0, WIRE_F_RESENT, 60000),
+			 EGR_DROP_LATE);
+	assert_int_equal(r.st.resent_late, 1);
+	assert_int_equal(r.st.late, 0);
+	/* without the flag: late, as before */
+	assert_int_equal(push(&r, 1, 0, 0, 0, 60001), EGR_DROP_LATE);
+	assert_int_equal(r.st.late, 1);
+	assert_int_equal(r.st.resent_late, 1);
+	egr_reseq_free(&r);
+}
+
+/* A slot reused for a later sequence number forgets that its earlier one
+ * was a copy. */
+static void test_slot_reuse(void **state)
+{
+	struct egr_reseq r;
+	struct log l;
+
+	(void)state;
+	setup(&r, &l, false);
+	assert_int_equal(push(&r, 0, 0, 0, WIRE_F_RESENT, 0), EGR_RELEASED);
+	for (uint32_t g = 1; g <= CAP; g++) {
+		assert_int_equal(push(&r, g, 0, 0, 0, g), EGR_RELEASED);
+	}
+	/* CAP lands in 0's slot: a plain duplicate of it is a dup */
+	assert_int_equal(push(&r, CAP, 1, 0, 0, 100), EGR_DROP_DUP);
+	assert_int_equal(r.st.dup, 1);
+	assert_int_equal(r.st.resent_dup, 0);
+	egr_reseq_free(&r);
+}
+
+/* egr_reseq_set_resend_wait: path 0 delivers 0 and 1 by 1 ms and falls
+ * silent (cut); 3 arrives on path 1 at 10 ms.  The hole 2 waits until
+ * 1 ms + the wait, not 10 ms + t_lto, and its copy fills it. */
+static void test_wait_for_copy(void **state)
+{
+	struct egr_reseq r;
+	struct log l;
+	uint64_t when;
+
+	(void)state;
+	setup(&r, &l, false);
+	egr_reseq_set_resend_wait(&r, 200000);
+	assert_int_equal(push(&r, 0, 0, 0, 0, 0), EGR_RELEASED);
+	assert_int_equal(push(&r, 1, 0, 0, 0, 1000), EGR_RELEASED);
+	assert_int_equal(push(&r, 3, 1, 0, 0, 10000), EGR_BUFFERED);
+	assert_true(egr_reseq_deadline(&r, &when));
+	assert_int_equal(when, 1000 + 200000);
+	egr_reseq_poll(&r, 100000);
+	WANT(&l, 0, 1);
+	assert_int_equal(push(&r, 2, 1, 0, WIRE_F_RESENT, 150000),
+			 EGR_RELEASED);
+	WANT(&l, 0, 1, 2, 3);
+	assert_int_equal(r.st.hole_timeout, 0);
+	assert_int_equal(r.st.resent_filled, 1);
+	egr_reseq_free(&r);
+}
+
+/* No copy comes: the hole is given up at the end of the wait, counted. */
+static void test_wait_gives_up(void **state)
+{
+	struct egr_reseq r;
+	struct log l;
+
+	(void)state;
+	setup(&r, &l, false);
+	egr_reseq_set_resend_wait(&r, 200000);
+	assert_int_equal(push(&r, 0, 0, 0, 0, 0), EGR_RELEASED);
+	assert_int_equal(push(&r, 2, 1, 0, 0, 10000), EGR_BUFFERED);
+	egr_reseq_poll(&r, 200000 - 1);
+	WANT(&l, 0);
+	egr_reseq_poll(&r, 200000);
+	WANT(&l, 0, 2);
+	assert_int_equal(r.st.hole_timeout, 1);
+	assert_int_equal(r.st.resend_waits, 1);
+	egr_reseq_free(&r);
+}
+
+/* Path 0 delivers 0 at 0 (at `silent` when given), path 1 the packet 2
+ * beyond the hole 1 at `beyond`; the hole's deadline. */
+static uint64_t wait_case(uint32_t wait, uint64_t beyond, bool down,
+			  bool later)
+{
+	struct egr_reseq r;
+	struct log l;
+	uint64_t when = 0;
+
+	setup(&r, &l, false);
+	egr_reseq_set_resend_wait(&r, wait);
+	assert_int_equal(push(&r, 0, 0, 0, 0, 0), EGR_RELEASED);
+	assert_int_equal(push(&r, 2, 1, 0, 0, beyond), EGR_BUFFERED);
+	if (later) {
+		/* path 0 delivers after the packet beyond the hole */
+		assert_int_equal(push(&r, 5, 0, 0, 0, beyond + 2000),
+				 EGR_BUFFERED);
+	}
+	if (down) {
+		/* as egr_reseq_set_path_up, without its drain */
+		r.path_up[0] = false;
+	}
+	assert_true(egr_reseq_deadline(&r, &when));
+	egr_reseq_free(&r);
+	return when;
+}
+
+/* What extends nothing: a path idle for longer than the wait, a path that
+ * delivered after the packet beyond the hole, a path down, the wait off. */
+static void test_wait_not(void **state)
+{
+	(void)state;
+	/* the case that waits, for reference */
+	assert_int_equal(wait_case(200000, 10000, false, false), 200000);
+	assert_int_equal(wait_case(200000, 500000, false, false),
+			 500000 + 50000);
+	assert_int_equal(wait_case(200000, 10000, false, true), 10000 + 50000);
+	assert_int_equal(wait_case(200000, 10000, true, false), 10000 + 50000);
+	assert_int_equal(wait_case(0, 10000, false, false), 10000 + 50000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -398,6 +624,14 @@ int main(void)
 		cmocka_unit_test(test_global_and_flush),
 		cmocka_unit_test(test_path_down),
 		cmocka_unit_test(test_random),
+		cmocka_unit_test(test_fills_hole),
+		cmocka_unit_test(test_copy_after_original),
+		cmocka_unit_test(test_flow_copy),
+		cmocka_unit_test(test_copy_too_late),
+		cmocka_unit_test(test_slot_reuse),
+		cmocka_unit_test(test_wait_for_copy),
+		cmocka_unit_test(test_wait_gives_up),
+		cmocka_unit_test(test_wait_not),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -50,6 +50,7 @@ struct fx {
 	uint32_t seq;                 /* last report sequence sent */
 	uint32_t rx[WIRE_MAX_PATHS];
 	uint32_t lost[WIRE_MAX_PATHS];
+	uint32_t lnext[WIRE_MAX_PATHS]; /* lseq_next the peer acknowledges */
 };
 
 /* classes: one letter per path, F fixed, M mobile */
@@ -86,6 +87,7 @@ static void fx_report_seq(struct fx *f, uint32_t seq)
 		r.p[i].rx_pkts = f->rx[i];
 		r.p[i].lost_pkts = f->lost[i];
 		r.p[i].delay_us = 10000;
+		r.p[i].lseq_next = f->lnext[i];
 	}
 	ing_sched_on_report(&f->s, seq, &r);
 }
@@ -1547,6 +1549,170 @@ static void test_weights(void **state)
 	assert_near(ing_sched_weight(&f.s, 3), 22.5);
 }
 
+/* ---- issue 14: suspect paths and copies sent again */
+
+/* A report acknowledging lnext on path. */
+static void fx_report_lnext(struct fx *f, unsigned path, uint32_t lnext)
+{
+	f->lnext[path] = lnext;
+	fx_report(f);
+}
+
+/* A suspect path gets nothing, its weight goes to the others as if it
+ * were down; w_mobile and the other paths' state stay. */
+static void test_suspect_no_traffic(void **state)
+{
+	struct fx f;
+	struct wire_hdr h;
+	unsigned got[3] = {0};
+
+	(void)state;
+	fx_init(&f, prm(0.5, 250, 50, 45), "FMM");
+	fx_set_w(&f, 20);
+	ing_sched_set_suspect(&f.s, 0, true);
+	assert_false(f.s.path[0].up);
+	assert_near(ing_sched_weight(&f.s, 0), 0);
+	/* no fixed path usable: the mobile ones carry everything evenly */
+	assert_near(ing_sched_weight(&f.s, 1), 1);
+	assert_near(f.s.w_mobile, 20);
+	for (unsigned i = 0; i < 100; i++) {
+		got[pick(&f, &h)]++;
+	}
+	assert_int_equal(got[0], 0);
+	assert_int_equal(got[1], 50);
+	assert_int_equal(got[2], 50);
+	/* a mobile path suspect: w_mobile goes to the other one */
+	ing_sched_set_suspect(&f.s, 0, false);
+	ing_sched_set_suspect(&f.s, 2, true);
+	assert_near(ing_sched_weight(&f.s, 0), 50);
+	assert_near(ing_sched_weight(&f.s, 1), 20);
+	assert_near(ing_sched_weight(&f.s, 2), 0);
+	assert_near(f.s.w_mobile, 20);
+	/* independent of up/down: both must allow it */
+	ing_sched_set_up(&f.s, 2, true);
+	assert_false(f.s.path[2].up);
+	ing_sched_set_up(&f.s, 2, false);
+	ing_sched_set_suspect(&f.s, 2, false);
+	assert_false(f.s.path[2].up);
+	ing_sched_set_up(&f.s, 2, true);
+	assert_true(f.s.path[2].up);
+	assert_near(ing_sched_weight(&f.s, 2), 10);
+	/* out of range: ignored */
+	ing_sched_set_suspect(&f.s, 7, true);
+	/* all suspect: nothing is picked */
+	for (unsigned i = 0; i < 3; i++) {
+		ing_sched_set_suspect(&f.s, i, true);
+	}
+	assert_int_equal(ing_sched_pick(&f.s, &h), -ENETDOWN);
+}
+
+/* While a path is suspect, reports move no weight: the fixed path's loss
+ * raises nothing (AWI, IWI), quiet reports take nothing (DWD). */
+static void test_suspect_freezes_weight(void **state)
+{
+	struct fx f;
+
+	(void)state;
+	fx_init(&f, prm(0.5, 0, 50, 45), "FM");
+	fx_set_w(&f, 10);
+	ing_sched_set_suspect(&f.s, 1, true);
+	fx_loss(&f, 0, 30);
+	fx_report(&f);
+	assert_near(f.s.w_mobile, 10);
+	fx_report(&f); /* t_dwd 0: DWD would take 1 at once */
+	assert_near(f.s.w_mobile, 10);
+	assert_int_equal(f.s.st.frozen, 2);
+	/* trusted again: the next loss raises it (AWI, nothing sent: 1) */
+	ing_sched_set_suspect(&f.s, 1, false);
+	fx_loss(&f, 0, 5);
+	fx_report(&f);
+	assert_near(f.s.w_mobile, 10 + 0.5 * 50);
+	assert_int_equal(f.s.st.frozen, 2);
+}
+
+/* The fixed path's cut: the loss the peer reports for what it carried
+ * until it turned suspect is forgiven, up to the report whose lseq_next
+ * passes the cut; loss after that counts again. */
+static void test_suspect_forgives_cut(void **state)
+{
+	struct fx f;
+	struct wire_hdr h;
+
+	(void)state;
+	fx_init(&f, prm(0.5, 250, 50, 45), "FM");
+	fx_report(&f); /* baselines; w_mobile 0 */
+	for (unsigned i = 0; i < 40; i++) {
+		assert_int_equal(pick(&f, &h), 0); /* w_mobile 0: all fixed */
+	}
+	ing_sched_set_suspect(&f.s, 0, true); /* forgive_to: lseq 40 */
+	fx_report_lnext(&f, 0, 20);
+	ing_sched_set_suspect(&f.s, 0, false);
+	/* back: the first packet after the cut arrives, the egress counts
+	 * the 20 lost before it; lseq_next not yet past the cut in this
+	 * report, past it in the next */
+	fx_loss(&f, 0, 12);
+	fx_report_lnext(&f, 0, 30);
+	fx_loss(&f, 0, 8);
+	fx_report_lnext(&f, 0, 41);
+	assert_near(f.s.w_mobile, 0);
+	assert_int_equal(f.s.st.iwi, 0);
+	assert_int_equal(f.s.st.forgiven, 20);
+	/* later loss is congestion again (IWI from 0) */
+	fx_loss(&f, 0, 3);
+	fx_report_lnext(&f, 0, 60);
+	assert_near(f.s.w_mobile, 3);
+	assert_int_equal(f.s.st.iwi, 1);
+	/* a restart of our sequence forgets a pending forgiveness */
+	ing_sched_set_suspect(&f.s, 0, true);
+	ing_sched_set_suspect(&f.s, 0, false);
+	ing_sched_reset_seq(&f.s, 0);
+	assert_false(f.s.path[0].forgive);
+}
+
+/* A copy sent again keeps its gseq and flow fields, gains RESENT, takes a
+ * local sequence number of the path it goes on and no global one. */
+static void test_pick_resend(void **state)
+{
+	struct fx f;
+	struct wire_hdr h, c;
+	uint32_t gseq_next, lseq1;
+	int p;
+
+	(void)state;
+	fx_init(&f, prm(0.5, 250, 50, 45), "FM");
+	fx_set_w(&f, 45);
+	for (unsigned i = 0; i < 10; i++) {
+		pick(&f, &h);
+	}
+	ing_sched_set_suspect(&f.s, 0, true);
+	gseq_next = f.s.gseq;
+	lseq1 = f.s.path[1].lseq;
+	c = (struct wire_hdr){.gseq = 3, .fgap = 2, .flags = 0, .pgap = 9};
+	p = ing_sched_pick_resend(&f.s, &c, 1000, 0);
+	assert_int_equal(p, 1);
+	assert_int_equal(c.path, 1);
+	assert_int_equal(c.gseq, 3);
+	assert_int_equal(c.fgap, 2);
+	assert_int_equal(c.flags, WIRE_F_RESENT);
+	assert_int_equal(c.pgap, 0);
+	assert_int_equal(c.lseq, lseq1);
+	assert_int_equal(f.s.path[1].lseq, lseq1 + 1);
+	assert_int_equal(f.s.gseq, gseq_next);
+	assert_int_equal(f.s.st.resent, 1);
+	/* a FLOW_FIRST copy stays one */
+	c = (struct wire_hdr){.gseq = 4, .flags = WIRE_F_FLOW_FIRST};
+	assert_int_equal(ing_sched_pick_resend(&f.s, &c, 1000, 0), 1);
+	assert_int_equal(c.flags, WIRE_F_FLOW_FIRST | WIRE_F_RESENT);
+	/* the next packet on that path cannot name its predecessor */
+	assert_int_equal(pick(&f, &h), 1);
+	assert_int_equal(h.pgap, 0);
+	assert_int_equal(h.lseq, lseq1 + 2);
+	assert_int_equal(h.gseq, gseq_next);
+	/* nowhere to go */
+	ing_sched_set_up(&f.s, 1, false);
+	assert_int_equal(ing_sched_pick_resend(&f.s, &c, 1000, 0), -ENETDOWN);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1574,6 +1740,10 @@ int main(void)
 		cmocka_unit_test(test_gseq_wrap),
 		cmocka_unit_test(test_reset_seq),
 		cmocka_unit_test(test_weights),
+		cmocka_unit_test(test_suspect_no_traffic),
+		cmocka_unit_test(test_suspect_freezes_weight),
+		cmocka_unit_test(test_suspect_forgives_cut),
+		cmocka_unit_test(test_pick_resend),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

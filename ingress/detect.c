@@ -1,0 +1,292 @@
+/* The failure detector of one path (see detect.h for the rules).
+ *
+ * Invariants: acked_next never passes sent_next; psent holds the send
+ * times of the first min(pmiss, ING_DET_PROBE_MISSES) probes unanswered;
+ * level is 0 outside a run of flaps and at most ING_DET_MAX_LEVEL.
+ */
+#include "ingress/detect.h"
+
+#include <errno.h>
+
+#include "common/seq.h"
+
+void ing_detect_params_default(struct ing_detect_params *p,
+			       uint32_t t_report_ms, uint32_t dead_after_ms,
+			       uint32_t probe_ms)
+{
+	*p = (struct ing_detect_params){
+		.t_report_ms = t_report_ms,
+		.suspect_floor_ms = ING_DET_FLOOR_REPORTS * t_report_ms,
+		.dead_after_ms = dead_after_ms,
+		.probe_ms = probe_ms,
+		.idle_probe_ms = ING_DET_IDLE_PROBE_MS,
+		.idle_after_ms = ING_DET_IDLE_AFTER_MS,
+		.flap_window_ms = ING_DET_FLAP_WINDOW_MS,
+		.hold_base_ms = ING_DET_HOLD_BASE_MS,
+		.hold_max_ms = ING_DET_HOLD_MAX_MS,
+	};
+}
+
+int ing_detect_init(struct ing_detect *d, const struct ing_detect_params *p,
+		    uint64_t now_us)
+{
+	if (!p->t_report_ms || !p->dead_after_ms || !p->probe_ms ||
+	    !p->idle_probe_ms || !p->idle_after_ms || !p->flap_window_ms ||
+	    !p->hold_base_ms || p->hold_base_ms > p->hold_max_ms) {
+		return -EINVAL;
+	}
+	*d = (struct ing_detect){.p = *p,
+				 .state = ING_DET_DOWN,
+				 .last_answer_us = now_us};
+	if (!d->p.suspect_floor_ms) {
+		d->p.suspect_floor_ms = ING_DET_FLOOR_REPORTS * p->t_report_ms;
+	}
+	return 0;
+}
+
+void ing_detect_set_rtt(struct ing_detect *d, uint32_t srtt_us,
+			uint32_t rttvar_us)
+{
+	d->srtt_us = srtt_us;
+	d->rttvar_us = rttvar_us;
+}
+
+uint64_t ing_detect_timeout_us(const struct ing_detect *d)
+{
+	uint64_t floor = (uint64_t)d->p.suspect_floor_ms * 1000;
+	uint64_t rtt = (uint64_t)d->p.t_report_ms * 1000 + d->srtt_us +
+		       4 * (uint64_t)d->rttvar_us;
+
+	return rtt > floor ? rtt : floor;
+}
+
+static uint32_t unacked(const struct ing_detect *d)
+{
+	return d->have_sent ? d->sent_next - d->acked_next : 0;
+}
+
+static uint64_t hold_us(const struct ing_detect *d)
+{
+	uint64_t ms = (uint64_t)d->p.hold_base_ms << (d->level - 1);
+
+	return (ms < d->p.hold_max_ms ? ms : d->p.hold_max_ms) * 1000;
+}
+
+static enum ing_det_event enter_up(struct ing_detect *d, uint64_t now_us)
+{
+	/* the first UP is no recovery, and opens no flap window */
+	if (d->have_up) {
+		d->st.recovered++;
+		d->back_us = now_us;
+		d->have_back = true;
+	}
+	d->state = ING_DET_UP;
+	d->have_up = true;
+	return ING_DET_EV_UP;
+}
+
+/* A flap: SUSPECT again soon after coming back, or while proving itself
+ * in HOLD. */
+static enum ing_det_event enter_suspect(struct ing_detect *d, uint64_t now_us,
+					uint64_t *by)
+{
+	bool flap = d->state == ING_DET_HOLD ||
+		    (d->have_back &&
+		     now_us - d->back_us < (uint64_t)d->p.flap_window_ms * 1000);
+
+	if (flap) {
+		d->st.flaps++;
+		if (d->level < ING_DET_MAX_LEVEL) {
+			d->level++;
+		}
+	} else {
+		d->level = 0;
+	}
+	d->state = ING_DET_SUSPECT;
+	d->st.suspect++;
+	(*by)++;
+	/* the in-flight store owns what was unacknowledged */
+	d->acked_next = d->sent_next;
+	return ING_DET_EV_SUSPECT;
+}
+
+static enum ing_det_event answer(struct ing_detect *d, uint64_t now_us)
+{
+	d->last_answer_us = now_us;
+	d->pmiss = 0;
+	if (d->state != ING_DET_SUSPECT && d->state != ING_DET_DOWN) {
+		return ING_DET_EV_NONE;
+	}
+	if (d->level == 0) {
+		return enter_up(d, now_us);
+	}
+	d->state = ING_DET_HOLD;
+	d->hold_until_us = now_us + hold_us(d);
+	d->st.holddown++;
+	return ING_DET_EV_HOLD;
+}
+
+void ing_detect_sent(struct ing_detect *d, uint32_t lseq, uint64_t now_us)
+{
+	if (!d->have_sent) {
+		d->have_sent = true;
+		d->sent_next = d->acked_next = lseq;
+	}
+	if (unacked(d) == 0) {
+		d->wait_us = now_us;
+	}
+	if (seq_after(lseq + 1, d->sent_next)) {
+		d->sent_next = lseq + 1;
+	}
+	d->last_data_us = now_us;
+}
+
+enum ing_det_event ing_detect_acked(struct ing_detect *d, uint32_t lseq_next,
+				    uint64_t now_us)
+{
+	if (!d->have_sent || !seq_after(lseq_next, d->acked_next) ||
+	    seq_after(lseq_next, d->sent_next)) {
+		return ING_DET_EV_NONE;
+	}
+	d->acked_next = lseq_next;
+	d->wait_us = now_us;
+	return answer(d, now_us);
+}
+
+void ing_detect_probe_sent(struct ing_detect *d, uint64_t now_us)
+{
+	if (d->pmiss < ING_DET_PROBE_MISSES) {
+		d->psent[d->pmiss] = now_us;
+	}
+	if (d->pmiss < UINT32_MAX) {
+		d->pmiss++;
+	}
+}
+
+enum ing_det_event ing_detect_answered(struct ing_detect *d, uint64_t now_us)
+{
+	return answer(d, now_us);
+}
+
+/* When the data rule fires (false: it cannot yet). */
+static bool data_due(const struct ing_detect *d, uint64_t *at)
+{
+	if (unacked(d) < ING_DET_MIN_UNACKED) {
+		return false;
+	}
+	*at = d->wait_us + ing_detect_timeout_us(d);
+	return true;
+}
+
+/* When the probe rule fires: in HOLD one miss is enough. */
+static bool probe_due(const struct ing_detect *d, uint64_t *at)
+{
+	uint32_t need = d->state == ING_DET_HOLD ? 1 : ING_DET_PROBE_MISSES;
+
+	if (d->pmiss < need) {
+		return false;
+	}
+	*at = d->psent[need - 1] + ing_detect_timeout_us(d);
+	return true;
+}
+
+enum ing_det_event ing_detect_tick(struct ing_detect *d, uint64_t now_us)
+{
+	uint64_t at;
+
+	switch (d->state) {
+	case ING_DET_UP:
+	case ING_DET_HOLD:
+		if (data_due(d, &at) && now_us >= at) {
+			return enter_suspect(d, now_us, &d->st.by_data);
+		}
+		if (probe_due(d, &at) && now_us >= at) {
+			return enter_suspect(d, now_us, &d->st.by_probe);
+		}
+		if (d->state == ING_DET_HOLD && now_us >= d->hold_until_us) {
+			return enter_up(d, now_us);
+		}
+		break;
+	case ING_DET_SUSPECT:
+		if (now_us - d->last_answer_us >=
+		    (uint64_t)d->p.dead_after_ms * 1000) {
+			d->state = ING_DET_DOWN;
+			d->st.down++;
+			return ING_DET_EV_DOWN;
+		}
+		break;
+	case ING_DET_DOWN:
+		break;
+	}
+	return ING_DET_EV_NONE;
+}
+
+static void earliest(bool *any, uint64_t *when, uint64_t at)
+{
+	if (!*any || at < *when) {
+		*when = at;
+	}
+	*any = true;
+}
+
+bool ing_detect_deadline(const struct ing_detect *d, uint64_t *when_us)
+{
+	bool any = false;
+	uint64_t at;
+
+	switch (d->state) {
+	case ING_DET_UP:
+	case ING_DET_HOLD:
+		if (data_due(d, &at)) {
+			earliest(&any, when_us, at);
+		}
+		if (probe_due(d, &at)) {
+			earliest(&any, when_us, at);
+		}
+		if (d->state == ING_DET_HOLD) {
+			earliest(&any, when_us, d->hold_until_us);
+		}
+		break;
+	case ING_DET_SUSPECT:
+		earliest(&any, when_us,
+			 d->last_answer_us + (uint64_t)d->p.dead_after_ms * 1000);
+		break;
+	case ING_DET_DOWN:
+		break;
+	}
+	return any;
+}
+
+uint32_t ing_detect_probe_interval(const struct ing_detect *d,
+				   uint64_t now_us)
+{
+	bool idle = !d->have_sent ||
+		    now_us - d->last_data_us >=
+			    (uint64_t)d->p.idle_after_ms * 1000;
+
+	if (d->state == ING_DET_UP && d->pmiss == 0 && idle) {
+		return d->p.idle_probe_ms;
+	}
+	return d->p.probe_ms;
+}
+
+void ing_detect_reset_seq(struct ing_detect *d)
+{
+	d->have_sent = false;
+	d->sent_next = d->acked_next = 0;
+}
+
+const char *ing_detect_state_name(enum ing_det_state s)
+{
+	switch (s) {
+	case ING_DET_UP:
+		return "up";
+	case ING_DET_SUSPECT:
+		return "suspect";
+	case ING_DET_DOWN:
+		return "down";
+	case ING_DET_HOLD:
+		return "hold";
+	}
+	return "?";
+}

@@ -1,0 +1,133 @@
+/* Packets in flight per path, kept for sending again (issue 14).
+ *
+ * The ingress keeps, per path, a copy of every DATA packet it sent that
+ * the peer's egress has not acknowledged yet (a REPORT entry's lseq_next:
+ * everything before it on that path arrived or is lost for good).  When
+ * the path turns suspect (ingress/detect.h), the caller takes what is
+ * left and sends it again on the surviving paths with WIRE_F_RESENT,
+ * under the original global sequence numbers, fgap and flags, so the
+ * egress fills the holes and drops the copies that arrive twice.
+ *
+ * Invariants:
+ * - per path, a ring of at most max_pkts packets and max_bytes bytes,
+ *   both allocated once at init; the packets are in increasing local
+ *   sequence (serial arithmetic, across the 32-bit wrap);
+ * - when either bound is reached the oldest packets are dropped to make
+ *   room (counted overflow): the oldest are the likeliest to have arrived
+ *   already, the newest the likeliest to be lost at a cut;
+ * - an acknowledgement frees the packets before it; one that is old
+ *   frees nothing, one beyond what was sent is ignored (counted).
+ *
+ * Size: the store needs what a path carries between two
+ * acknowledgements: a report interval plus the path's RTT, a few hundred
+ * ms at the path's rate (ing_inflight_bytes_for).
+ */
+#ifndef L3BOND_INFLIGHT_H
+#define L3BOND_INFLIGHT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/wire.h"
+
+enum {
+	/* The smallest byte store: one largest inner packet of an Ethernet
+	 * path and then some, whatever the rate says. */
+	ING_INFLIGHT_MIN_BYTES = 4096,
+	ING_INFLIGHT_MAX_PKTS = 1u << 20,
+};
+
+struct ing_inflight_params {
+	uint32_t max_pkts;  /* per path, a power of two in [2, 2^20] */
+	uint32_t max_bytes; /* per path, at least ING_INFLIGHT_MIN_BYTES */
+};
+
+/* One kept packet: what a copy needs besides its bytes. */
+struct ing_inflight_pkt {
+	uint32_t gseq;
+	uint32_t lseq; /* on the path it was sent on */
+	uint16_t fgap;
+	uint8_t flags; /* as sent (WIRE_F_FLOW_FIRST) */
+	uint8_t cls;
+	uint32_t len;
+	uint32_t off; /* into the path's byte ring */
+};
+
+struct ing_inflight_stats {
+	uint64_t stored;    /* packets kept */
+	uint64_t acked;	    /* freed by an acknowledgement */
+	uint64_t overflow;  /* dropped, oldest first, to make room */
+	uint64_t too_big;   /* not kept: larger than max_bytes */
+	uint64_t reorder;   /* not kept: not after the last one kept */
+	uint64_t ack_ahead; /* acknowledgements beyond what was sent */
+	uint64_t taken;	    /* handed over for sending again */
+	uint64_t untaken;   /* dropped at a take: the caller had no room */
+};
+
+struct ing_inflight_path {
+	struct ing_inflight_pkt *pkt; /* max_pkts entries */
+	uint8_t *buf;		      /* max_bytes */
+	uint32_t head, count;	      /* oldest entry, entries */
+	uint32_t bhead, btail;	      /* oldest byte kept, one past newest */
+	uint32_t bytes;		      /* kept */
+	bool have_next;
+	uint32_t next_lseq; /* one past the last lseq seen by add */
+	struct ing_inflight_stats st;
+};
+
+struct ing_inflight {
+	struct ing_inflight_params p;
+	unsigned n;
+	struct ing_inflight_path path[WIRE_MAX_PATHS];
+};
+
+/* Bytes a path of rate_kbps carries in ms milliseconds (at least
+ * ING_INFLIGHT_MIN_BYTES, at most UINT32_MAX). */
+uint32_t ing_inflight_bytes_for(uint32_t rate_kbps, uint32_t ms);
+
+/* Returns 0, -EINVAL (params, npaths not in [1, WIRE_MAX_PATHS]) or
+ * -ENOMEM (nothing allocated then). */
+int ing_inflight_init(struct ing_inflight *f,
+		      const struct ing_inflight_params *p, unsigned npaths);
+void ing_inflight_free(struct ing_inflight *f);
+
+/* Keeps a copy of the inner packet data[0..len) sent on path under h
+ * (h->lseq, h->gseq, h->fgap, h->flags, h->cls).  Returns 0, or -EINVAL
+ * (path, len 0), -EMSGSIZE (len > max_bytes), -EALREADY (h->lseq not
+ * after the last one kept): then nothing is kept. */
+int ing_inflight_add(struct ing_inflight *f, unsigned path,
+		     const struct wire_hdr *h, const uint8_t *data,
+		     uint32_t len);
+
+/* The peer expects lseq_next next on path: frees what came before.
+ * Returns the number freed. */
+uint32_t ing_inflight_ack(struct ing_inflight *f, unsigned path,
+			  uint32_t lseq_next);
+
+/* Called by ing_inflight_take for each packet, oldest first; data is valid
+ * during the call only.  0 to go on, negative (no room on the survivors)
+ * to drop the rest. */
+typedef int (*ing_inflight_fn)(void *ctx, const struct ing_inflight_pkt *m,
+			       const uint8_t *data);
+
+/* Hands everything kept on path to fn and empties the path.  Returns the
+ * number fn accepted, or -EINVAL (path). */
+int ing_inflight_take(struct ing_inflight *f, unsigned path,
+		      ing_inflight_fn fn, void *ctx);
+
+/* Forgets path (its local sequence restarted). */
+void ing_inflight_reset(struct ing_inflight *f, unsigned path);
+
+static inline uint32_t ing_inflight_count(const struct ing_inflight *f,
+					  unsigned path)
+{
+	return path < f->n ? f->path[path].count : 0;
+}
+
+static inline uint32_t ing_inflight_bytes(const struct ing_inflight *f,
+					  unsigned path)
+{
+	return path < f->n ? f->path[path].bytes : 0;
+}
+
+#endif

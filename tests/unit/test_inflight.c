@@ -1,0 +1,380 @@
+/* Unit tests for the in-flight store (ingress/inflight.c).
+ *
+ * Written from ingress/inflight.h: acknowledgement (new, old, beyond what
+ * was sent, across the 32-bit wrap of local sequence numbers), taking
+ * (order, what a copy needs, a caller without room), both bounds with
+ * their overflow counter, the refusals; and a randomized differential test
+ * against a naive store (a plain list) over many wraps of the byte ring.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "ingress/inflight.h"
+
+/* A packet's bytes: its gseq, then a pattern of it. */
+static void fill(uint8_t *b, uint32_t len, uint32_t gseq)
+{
+	for (uint32_t i = 0; i < len; i++) {
+		b[i] = (uint8_t)(gseq * 7 + i);
+	}
+}
+
+static int add(struct ing_inflight *f, unsigned path, uint32_t lseq,
+	       uint32_t gseq, uint32_t len)
+{
+	static uint8_t b[70000];
+	struct wire_hdr h = {.lseq = lseq,
+			     .gseq = gseq,
+			     .fgap = (uint16_t)(gseq % 5),
+			     .flags = gseq % 3 == 0 ? WIRE_F_FLOW_FIRST : 0,
+			     .cls = (uint8_t)(gseq % 4)};
+
+	fill(b, len, gseq);
+	return ing_inflight_add(f, path, &h, b, len);
+}
+
+/* What a take handed over; refuses after `room` packets. */
+struct got {
+	unsigned n, room;
+	uint32_t gseq[4096], lseq[4096];
+	bool ok[4096];
+};
+
+static int collect(void *ctx, const struct ing_inflight_pkt *m,
+		   const uint8_t *data)
+{
+	struct got *g = ctx;
+	uint8_t want[1600];
+
+	if (g->n >= g->room) {
+		return -ENOBUFS;
+	}
+	fill(want, m->len, m->gseq);
+	g->ok[g->n] = m->len <= sizeof(want) &&
+		      memcmp(want, data, m->len) == 0 &&
+		      m->fgap == m->gseq % 5 && m->cls == m->gseq % 4 &&
+		      m->flags == (m->gseq % 3 == 0 ? WIRE_F_FLOW_FIRST : 0);
+	g->gseq[g->n] = m->gseq;
+	g->lseq[g->n] = m->lseq;
+	g->n++;
+	return 0;
+}
+
+static void init(struct ing_inflight *f, uint32_t pkts, uint32_t bytes)
+{
+	struct ing_inflight_params p = {.max_pkts = pkts, .max_bytes = bytes};
+
+	assert_int_equal(ing_inflight_init(f, &p, 2), 0);
+}
+
+static void test_params(void **state)
+{
+	struct ing_inflight f;
+	struct ing_inflight_params p = {.max_pkts = 64, .max_bytes = 4096};
+
+	(void)state;
+	assert_int_equal(ing_inflight_init(&f, &p, 0), -EINVAL);
+	assert_int_equal(ing_inflight_init(&f, &p, WIRE_MAX_PATHS + 1),
+			 -EINVAL);
+	p.max_pkts = 48;
+	assert_int_equal(ing_inflight_init(&f, &p, 1), -EINVAL);
+	p.max_pkts = 1;
+	assert_int_equal(ing_inflight_init(&f, &p, 1), -EINVAL);
+	p.max_pkts = 64;
+	p.max_bytes = ING_INFLIGHT_MIN_BYTES - 1;
+	assert_int_equal(ing_inflight_init(&f, &p, 1), -EINVAL);
+	/* 64 Mbit/s for 300 ms: 2.4 MB; a slow path gets the floor */
+	assert_int_equal(ing_inflight_bytes_for(64000, 300), 2400000);
+	assert_int_equal(ing_inflight_bytes_for(10, 10),
+			 ING_INFLIGHT_MIN_BYTES);
+	assert_int_equal(ing_inflight_bytes_for(UINT32_MAX, UINT32_MAX),
+			 UINT32_MAX);
+}
+
+static void test_refusals(void **state)
+{
+	struct ing_inflight f;
+
+	(void)state;
+	init(&f, 8, 4096);
+	assert_int_equal(add(&f, 2, 0, 0, 100), -EINVAL);
+	assert_int_equal(add(&f, 0, 0, 0, 0), -EINVAL);
+	assert_int_equal(add(&f, 0, 0, 0, 4097), -EMSGSIZE);
+	assert_int_equal(f.path[0].st.too_big, 1);
+	assert_int_equal(add(&f, 0, 10, 0, 100), 0);
+	/* not after the last one kept */
+	assert_int_equal(add(&f, 0, 10, 1, 100), -EALREADY);
+	assert_int_equal(add(&f, 0, 9, 1, 100), -EALREADY);
+	assert_int_equal(f.path[0].st.reorder, 2);
+	/* a gap (a packet not kept) is fine */
+	assert_int_equal(add(&f, 0, 12, 2, 100), 0);
+	assert_int_equal(ing_inflight_count(&f, 0), 2);
+	assert_int_equal(ing_inflight_count(&f, 5), 0);
+	assert_int_equal(ing_inflight_take(&f, 7, collect, NULL), -EINVAL);
+	assert_int_equal(ing_inflight_ack(&f, 7, 1), 0);
+	ing_inflight_free(&f);
+}
+
+static void test_ack(void **state)
+{
+	struct ing_inflight f;
+
+	(void)state;
+	init(&f, 16, 4096);
+	/* nothing kept yet: a report's lseq_next 0 */
+	assert_int_equal(ing_inflight_ack(&f, 0, 0), 0);
+	assert_int_equal(f.path[0].st.ack_ahead, 0);
+	for (uint32_t i = 0; i < 10; i++) {
+		assert_int_equal(add(&f, 0, 100 + i, 1000 + i, 200), 0);
+	}
+	assert_int_equal(ing_inflight_bytes(&f, 0), 2000);
+	assert_int_equal(ing_inflight_ack(&f, 0, 105), 5);
+	assert_int_equal(ing_inflight_count(&f, 0), 5);
+	assert_int_equal(ing_inflight_bytes(&f, 0), 1000);
+	/* old values, and the same one again */
+	assert_int_equal(ing_inflight_ack(&f, 0, 103), 0);
+	assert_int_equal(ing_inflight_ack(&f, 0, 105), 0);
+	assert_int_equal(ing_inflight_ack(&f, 0, 50), 0);
+	/* beyond what was sent (110): ignored, counted */
+	assert_int_equal(ing_inflight_ack(&f, 0, 111), 0);
+	assert_int_equal(f.path[0].st.ack_ahead, 1);
+	assert_int_equal(ing_inflight_count(&f, 0), 5);
+	/* the other path is untouched */
+	assert_int_equal(ing_inflight_ack(&f, 1, 110), 0);
+	assert_int_equal(ing_inflight_count(&f, 0), 5);
+	/* all */
+	assert_int_equal(ing_inflight_ack(&f, 0, 110), 5);
+	assert_int_equal(ing_inflight_bytes(&f, 0), 0);
+	assert_int_equal(f.path[0].st.acked, 10);
+	ing_inflight_free(&f);
+}
+
+static void test_wrap_lseq(void **state)
+{
+	struct ing_inflight f;
+	struct got g = {.room = 100};
+
+	(void)state;
+	init(&f, 16, 4096);
+	for (uint32_t i = 0; i < 8; i++) {
+		assert_int_equal(add(&f, 1, UINT32_MAX - 3 + i, 7 + i, 100), 0);
+	}
+	/* the next expected is 4 */
+	assert_int_equal(ing_inflight_ack(&f, 1, 5), 0);
+	assert_int_equal(f.path[1].st.ack_ahead, 1);
+	/* 2^32 - 4 .. 2^32 - 2 before 2^32 - 1; then it and 0 before 1 */
+	assert_int_equal(ing_inflight_ack(&f, 1, UINT32_MAX), 3);
+	assert_int_equal(ing_inflight_ack(&f, 1, 1), 2);
+	assert_int_equal(ing_inflight_take(&f, 1, collect, &g), 3);
+	assert_int_equal(g.lseq[0], 1);
+	assert_int_equal(g.lseq[2], 3);
+	assert_int_equal(g.gseq[0], 12);
+	/* after the wrap, lseq 3 is not after 3: refused */
+	assert_int_equal(add(&f, 1, 3, 20, 100), -EALREADY);
+	assert_int_equal(add(&f, 1, 4, 20, 100), 0);
+	ing_inflight_free(&f);
+}
+
+static void test_take(void **state)
+{
+	struct ing_inflight f;
+	struct got g = {.room = 100};
+
+	(void)state;
+	init(&f, 16, 8192);
+	for (uint32_t i = 0; i < 6; i++) {
+		assert_int_equal(add(&f, 0, i, 500 + 3 * i, 100 + 50 * i), 0);
+	}
+	ing_inflight_ack(&f, 0, 2);
+	assert_int_equal(ing_inflight_take(&f, 0, collect, &g), 4);
+	assert_int_equal(g.n, 4);
+	for (unsigned i = 0; i < 4; i++) {
+		assert_int_equal(g.lseq[i], i + 2);
+		assert_int_equal(g.gseq[i], 500 + 3 * (i + 2));
+		assert_true(g.ok[i]);
+	}
+	assert_int_equal(ing_inflight_count(&f, 0), 0);
+	assert_int_equal(ing_inflight_bytes(&f, 0), 0);
+	assert_int_equal(f.path[0].st.taken, 4);
+	/* taken twice: nothing the second time */
+	assert_int_equal(ing_inflight_take(&f, 0, collect, &g), 0);
+	/* the sequence goes on after a take */
+	assert_int_equal(add(&f, 0, 5, 1, 100), -EALREADY);
+	assert_int_equal(add(&f, 0, 6, 1, 100), 0);
+	ing_inflight_free(&f);
+}
+
+static void test_take_no_room(void **state)
+{
+	struct ing_inflight f;
+	struct got g = {.room = 3};
+
+	(void)state;
+	init(&f, 16, 8192);
+	for (uint32_t i = 0; i < 10; i++) {
+		assert_int_equal(add(&f, 1, i, i, 300), 0);
+	}
+	assert_int_equal(ing_inflight_take(&f, 1, collect, &g), 3);
+	assert_int_equal(f.path[1].st.taken, 3);
+	assert_int_equal(f.path[1].st.untaken, 7);
+	assert_int_equal(ing_inflight_count(&f, 1), 0);
+	ing_inflight_free(&f);
+}
+
+static void test_overflow_count(void **state)
+{
+	struct ing_inflight f;
+	struct got g = {.room = 100};
+
+	(void)state;
+	init(&f, 4, 65536);
+	for (uint32_t i = 0; i < 7; i++) {
+		assert_int_equal(add(&f, 0, i, i, 100), 0);
+	}
+	assert_int_equal(f.path[0].st.overflow, 3);
+	assert_int_equal(ing_inflight_count(&f, 0), 4);
+	assert_int_equal(ing_inflight_take(&f, 0, collect, &g), 4);
+	/* the newest stay */
+	assert_int_equal(g.gseq[0], 3);
+	assert_int_equal(g.gseq[3], 6);
+	ing_inflight_free(&f);
+}
+
+static void test_overflow_bytes(void **state)
+{
+	struct ing_inflight f;
+	struct got g = {.room = 100};
+
+	(void)state;
+	init(&f, 64, 4096);
+	/* 1500 + 1500 fit, the third does not: the first goes; the third
+	 * starts again at 0 only once the first is gone */
+	assert_int_equal(add(&f, 0, 0, 0, 1500), 0);
+	assert_int_equal(add(&f, 0, 1, 1, 1500), 0);
+	assert_int_equal(add(&f, 0, 2, 2, 1500), 0);
+	assert_int_equal(f.path[0].st.overflow, 1);
+	assert_int_equal(ing_inflight_bytes(&f, 0), 3000);
+	/* a packet as large as the store: everything else goes */
+	assert_int_equal(add(&f, 0, 3, 3, 4096), 0);
+	assert_int_equal(f.path[0].st.overflow, 3);
+	assert_int_equal(ing_inflight_count(&f, 0), 1);
+	/* and a small one pushes it out too */
+	assert_int_equal(add(&f, 0, 4, 4, 20), 0);
+	assert_int_equal(f.path[0].st.overflow, 4);
+	assert_int_equal(ing_inflight_take(&f, 0, collect, &g), 1);
+	assert_int_equal(g.gseq[0], 4);
+	assert_true(g.ok[0]);
+	ing_inflight_free(&f);
+}
+
+static void test_reset(void **state)
+{
+	struct ing_inflight f;
+
+	(void)state;
+	init(&f, 8, 4096);
+	assert_int_equal(add(&f, 0, 1000, 0, 100), 0);
+	ing_inflight_reset(&f, 0);
+	ing_inflight_reset(&f, 9);
+	assert_int_equal(ing_inflight_count(&f, 0), 0);
+	/* the local sequence restarted: 0 is accepted again */
+	assert_int_equal(add(&f, 0, 0, 1, 100), 0);
+	ing_inflight_free(&f);
+}
+
+/* The naive store: every packet kept, in a list; overflow drops the
+ * oldest while the count or the bytes exceed the bounds.  The real
+ * store may drop more than that on bytes (a packet that does not fit
+ * before the end of the ring leaves the tail unused), never less, and
+ * what it keeps is always the newest of what the naive one keeps. */
+struct naive {
+	uint32_t lseq[8192], gseq[8192], len[8192];
+	unsigned head, tail;
+};
+
+static void test_differential(void **state)
+{
+	static struct naive nv;
+	static struct got g;
+	struct ing_inflight f;
+	uint32_t lseq = UINT32_MAX - 5000, gseq = 1;
+
+	(void)state;
+	srand(14);
+	init(&f, 64, 16384);
+	memset(&nv, 0, sizeof(nv));
+	for (unsigned step = 0; step < 200000; step++) {
+		int r = rand() % 100;
+
+		if (r < 70) {
+			uint32_t len = 20 + (uint32_t)(rand() % 1481);
+
+			assert_int_equal(add(&f, 0, lseq, gseq, len), 0);
+			nv.lseq[nv.tail % 8192] = lseq;
+			nv.gseq[nv.tail % 8192] = gseq;
+			nv.len[nv.tail % 8192] = len;
+			nv.tail++;
+			lseq++;
+			gseq += 1 + (uint32_t)(rand() % 3);
+		} else if (r < 97) {
+			/* an acknowledgement somewhere in what was sent, or
+			 * old */
+			uint32_t back = (uint32_t)(rand() % 80);
+			uint32_t a = lseq - back;
+
+			ing_inflight_ack(&f, 0, a);
+			while (nv.head != nv.tail &&
+			       (int32_t)(nv.lseq[nv.head % 8192] - a) < 0) {
+				nv.head++;
+			}
+		} else {
+			unsigned kept = nv.tail - nv.head;
+			int n;
+
+			g.n = 0;
+			g.room = 4096;
+			n = ing_inflight_take(&f, 0, collect, &g);
+			assert_true((unsigned)n <= kept);
+			/* the newest n of the naive store, in order */
+			for (unsigned i = 0; i < (unsigned)n; i++) {
+				unsigned k = nv.tail - (unsigned)n + i;
+
+				assert_int_equal(g.lseq[i], nv.lseq[k % 8192]);
+				assert_int_equal(g.gseq[i], nv.gseq[k % 8192]);
+				assert_true(g.ok[i]);
+			}
+			nv.head = nv.tail;
+		}
+		assert_true(ing_inflight_count(&f, 0) <= 64);
+		assert_true(ing_inflight_bytes(&f, 0) <= 16384);
+		assert_true(ing_inflight_count(&f, 0) <= nv.tail - nv.head);
+	}
+	/* the bounds were reached, and the byte ring wrapped many times */
+	assert_true(f.path[0].st.overflow > 1000);
+	assert_true(f.path[0].st.taken > 1000);
+	ing_inflight_free(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_params),
+		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_ack),
+		cmocka_unit_test(test_wrap_lseq),
+		cmocka_unit_test(test_take),
+		cmocka_unit_test(test_take_no_room),
+		cmocka_unit_test(test_overflow_count),
+		cmocka_unit_test(test_overflow_bytes),
+		cmocka_unit_test(test_reset),
+		cmocka_unit_test(test_differential),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
