@@ -32,7 +32,7 @@
 
 enum mtu_limits {
 	/* one fragment buffer; equal to the daemon's largest inner packet
-	 * (GW_INNER_MAX in gateway/gw.h) */
+	 * (GW_INNER_MAX in gateway/path.h) */
 	MTU_FRAG_BUF = 2048,
 	/* ICMPv4 message: 8-byte header + at most this much of the original
 	 * (576 - IPv4 20 - ICMP 8, RFC 1812 4.3.2.3) */
