@@ -398,6 +398,20 @@ static void learn_send(struct ing_sched *s, int n, uint32_t len, uint64_t t_us)
 	}
 }
 
+/* A report with no queue, then reports whose queue grows by 10 ms each,
+ * from 2 ms to last_q, n packets of len bytes sent (and as many counted)
+ * before each: an episode of a growing queue. */
+static void learn_grow(struct ing_sched *s, uint32_t *seq, uint32_t *rx,
+		       int n, uint32_t len, uint32_t last_q)
+{
+	learn_report(s, (*seq)++, *rx, 0);
+	for (uint32_t q = 2000; q <= last_q; q += 10000) {
+		learn_send(s, n, len, 1000000);
+		*rx += (uint32_t)n;
+		learn_report(s, (*seq)++, *rx, q);
+	}
+}
+
 /* rate_auto (sched.c, learn_rate): an episode is a standing queue over a
  * quarter of the target (over the path's floor) in consecutive reports.
  * A queue that grew by more than the target over 4 intervals (2 on a path
@@ -538,31 +552,19 @@ static void test_pace_learn(void **state)
 	p.rate_auto = false;
 	assert_int_equal(ing_sched_set_params(s, &p), 0);
 	assert_int_equal(ing_sched_rate(s, 0), 0);
-	learn_report(s, seq++, rx, 0);
-	for (uint32_t q = 2000; q <= 42000; q += 10000) {
-		learn_send(s, 200, 1424, t);
-		learn_report(s, seq++, rx += 200, q);
-	}
+	learn_grow(s, &seq, &rx, 200, 1424, 42000);
 	assert_int_equal(ing_sched_rate(s, 0), 0);
 	/* ... and without a queue target */
 	p.rate_auto = true;
 	p.queue_target_us = 0;
 	assert_int_equal(ing_sched_set_params(s, &p), 0);
-	learn_report(s, seq++, rx, 0);
-	for (uint32_t q = 2000; q <= 42000; q += 10000) {
-		learn_send(s, 200, 1424, t);
-		learn_report(s, seq++, rx += 200, q);
-	}
+	learn_grow(s, &seq, &rx, 200, 1424, 42000);
 	assert_int_equal(ing_sched_rate(s, 0), 0);
 	assert_int_equal(s->st.rate_learned, 2);
 	/* a line that delivers next to nothing is still paced at 1 Mbit/s */
 	p.queue_target_us = 5000;
 	assert_int_equal(ing_sched_set_params(s, &p), 0);
-	learn_report(s, seq++, rx, 0);
-	for (uint32_t q = 2000; q <= 22000; q += 10000) {
-		learn_send(s, 10, 100, t);
-		learn_report(s, seq++, rx += 10, q);
-	}
+	learn_grow(s, &seq, &rx, 10, 100, 22000);
 	assert_int_equal(s->st.rate_learned, 3);
 	assert_int_equal(ing_sched_rate(s, 0), 1000);
 	free(s);
