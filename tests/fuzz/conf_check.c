@@ -235,7 +235,8 @@ bool fuzz_conf_equal(const struct conf *a, const struct conf *b)
 	      SAME(encrypt) && SAME(port) && SAME(sched.k) &&
 	      SAME(sched.t_dwd_ms) && SAME(sched.t_report_ms) &&
 	      SAME(sched.w_fixed) && SAME(sched.w_mobile_max) &&
-	      SAME(sched.queue_target_us) && SAME(reseq.t_lto_us) &&
+	      SAME(sched.queue_target_us) && SAME(sched.rate_auto) &&
+	      SAME(reseq.t_lto_us) &&
 	      SAME(reseq.early_release) && SAME(reseq.capacity) &&
 	      SAME(npaths) && SAME(ingress_queue) && SAME(egress_queue) &&
 	      SAME(nlan) && SAME_MEM(lan) && SAME(bond_output) &&

@@ -44,6 +44,7 @@ static const struct rkey rkeys[] = {
 	{"t_lto_ms", INT, 1, 10000, 1000},
 	{"queue_target_ms", INT, 0, 1000, 1000},
 	{"dwd_hold_ms", INT, 0, 1000, 1000}, /* its former name */
+	{"rate_auto", BOOL, 0, 0, 0},
 	{"early_release", BOOL, 0, 0, 0},
 	{"log_level", LEVEL, 0, 0, 0},
 	{"probe_interval_ms", INT, 20, 1000, 1},
@@ -73,6 +74,8 @@ static double get(const struct conf *c, const struct rkey *k)
 	} else if (!strcmp(n, "queue_target_ms") ||
 		   !strcmp(n, "dwd_hold_ms")) {
 		return c->sched.queue_target_us;
+	} else if (!strcmp(n, "rate_auto")) {
+		return c->sched.rate_auto;
 	} else if (!strcmp(n, "early_release")) {
 		return c->reseq.early_release;
 	} else if (!strcmp(n, "log_level")) {
@@ -106,6 +109,8 @@ static void copy_field(struct conf *dst, const struct conf *src,
 	} else if (!strcmp(n, "queue_target_ms") ||
 		   !strcmp(n, "dwd_hold_ms")) {
 		dst->sched.queue_target_us = src->sched.queue_target_us;
+	} else if (!strcmp(n, "rate_auto")) {
+		dst->sched.rate_auto = src->sched.rate_auto;
 	} else if (!strcmp(n, "early_release")) {
 		dst->reseq.early_release = src->reseq.early_release;
 	} else if (!strcmp(n, "log_level")) {
