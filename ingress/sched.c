@@ -251,6 +251,15 @@ int ing_sched_pick(struct ing_sched *s, struct wire_hdr *h)
 	return best;
 }
 
+/* A paced path's bucket size, bytes: ING_PACE_BURST_US of its rate, at
+ * least two full packets. */
+static double pace_depth(const struct ing_sched_path *p)
+{
+	double depth = p->rate_Bps * ING_PACE_BURST_US / 1e6;
+
+	return depth < 3000 ? 3000 : depth;
+}
+
 /* Refills the token buckets of the paced paths; true if one is up. */
 static bool refill(struct ing_sched *s, uint64_t now_us)
 {
@@ -263,10 +272,7 @@ static bool refill(struct ing_sched *s, uint64_t now_us)
 		if (p->rate_Bps <= 0) {
 			continue;
 		}
-		depth = p->rate_Bps * ING_PACE_BURST_US / 1e6;
-		if (depth < 3000) {
-			depth = 3000;
-		}
+		depth = pace_depth(p);
 		if (!p->tok_any) {
 			/* the first refill starts the clock: the bucket
 			 * fills from empty (no burst into a line that may
@@ -347,9 +353,14 @@ int ing_sched_pick_flow(struct ing_sched *s, struct wire_hdr *h,
 	if (sparse) {
 		s->st.sparse++;
 	}
-	if (s->path[best].rate_Bps > 0) {
+	if (s->path[best].rate_Bps > 0 &&
+	    s->path[best].tokens > -pace_depth(&s->path[best])) {
 		/* the line carries the tunnel's packet; a sparse packet may
-		 * take the bucket into debt: the bulk waits */
+		 * take the bucket into debt: the bulk waits.  A bucket a
+		 * bucket deep in debt is not charged more: what goes on a
+		 * paced path with nowhere to overflow (no mobile path up)
+		 * must not leave a debt that starves it once one is back
+		 * (a queue owed, learn_rate, may be deeper) */
 		s->path[best].tokens -= len + WIRE_OVERHEAD;
 	}
 	s->path[best].tx_bytes += len + WIRE_OVERHEAD;

@@ -363,10 +363,18 @@ static void test_pace(void **state)
 	assert_int_equal(ing_sched_pick_flow(s, &h, 9, 1424, t), 0);
 	p.w_mobile_max = 45;
 	assert_int_equal(ing_sched_set_params(s, &p), 0);
-	/* the mobile path down: the paced path queues it */
+	/* the mobile path down: the paced path queues it, and 1000 packets
+	 * more leave a debt of one bucket at most: 10 ms after the mobile
+	 * path is back (12250 bytes at 98 % of the rate) the paced path
+	 * takes bulk again */
 	ing_sched_set_up(s, 1, false);
-	assert_int_equal(ing_sched_pick_flow(s, &h, 9, 1424, t), 0);
+	for (int i = 0; i < 1000; i++) {
+		assert_int_equal(ing_sched_pick_flow(s, &h, 9, 1424, t), 0);
+	}
 	ing_sched_set_up(s, 1, true);
+	assert_int_equal(ing_sched_pick_flow(s, &h, 9, 1424, t + 1000), 1);
+	assert_int_equal(ing_sched_pick_flow(s, &h, 9, 1424, t + 12000), 0);
+	t += 12000;
 	/* rate 0: the weights again (w_mobile 0: all on the fixed path) */
 	ing_sched_set_rate(s, 0, 0);
 	for (int i = 0; i < 100; i++) {
