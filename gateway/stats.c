@@ -124,6 +124,10 @@ static void walk_session(struct gw_sess *se, struct walker *w)
 	      "a fixed path's standing queue over this is congestion (0: "
 	      "loss only), ms",
 	      s->p.queue_target_us / 1000);
+	gauge(w, "rate_auto",
+	      "1: a fixed path's rate is learned from its standing queue and "
+	      "paced (pace_kbps)",
+	      s->p.rate_auto);
 	gauge(w, "t_lto_ms",
 	      "longest wait for a hole in the sequence (the adaptive "
 	      "timeout's maximum), ms",
