@@ -112,10 +112,12 @@ static void accept_native(struct gw_ing *ing, uint32_t id)
 }
 
 /* Queues one inner packet (len bytes at data, the original under id) on
- * the path the scheduler picks.  0, or -1 with the reason counted when it
- * cannot be bonded now (the caller lets the original go natively). */
+ * the path the scheduler picks, or on path on when it is up (>= 0: the
+ * fragments of one packet go together, ing_sched_pick_flow_on).  The
+ * path, or -1 with the reason counted when it cannot be bonded now (the
+ * caller lets the original go natively). */
 static int bond(struct gw *gw, struct gw_sess *s, uint32_t id,
-		const uint8_t *data, size_t len)
+		const uint8_t *data, size_t len, int on)
 {
 	struct gw_ing *ing = &gw->ing;
 	struct wire_hdr h = {0};
@@ -134,9 +136,9 @@ static int bond(struct gw *gw, struct gw_sess *s, uint32_t id,
 		s->ist.no_session++;
 		return -1;
 	}
-	path = ing_sched_pick_flow(&s->sched, &h,
-				   ing_flow_hash(data, len, gw->flow_seed),
-				   (uint32_t)len, ing->now_us);
+	path = ing_sched_pick_flow_on(&s->sched, &h,
+				      ing_flow_hash(data, len, gw->flow_seed),
+				      (uint32_t)len, ing->now_us, on);
 	if (path < 0) {
 		s->ist.no_path++;
 		return -1;
@@ -169,7 +171,7 @@ static int bond(struct gw *gw, struct gw_sess *s, uint32_t id,
 	p->msg[m].msg_hdr.msg_iov = p->iov[m];
 	p->msg[m].msg_hdr.msg_iovlen = 3;
 	s->ist.bonded++;
-	return 0;
+	return path;
 }
 
 /* The largest inner packet that goes as it is.  IPv6 promises 1280 bytes
@@ -288,7 +290,7 @@ static void fragment(struct gw *gw, struct gw_sess *s,
 	struct gw_ing *ing = &gw->ing;
 	uint8_t frag[GW_FRAG_MAX][MTU_FRAG_BUF];
 	size_t len[GW_FRAG_MAX];
-	int n, i;
+	int n, i, path = -1;
 
 	n = mtu_frag4(pk->data, pk->len, gw->inner_max, frag, len, GW_FRAG_MAX);
 	if (n <= 0) {
@@ -300,7 +302,8 @@ static void fragment(struct gw *gw, struct gw_sess *s,
 		flush(gw);
 	}
 	for (i = 0; i < n; i++) {
-		if (bond(gw, s, pk->id, frag[i], len[i]) < 0) {
+		path = bond(gw, s, pk->id, frag[i], len[i], path);
+		if (path < 0) {
 			if (!i) {
 				accept_native(ing, pk->id);
 				return;
@@ -358,7 +361,7 @@ static void on_packet(void *ctx, const struct nfqueue_pkt *pk)
 			return;
 		}
 	}
-	if (bond(gw, s, pk->id, pk->data, pk->len) < 0) {
+	if (bond(gw, s, pk->id, pk->data, pk->len, -1) < 0) {
 		accept_native(ing, pk->id);
 	} else if (pk->len > inner_max(gw, v6)) {
 		ing->st.outer_frag++;

@@ -332,8 +332,10 @@ static int paced(struct ing_sched *s, uint32_t len)
 	return first;
 }
 
-int ing_sched_pick_flow(struct ing_sched *s, struct wire_hdr *h,
-			uint32_t hash, uint32_t len, uint64_t now_us)
+/* ing_sched_pick_flow and ing_sched_pick_flow_on: force, when it is a
+ * path that is up, takes the packet whatever the weights and the pace. */
+static int pick_flow(struct ing_sched *s, struct wire_hdr *h, uint32_t hash,
+		     uint32_t len, uint64_t now_us, int force)
 {
 	struct ing_flow *b;
 	bool sparse, pace;
@@ -341,7 +343,9 @@ int ing_sched_pick_flow(struct ing_sched *s, struct wire_hdr *h,
 
 	b = ing_flow_note(&s->flows, hash, len, now_us, &sparse);
 	pace = refill(s, now_us);
-	if (sparse) {
+	if (force >= 0 && (unsigned)force < s->n && s->path[force].up) {
+		best = force;
+	} else if (sparse) {
 		best = lowest_delay(s);
 	} else {
 		best = pace ? paced(s, len) : wrr(s);
@@ -368,6 +372,19 @@ int ing_sched_pick_flow(struct ing_sched *s, struct wire_hdr *h,
 	consume(s, best, h);
 	ing_flow_sent(b, h->gseq, &h->fgap, &h->flags);
 	return best;
+}
+
+int ing_sched_pick_flow(struct ing_sched *s, struct wire_hdr *h,
+			uint32_t hash, uint32_t len, uint64_t now_us)
+{
+	return pick_flow(s, h, hash, len, now_us, -1);
+}
+
+int ing_sched_pick_flow_on(struct ing_sched *s, struct wire_hdr *h,
+			   uint32_t hash, uint32_t len, uint64_t now_us,
+			   int path)
+{
+	return pick_flow(s, h, hash, len, now_us, path);
 }
 
 int ing_sched_pick_resend(struct ing_sched *s, struct wire_hdr *h,

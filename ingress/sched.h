@@ -213,6 +213,16 @@ int ing_sched_pick(struct ing_sched *s, struct wire_hdr *h);
 int ing_sched_pick_flow(struct ing_sched *s, struct wire_hdr *h,
 			uint32_t hash, uint32_t len, uint64_t now_us);
 
+/* The same on the given path when it is up (else as ing_sched_pick_flow):
+ * the fragments of one inner packet after the first, which travel
+ * together so that a late or lost fragment on another path cannot leave
+ * its sibling to the receiver's reassembly, which holds such orphans
+ * for 30 s and drops every fragment once they fill its memory (the
+ * paper's ramp with 1492-byte packets lost 61 % that way upstream). */
+int ing_sched_pick_flow_on(struct ing_sched *s, struct wire_hdr *h,
+			   uint32_t hash, uint32_t len, uint64_t now_us,
+			   int path);
+
 /* A path's current delay, in any unit common to the paths (the daemon: its
  * smoothed RTT, us). */
 void ing_sched_set_delay(struct ing_sched *s, unsigned path, uint32_t us);

@@ -375,6 +375,19 @@ static void test_pace(void **state)
 	assert_int_equal(ing_sched_pick_flow(s, &h, 9, 1424, t + 1000), 1);
 	assert_int_equal(ing_sched_pick_flow(s, &h, 9, 1424, t + 12000), 0);
 	t += 12000;
+	/* the fragments of one packet after the first follow it: onto the
+	 * paced path even without tokens (and its bucket pays), onto the
+	 * mobile one even with tokens; a path that is down is not forced */
+	t += 100000;
+	assert_int_equal(ing_sched_pick_flow_on(s, &h, 9, 1424, t, 1), 1);
+	for (int i = 0; i < 20; i++) {
+		assert_int_equal(ing_sched_pick_flow_on(s, &h, 9, 1424, t, 0),
+				 0);
+	}
+	assert_int_equal(ing_sched_pick_flow(s, &h, 9, 1424, t), 1);
+	ing_sched_set_up(s, 1, false);
+	assert_int_equal(ing_sched_pick_flow_on(s, &h, 9, 1424, t, 1), 0);
+	ing_sched_set_up(s, 1, true);
 	/* rate 0: the weights again (w_mobile 0: all on the fixed path) */
 	ing_sched_set_rate(s, 0, 0);
 	for (int i = 0; i < 100; i++) {
