@@ -480,6 +480,18 @@ static uint32_t over_floor(const struct ing_sched_path *p, uint32_t d)
 	return d > f ? d - f : 0;
 }
 
+/* A fixed path's standing queue for its learned rate: over its floor, but
+ * a floor of at most the target (a busy receiver adds a few ms; a floor
+ * that took in a line's own full buffer, standing for seconds, would hide
+ * it and let the pace probe on while the line drops). */
+static uint32_t fixed_queue(const struct ing_sched *s,
+			    const struct ing_sched_path *p, uint32_t d)
+{
+	uint32_t q = over_floor(p, d), cap = s->p.queue_target_us;
+
+	return d - q > cap ? (d > cap ? d - cap : 0) : q;
+}
+
 /* The standing queue of path p that counts against the target (us). */
 static uint32_t queue_excess(const struct ing_sched *s,
 			     const struct ing_sched_path *p)
@@ -588,10 +600,11 @@ static double queue_increase(const struct ing_sched *s, uint32_t q)
  *   counted over two reports: on the namespace bed, whose CPU is
  *   saturated, each stall read as a slow line and the pace fell to a
  *   tenth of the DSL's rate within a few seconds);
- * - on a path not paced yet, a queue the weights already move traffic
- *   away from (w_mobile > 0: the queue target holds it still, it neither
- *   grows nor drains) for as long: what the peer counted over the episode
- *   (rx times the mean size sent) is the rate, once.
+ * - a queue that stood while the line dropped (its buffer full: it does
+ *   not grow any more), or, on a path not paced yet, a queue the weights
+ *   already move traffic away from (w_mobile > 0: the queue target holds
+ *   it still, it neither grows nor drains), for as long: what the peer
+ *   counted over the episode (rx times the mean size sent) is the rate.
  * The pace takes the rate and owes the queue the line holds (its bucket
  * goes into debt by the queue's bytes, so the line drains at once); then
  * pacing just below the rate (ING_PACE_PERMILLE) keeps the line's buffer
@@ -604,7 +617,8 @@ static double queue_increase(const struct ing_sched *s, uint32_t q)
 static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
 		       const struct wire_report_path *e, uint32_t dseq)
 {
-	uint32_t target = s->p.queue_target_us, q = over_floor(p, e->delay_us);
+	uint32_t target = s->p.queue_target_us, q = fixed_queue(s, p, e->delay_us);
+	int32_t dlost = p->have_report ? seq_diff(e->lost_pkts, p->rep_lost) : 0;
 	uint64_t db = p->tx_bytes - p->rep_tx_bytes;
 	uint64_t dp = p->tx_pkts - p->rep_tx_pkts;
 	int32_t drx = seq_diff(e->rx_pkts, p->rep_rx);
@@ -627,7 +641,9 @@ static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
 			 * are those after it */
 			p->ep_q0 = q;
 			p->ep_rx = p->ep_sent = p->ep_bytes = 0;
+			p->ep_lost = 0;
 		} else {
+			p->ep_lost += dlost > 0 ? (uint32_t)dlost : 0;
 			p->ep_rx += (uint32_t)drx;
 			p->ep_sent += dp;
 			p->ep_bytes += db;
@@ -644,7 +660,9 @@ static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
 		if (q > p->ep_q0 + target) {
 			got = (double)p->ep_bytes / dt /
 			      (1 + (double)(q - p->ep_q0) / 1e6 / dt);
-		} else if (p->rate_Bps <= 0 && s->w_mobile > 0 && p->ep_rx > 0) {
+		} else if (p->ep_rx > 0 &&
+			   (p->ep_lost > 0 ||
+			    (p->rate_Bps <= 0 && s->w_mobile > 0))) {
 			got = (double)p->ep_rx * (double)p->ep_bytes /
 			      (double)p->ep_sent / dt;
 		}

@@ -116,6 +116,7 @@ struct ing_sched_path {
 	uint32_t ep_n;
 	uint64_t ep_rx, ep_sent, ep_bytes;
 	uint32_t ep_q0;
+	uint32_t ep_lost; /* packets the line lost in the episode */
 	uint32_t rep_rx;
 	bool have_rx;
 	/* the path's floor and its variation (us): mobile paths are judged

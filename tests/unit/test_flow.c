@@ -593,7 +593,8 @@ static void test_pace_learn(void **state)
 
 /* The floor: a fixed path's learned rate counts its queue from the
  * smallest one of the last reports (a receiver whose CPU delays every
- * packet by 6 ms does not make a queue); on a path not paced yet, a queue
+ * packet by 4 ms does not make a queue), a floor of at most the target;
+ * on a path not paced yet, a queue
  * the weights already move traffic from (w_mobile > 0) is measured by
  * what the peer counted. */
 static void test_pace_floor(void **state)
@@ -610,25 +611,29 @@ static void test_pace_floor(void **state)
 	assert_int_equal(ing_sched_init(s, &p, 2, cls), 0);
 	ing_sched_set_up(s, 1, false);
 	learn_send(s, 200, 1424, 1000000);
-	learn_report(s, seq++, rx, 6000); /* the floor: 6 ms */
-	/* 1 ms over it: no episode; the weights do not move either (the
-	 * queue target judges the whole 7 ms: w_mobile grows) */
+	learn_report(s, seq++, rx, 4000); /* the floor: 4 ms */
+	/* 1 ms over it: no episode (the weights judge the whole 5 ms: at
+	 * the target, w_mobile does not grow) */
 	for (int i = 0; i < 4; i++) {
 		learn_send(s, 200, 1424, 1000000);
-		learn_report(s, seq++, rx += 150, 7000);
+		learn_report(s, seq++, rx += 150, 5000);
 	}
 	assert_int_equal(s->st.rate_learned, 0);
+	/* make w_mobile > 0: a report 12 ms over the target, a lost one
+	 * before it (no episode over a gap) */
+	seq++;
+	learn_report(s, seq++, rx += 150, 17000);
 	assert_true(s->w_mobile > 0);
 	/* 2 ms over it, standing, with w_mobile > 0: two intervals after
 	 * the first report, 300 packets of 1500 bytes counted in 100 ms:
 	 * 36 Mbit/s */
 	learn_send(s, 200, 1424, 1000000);
-	learn_report(s, seq++, rx += 150, 8000);
+	learn_report(s, seq++, rx += 150, 6000);
 	learn_send(s, 200, 1424, 1000000);
-	learn_report(s, seq++, rx += 150, 8000);
+	learn_report(s, seq++, rx += 150, 6000);
 	assert_int_equal(s->st.rate_learned, 0);
 	learn_send(s, 200, 1424, 1000000);
-	learn_report(s, seq++, rx += 150, 8000);
+	learn_report(s, seq++, rx += 150, 6000);
 	assert_int_equal(s->st.rate_learned, 1);
 	assert_int_equal(ing_sched_rate(s, 0), 36000);
 	free(s);
