@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The rate a fixed path learns (rate_auto, on by default) through the real
+# The rate a fixed path learns (rate_auto = true, opt-in) through the real
 # daemons, while the DSL's rate changes under load, on the testbed of
 # lib.sh:
 #
@@ -45,7 +45,7 @@ UP_AT=18
 
 tb_init
 tb_setup seed=3
-write_confs 0.5
+write_confs 0.5 "rate_auto = true;"
 daemon_start conc
 daemon_start cpe
 if wait_up cpe && wait_up conc; then
@@ -54,7 +54,7 @@ else
 	bad "paths not up"
 	tb_abort
 fi
-check "rate_auto on by default, no rate configured" \
+check "rate_auto on, no rate configured" \
 	'a == 1 && r == 0 && p == 0' "a=$(st conc rate_auto)" \
 	"r=$(st conc path.dsl.rate_mbit)" "p=$(st conc path.dsl.pace_kbps)"
 
