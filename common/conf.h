@@ -106,7 +106,7 @@ struct conf {
 	uint32_t release_mark; /* mark of released packets, 0: none */
 	enum conf_log_level log_level;
 	uint32_t probe_interval_ms; /* PROBE on every path this often */
-	uint32_t dead_after_ms;	    /* a path silent this long is down */
+	uint32_t dead_after_ms;	    /* a path unanswered this long is down */
 	/* every CPE (see struct conf_cpe): ncpes entries on the heap, owned
 	 * by this struct conf (conf_free, conf_copy); NULL when none */
 	unsigned ncpes;

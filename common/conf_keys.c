@@ -660,7 +660,7 @@ const struct key conf_top_keys[] = {
 	     "ms between two PROBEs on each path"),
 	 INT_KEY(struct conf, probe_interval_ms, 1)},
 	{KEY("dead_after_ms", CONF_TOP, CONF_RUNTIME, 0, 100, 10000, "1000",
-	     "a path silent this long is down, ms (>= 2 x probe_interval_ms)"),
+	     "a path unanswered this long is down, ms (>= 2 x probe_interval_ms)"),
 	 INT_KEY(struct conf, dead_after_ms, 1)},
 	/* not an alias: it stands for 3 x itself (check_liveness) */
 	{KEY("keepalive_ms", CONF_TOP, CONF_RELOAD, CONF_KEY_DEPRECATED, 100,

@@ -65,6 +65,12 @@ void gw_send_probe(struct gw_sess *s, struct gw_link *l, uint64_t now_us)
 	uint8_t pb[WIRE_PROBE_LEN];
 
 	wire_put_probe(pb, sizeof(pb), &pr);
+	/* a probe that cannot go out (the path's socket is gone) is one
+	 * unanswered all the same; a path with no peer has no detector
+	 * running (it never answered) */
+	if (l->have_peer) {
+		gw_link_probe_sent(s, l, now_us);
+	}
 	gw_send_ctrl(s, l, WIRE_PROBE, pr.id, pb, sizeof(pb), now_us);
 }
 
@@ -76,6 +82,8 @@ void gw_on_control(struct gw_sess *s, struct gw_link *l,
 	switch (m->hdr.type) {
 	case WIRE_REPORT:
 		ing_sched_on_report(&s->sched, m->hdr.gseq, &m->u.report);
+		/* what each path delivered: the detectors' answers */
+		gw_links_on_report(s, &m->u.report, now_us);
 		break;
 	case WIRE_PROBE: {
 		struct wire_probe ack = {.id = m->u.probe.id,
@@ -93,6 +101,7 @@ void gw_on_control(struct gw_sess *s, struct gw_link *l,
 		/* sparse flows take the path with the lowest RTT now */
 		ing_sched_set_delay(&s->sched, (unsigned)(l - s->link),
 				    l->rtt.srtt_us);
+		gw_link_on_probe_ack(s, l, now_us);
 		break;
 	default:
 		break;

@@ -153,6 +153,7 @@ static int bond(struct gw *gw, struct gw_sess *s, uint32_t id,
 
 	p = &gw->path[path];
 	l = &s->link[path];
+	gw_link_data_sent(s, l, h.lseq, ing->now_us);
 	m = p->nmsg++;
 	p->who[m] = l;
 	wire_put_hdr(p->hdr[m], &h);

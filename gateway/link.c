@@ -1,22 +1,25 @@
 /* A path as one session sees it: the peer's address on it, and whether it
  * is alive.
  *
- * Liveness: a path is up while something valid arrived on it within
- * dead_after_ms.  Both ends send a PROBE on every path every
- * probe_interval_ms (the concentrator once it has learnt the path) and
- * answer the peer's (PROBE_ACK, control.c), and both send REPORTs on
- * every path every t_report_ms, so a working path always hears its peer
- * several times per dead_after_ms (at least 2 probe intervals, conf.c),
- * whatever the traffic.  On the concentrator a path it has not learnt an
- * address for is down.  So a CPE that starts, or whose peer is gone,
- * sends natively until the peer answers, and a concentrator whose CPE
- * died stops bonding towards it after dead_after_ms.  Down: the scheduler
- * stops using the path and the resequencer gives up at once the holes the
- * path owned (on_link_alive_changed); the first valid packet on it brings
- * it back.  The check runs with every probe and every report, so a path
- * is down at most min(probe_interval_ms, t_report_ms) after
- * dead_after_ms.  The CPE's PROBEs also keep the carrier NAT's binding
- * open.
+ * Liveness is the failure detector's (ingress/detect.h; DESIGN.md,
+ * "Failure detection and packets sent again"), one per link, fed here:
+ * every DATA sent on the path, the peer's REPORTs (their lseq_next
+ * acknowledges what arrived on each path, whichever path the report came
+ * on) and the answers to our PROBEs (both ends send a PROBE on every path
+ * every probe_interval_ms, the concentrator on every path it has learnt,
+ * and answer the peer's: PROBE_ACK, control.c).  Only answers count: a
+ * packet merely heard on the path proves the other direction, which the
+ * peer's detector watches.  A path that carried data and whose
+ * acknowledgement stalls for T, or whose probes go unanswered, is
+ * suspect: the scheduler stops using it at once (ing_sched_set_suspect).
+ * Suspect and no answer for dead_after_ms: down, as before (the
+ * resequencer gives up the path's holes, on_link_alive_changed).  An
+ * answer brings it back up at once, unless it flapped (hold).  A path
+ * starts down and is used once it answered; on the concentrator a path
+ * it has not learnt an address for has no probes and stays down.  Every
+ * path is probed, so the detector decides for every path: the former
+ * check "nothing heard for dead_after_ms" is gone.  The CPE's PROBEs
+ * also keep the carrier NAT's binding open.
  *
  * NAT rebinding: the concentrator follows the CPE's address on a path to
  * where the newest authentic packet came from (gw_link_heard).  Only
@@ -26,6 +29,7 @@
  */
 #include <string.h>
 
+#include "common/wire.h"
 #include "gateway/control.h"
 #include "gateway/gw.h"
 #include "gateway/link.h"
@@ -49,7 +53,7 @@ static void set_alive(struct gw_sess *s, struct gw_link *l, bool alive)
 			 gw_addr_str(&l->peer, a, sizeof(a)));
 	} else {
 		l->st.down_events++;
-		gw_swarn(s, "path %s: down: nothing heard for %u ms", cp->name,
+		gw_swarn(s, "path %s: down: no answer for %u ms", cp->name,
 			 s->gw->conf.dead_after_ms);
 	}
 	/* a path going down may give holes up and release packets */
@@ -90,30 +94,197 @@ void gw_link_heard(struct gw_sess *s, struct gw_link *l,
 		}
 	}
 	if (learnt) {
-		/* a round trip at once, not a probe interval later */
+		/* a round trip at once, not a probe interval later: its
+		 * answer brings the path up */
 		gw_send_probe(s, l, now_us);
-	}
-	if (!l->alive) {
-		set_alive(s, l, true);
 	}
 }
 
-void gw_paths_check_alive(struct gw *gw, uint64_t now_us)
+/* ---- failure detection ------------------------------------------------ */
+
+static void det_params(const struct gw *gw, struct ing_detect_params *p)
 {
-	uint64_t dead_us = (uint64_t)gw->conf.dead_after_ms * 1000;
-	unsigned i, k;
+	ing_detect_params_default(p, gw->conf.sched.t_report_ms,
+				  gw->conf.dead_after_ms,
+				  gw->conf.probe_interval_ms);
+}
 
-	for (k = 0; k < gw->nsess; k++) {
-		struct gw_sess *s = gw->sess[k];
+/* The session's detector timer at the earliest deadline of its links
+ * (none: stopped).  force: also when it would fire later than armed (the
+ * inputs that only ever postpone a deadline leave an earlier timer alone:
+ * it fires, ticks nothing and is armed again). */
+static void det_arm(struct gw_sess *s, uint64_t now_us, bool force)
+{
+	uint64_t at = 0, when;
+	unsigned i;
 
-		for (i = 0; i < gw->npaths; i++) {
-			struct gw_link *l = &s->link[i];
-
-			if (l->alive && now_us - l->last_rx_us > dead_us) {
-				set_alive(s, l, false);
-			}
+	for (i = 0; i < s->gw->npaths; i++) {
+		if (ing_detect_deadline(&s->link[i].det, &when) &&
+		    (!at || when < at)) {
+			at = when;
 		}
 	}
+	if (at == s->det_at_us || (!force && s->det_at_us && at &&
+				   at > s->det_at_us)) {
+		return;
+	}
+	ev_timer_stop(s->gw->loop, &s->det_timer);
+	s->det_at_us = at;
+	if (!at) {
+		return;
+	}
+	/* at least 1 ms: a deadline already past fires on the next loop
+	 * turn, never in a loop of its own */
+	ev_timer_set(&s->det_timer,
+		     at > now_us + 1000 ? (double)(at - now_us) / 1e6 : 1e-3,
+		     0.);
+	ev_timer_start(s->gw->loop, &s->det_timer);
+}
+
+/* What the detector of l decided. */
+static void det_event(struct gw_sess *s, struct gw_link *l,
+		      enum ing_det_event ev)
+{
+	const struct conf_path *cp = &s->gw->conf.path[l->idx];
+
+	switch (ev) {
+	case ING_DET_EV_NONE:
+		return;
+	case ING_DET_EV_SUSPECT:
+		/* its weight goes to the others at once; down only after
+		 * dead_after_ms */
+		ing_sched_set_suspect(&s->sched, l->idx, true);
+		gw_swarn(s, "path %s: suspect: no answer for %llu ms", cp->name,
+			 (unsigned long long)(ing_detect_timeout_us(&l->det) /
+					      1000));
+		return;
+	case ING_DET_EV_DOWN:
+		if (l->alive) {
+			set_alive(s, l, false);
+		}
+		return;
+	case ING_DET_EV_UP:
+		ing_sched_set_suspect(&s->sched, l->idx, false);
+		if (!l->alive) {
+			set_alive(s, l, true);
+		} else {
+			gw_sinfo(s, "path %s: answers again", cp->name);
+		}
+		return;
+	case ING_DET_EV_HOLD:
+		gw_swarn(s,
+			 "path %s: answers again but flapped (%llu times): "
+			 "held until it stays good",
+			 cp->name, (unsigned long long)l->det.st.flaps);
+		return;
+	}
+}
+
+static void on_det_timer(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct gw_sess *s = container_of(w, struct gw_sess, det_timer);
+	uint64_t now = gw_now_us();
+	enum ing_det_event ev;
+	unsigned i;
+
+	(void)loop;
+	(void)revents;
+	s->det_at_us = 0;
+	for (i = 0; i < s->gw->npaths; i++) {
+		struct gw_link *l = &s->link[i];
+
+		while ((ev = ing_detect_tick(&l->det, now)) !=
+		       ING_DET_EV_NONE) {
+			det_event(s, l, ev);
+		}
+	}
+	det_arm(s, now, true);
+}
+
+void gw_links_detect_open(struct gw_sess *s)
+{
+	struct ing_detect_params p;
+	uint64_t now = gw_now_us();
+	unsigned i;
+
+	det_params(s->gw, &p);
+	for (i = 0; i < s->gw->npaths; i++) {
+		/* the config's values passed conf.c's checks: valid */
+		ing_detect_init(&s->link[i].det, &p, now);
+	}
+	ev_timer_init(&s->det_timer, on_det_timer, 0., 0.);
+	s->det_at_us = 0;
+}
+
+void gw_links_detect_close(struct gw_sess *s)
+{
+	ev_timer_stop(s->gw->loop, &s->det_timer);
+	s->det_at_us = 0;
+}
+
+void gw_links_detect_tunables(struct gw *gw)
+{
+	struct ing_detect_params p;
+	uint64_t now = gw_now_us();
+	unsigned i, k;
+
+	det_params(gw, &p);
+	for (k = 0; k < gw->nsess; k++) {
+		for (i = 0; i < gw->npaths; i++) {
+			gw->sess[k]->link[i].det.p = p;
+		}
+		det_arm(gw->sess[k], now, true);
+	}
+}
+
+void gw_link_data_sent(struct gw_sess *s, struct gw_link *l, uint32_t lseq,
+		       uint64_t now_us)
+{
+	ing_detect_sent(&l->det, lseq, now_us);
+	det_arm(s, now_us, false);
+}
+
+void gw_links_on_report(struct gw_sess *s, const struct wire_report *r,
+			uint64_t now_us)
+{
+	unsigned i;
+
+	for (i = 0; i < r->n; i++) {
+		const struct wire_report_path *e = &r->p[i];
+
+		if (e->path >= s->gw->npaths) {
+			continue;
+		}
+		det_event(s, &s->link[e->path],
+			  ing_detect_acked(&s->link[e->path].det, e->lseq_next,
+					   now_us));
+	}
+	det_arm(s, now_us, true);
+}
+
+void gw_link_probe_sent(struct gw_sess *s, struct gw_link *l,
+			uint64_t now_us)
+{
+	ing_detect_probe_sent(&l->det, now_us);
+	det_arm(s, now_us, false);
+}
+
+void gw_link_on_probe_ack(struct gw_sess *s, struct gw_link *l,
+			  uint64_t now_us)
+{
+	ing_detect_set_rtt(&l->det, l->rtt.srtt_us, l->rtt.rttvar_us);
+	det_event(s, l, ing_detect_answered(&l->det, now_us));
+	det_arm(s, now_us, true);
+}
+
+void gw_links_on_peer_restarted(struct gw_sess *s)
+{
+	unsigned i;
+
+	for (i = 0; i < s->gw->npaths; i++) {
+		ing_detect_reset_seq(&s->link[i].det);
+	}
+	det_arm(s, gw_now_us(), true);
 }
 
 /* The CPE's probes once a session is established: the concentrator takes

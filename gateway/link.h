@@ -11,9 +11,11 @@
 #include <stdint.h>
 
 #include "egress/lto.h"
+#include "ingress/detect.h"
 
 struct gw;
 struct gw_sess;
+struct wire_report;
 
 struct gw_path_stats {
 	uint64_t tx_pkts; /* DATA sent */
@@ -39,8 +41,9 @@ struct gw_link {
 	struct sockaddr_in6 peer;
 	struct sockaddr_in peer4;
 	bool have_peer;
-	bool alive; /* heard from the peer within dead_after_ms */
+	bool alive; /* the detector brought it up and it is not down */
 	uint64_t last_rx_us;
+	struct ing_detect det; /* its failure detector (ingress/detect.h) */
 	uint32_t rtt_us;	     /* last PROBE round trip, 0: none */
 	struct egr_rtt rtt; /* smoothed (egress/lto.h) */
 	struct gw_path_stats st;
@@ -51,9 +54,24 @@ struct gw_link {
 void gw_link_heard(struct gw_sess *s, struct gw_link *l,
 		   const struct sockaddr_in6 *from, bool newest,
 		   uint64_t now_us);
-/* every link of every session that heard nothing for dead_after_ms is
- * down */
-void gw_paths_check_alive(struct gw *gw, uint64_t now_us);
+/* Failure detection (ingress/detect.h) on every link of s: the
+ * detectors from the config, the session's timer (gw_sess.det_timer). */
+void gw_links_detect_open(struct gw_sess *s);
+void gw_links_detect_close(struct gw_sess *s);
+/* reload: every session's detectors take the new tunables */
+void gw_links_detect_tunables(struct gw *gw);
+/* the detector's inputs: a DATA packet of local sequence lseq sent on l;
+ * a REPORT's entries applied (after ing_sched_on_report); a PROBE_ACK on
+ * l after its round trip was taken in; the peer's egress restarted */
+void gw_link_data_sent(struct gw_sess *s, struct gw_link *l, uint32_t lseq,
+		       uint64_t now_us);
+void gw_links_on_report(struct gw_sess *s, const struct wire_report *r,
+			uint64_t now_us);
+void gw_link_probe_sent(struct gw_sess *s, struct gw_link *l,
+			uint64_t now_us);
+void gw_link_on_probe_ack(struct gw_sess *s, struct gw_link *l,
+			  uint64_t now_us);
+void gw_links_on_peer_restarted(struct gw_sess *s);
 /* every probe_interval_ms: the CPE's HELLOs, a PROBE on every link */
 void gw_send_keepalives(struct gw *gw, uint64_t now_us);
 /* on_session_established: a CPE probes every path at once */

@@ -83,8 +83,7 @@ static void list_tunables(void)
 
 /* ---- timers and signals ----------------------------------------------- */
 
-/* Liveness is checked by both periodic timers: a dead path is seen
- * within the shorter of the two periods after dead_after_ms. */
+/* t_report_ms: REPORTs on every path (liveness: link.c's detectors) */
 static void on_report(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	struct gw *gw = container_of(w, struct gw, report_timer);
@@ -92,7 +91,6 @@ static void on_report(struct ev_loop *loop, ev_timer *w, int revents)
 
 	(void)loop;
 	(void)revents;
-	gw_paths_check_alive(gw, now);
 	gw_egr_send_reports(gw, now);
 }
 
@@ -104,7 +102,6 @@ static void on_probe(struct ev_loop *loop, ev_timer *w, int revents)
 
 	(void)loop;
 	(void)revents;
-	gw_paths_check_alive(gw, now);
 	gw_send_keepalives(gw, now);
 }
 
@@ -132,6 +129,7 @@ static void arm_periodic(struct gw *gw)
 	ev_timer_stop(gw->loop, &gw->keepalive_timer);
 	ev_timer_set(&gw->keepalive_timer, 0., probe);
 	ev_timer_start(gw->loop, &gw->keepalive_timer);
+	gw_links_detect_tunables(gw);
 }
 
 static void on_stop(struct ev_loop *loop, ev_signal *w, int revents)
@@ -176,6 +174,7 @@ static void on_peer_restarted(struct gw_sess *s)
 {
 	gw_egr_peer_restarted(s);
 	ing_sched_peer_restarted(&s->sched);
+	gw_links_on_peer_restarted(s);
 }
 
 /* A path came up or went down for s: holes may be given up, packets

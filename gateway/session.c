@@ -255,6 +255,7 @@ static void sess_free(struct gw_sess *s, bool flush)
 	if (s->opened && s->gw->on_session_closing) {
 		s->gw->on_session_closing(s, flush);
 	}
+	gw_links_detect_close(s);
 	gw_sec_wipe(s);
 	free(s);
 }
@@ -274,6 +275,7 @@ static struct gw_sess *sess_open(struct gw *gw, const struct conf_cpe *cc)
 	set_identity(s, cc);
 	gw_sec_init(s, &cc->psk, cc->encrypt);
 	gw_links_init(s);
+	gw_links_detect_open(s);
 	for (i = 0; i < gw->npaths; i++) {
 		cls[i] = gw->conf.path[i].cls;
 	}

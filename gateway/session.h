@@ -33,6 +33,9 @@ struct gw_sess {
 	char label[CONF_NAME_MAX + 8]; /* "cpe NAME: " or "" */
 	struct gw_sec sec;
 	struct gw_link link[WIRE_MAX_PATHS];
+	/* the links' failure detectors' next deadline (link.c), 0: none */
+	ev_timer det_timer;
+	uint64_t det_at_us;
 	uint32_t probe_id;
 	struct ing_sched sched;
 	struct gw_sing_stats ist;

@@ -267,6 +267,15 @@ static void walk_ingress(struct gw_sess *se, struct walker *w)
 		"REPORTs that raised a learned pace: the pace held traffic "
 		"back and the line did not queue",
 		ss->rate_probed);
+	counter(w, "resent",
+		"DATA sent again on another path after its path turned "
+		"suspect, packets",
+		ss->resent);
+	counter(w, "frozen",
+		"REPORTs that moved no weight: a path was suspect", ss->frozen);
+	counter(w, "forgiven",
+		"DATA lost at a cut, not taken as congestion, packets",
+		ss->forgiven);
 }
 
 /* The egress queue's own values: what is dropped before a session is
@@ -357,6 +366,20 @@ static void walk_egress(struct gw_sess *se, struct walker *w)
 	counter(w, "hole_flush",
 		"holes given up by a flush (peer restart, stop)",
 		rs->hole_flush);
+	counter(w, "resent_filled",
+		"copies sent again by the peer that filled a hole, packets",
+		rs->resent_filled);
+	counter(w, "resent_dup",
+		"copies sent again dropped: the packet was here already, "
+		"packets",
+		rs->resent_dup);
+	counter(w, "resent_late",
+		"copies sent again dropped: their hole was given up, packets",
+		rs->resent_late);
+	counter(w, "resend_waits",
+		"holes given up after waiting past t_lto for a copy sent "
+		"again",
+		rs->resend_waits);
 	gauge(w, "depth", "packets held in the reorder buffer now, packets",
 	      egr_reseq_depth(r));
 	gauge(w, "capacity", "size of the reorder buffer, packets",
@@ -423,7 +446,7 @@ static void walk_path(struct gw_sess *se, struct walker *w, unsigned i)
 	w->st.path = gw->conf.path[i].name;
 	text(w, "class", "the path's class: fixed or mobile",
 	     conf_class_name(gw->conf.path[i].cls));
-	gauge(w, "up", "1: heard from the peer recently, 0: down", p->alive);
+	gauge(w, "up", "1: up: it answered and is not down, 0: down", p->alive);
 	text(w, "peer", "the peer's address and port on this path", peer);
 	gauge(w, "mtu", "the path's MTU (configured, else its interface's)",
 	      gw->path[i].mtu);
@@ -496,6 +519,30 @@ static void walk_path(struct gw_sess *se, struct walker *w, unsigned i)
 	counter(w, "rtt_samples", "PROBE round trips measured", p->rtt.samples);
 	counter(w, "up_events", "transitions to up", p->st.up_events);
 	counter(w, "down_events", "transitions to down", p->st.down_events);
+	text(w, "detect",
+	     "the failure detector's state: up, suspect (no new traffic), "
+	     "down, hold (flapped: back after staying good)",
+	     ing_detect_state_name(p->det.state));
+	gauge(w, "detect_timeout_us",
+	      "the detector's T: unanswered this long, the path is suspect, "
+	      "us",
+	      ing_detect_timeout_us(&p->det));
+	counter(w, "suspects", "transitions to suspect", p->det.st.suspect);
+	counter(w, "suspect_by_data",
+		"transitions to suspect: DATA sent, its acknowledgement "
+		"stalled",
+		p->det.st.by_data);
+	counter(w, "suspect_by_probe",
+		"transitions to suspect: PROBEs in a row unanswered",
+		p->det.st.by_probe);
+	counter(w, "recovered",
+		"back up after suspect, down or hold (not the first up)",
+		p->det.st.recovered);
+	counter(w, "flaps",
+		"suspect again soon after coming back, or while held",
+		p->det.st.flaps);
+	counter(w, "holddowns", "transitions to hold after a flap",
+		p->det.st.holddown);
 	w->st.path = NULL;
 }
 

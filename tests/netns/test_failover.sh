@@ -22,6 +22,9 @@
 #     2 s after the heal;
 #   - recovery: from the heal to both ends showing the path up, and to
 #     the concentrator sending DATA on it again.
+# The daemon's failure detector finds the cut path suspect from the
+# acknowledgements in the peer's REPORTs (or its unanswered PROBEs) and
+# stops using it then; down follows dead_after_ms after its last answer.
 # Asserted: detection on both ends and last use within dead_after_ms +
 # 300 ms, the path unused from then to the heal, no stall longer than
 # that, the path up again within 3 s of the heal and carrying DATA within
@@ -245,9 +248,22 @@ report ltecut lte dsl
 # ---- 2. dsl cut under 40 Mbit/s: lte takes over -------------------------------
 
 settle
+sus0=$(st conc path.dsl.suspects)
 phase dslcut dsl 40
 report dslcut dsl lte
 check "dsl cut: loss limited to the detection window (< 10 % of 14 s)" \
 	'loss < 10' "loss=$(jget "$TB_DIR/dslcut.rx.json" loss_pct)"
+# The failure detector (DESIGN.md, "Failure detection"): the concentrator
+# finds the dsl suspect from its own data's acknowledgements, long before
+# dead_after_ms, and moves the traffic then.  Loose bounds (this machine
+# is noisy): the last use within half of dead_after_ms, and less lost than
+# half of dead_after_ms of the whole flow (40 Mbit/s of 1400-byte packets).
+check "dsl cut: the concentrator found the dsl suspect" \
+	's1 > s0' "s0=${sus0:-0}" "s1=$(st conc path.dsl.suspects)"
+check "dsl cut: traffic moved within dead_after_ms / 2" \
+	'lu > 0 && lu <= d / 2' "lu=$(res dslcut last_use_ms)" "d=$DEAD_MS"
+check "dsl cut: less lost than dead_after_ms / 2 of the flow" \
+	'lost < 40e6 / 8 / 1400 * d / 1000 / 2' \
+	"lost=$(jget "$TB_DIR/dslcut.rx.json" lost)" "d=$DEAD_MS"
 
 tb_done
