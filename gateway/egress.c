@@ -457,15 +457,28 @@ static void adapt_lto(struct gw_sess *s)
 /* The cumulative counters go on every path: a lost report loses nothing
  * and the peer ignores the copies by report sequence.  Before the report
  * resets the interval's queueing delays, they set the reorder timeout. */
+/* Every t_report_ms, if DATA arrived since the last one: an idle path
+ * costs no REPORTs (the issue's 50 MB a month), and the first DATA brings
+ * them back.  The report after the last DATA still goes: it acknowledges
+ * it (the peer's detector waits for that). */
 static void send_report(struct gw_sess *s, uint64_t now_us)
 {
 	struct wire_report r;
 	uint8_t body[WIRE_REPORT_MAX];
-	uint32_t seq;
+	uint32_t seq, rx = 0;
 	unsigned i;
 	int len;
 
 	adapt_lto(s);
+	for (i = 0; i < s->gw->npaths; i++) {
+		rx += s->egr.loss.p[i].rx;
+	}
+	if (rx == s->est.report_rx) {
+		s->est.reports_idle++;
+		return;
+	}
+	s->est.report_rx = rx;
+	s->est.reports++;
 	seq = egr_loss_report(&s->egr.loss, &r);
 	len = wire_put_report(body, sizeof(body), &r);
 	if (len < 0) {
@@ -497,6 +510,7 @@ void gw_egr_peer_restarted(struct gw_sess *s)
 	 * baselines) but our report sequence goes on: were the restart a
 	 * false alarm, the peer would ignore a sequence that went back */
 	egr_loss_init(&s->egr.loss, s->gw->npaths);
+	s->est.report_rx = 0;
 	s->egr.loss.report_seq = report_seq;
 	gw_egr_settle(s);
 }

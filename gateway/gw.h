@@ -116,6 +116,8 @@ struct gw {
 	void (*on_peer_restarted)(struct gw_sess *s);		/* secure.c */
 	void (*on_link_alive_changed)(struct gw_sess *s,	/* link.c */
 				      struct gw_link *l);
+	void (*on_link_suspect)(struct gw_sess *s,	/* link.c */
+				struct gw_link *l);
 	void (*on_tunables_applied)(struct gw *gw); /* reload.c */
 };
 

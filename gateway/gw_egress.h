@@ -80,6 +80,11 @@ struct gw_segr_stats {
 	uint64_t released;
 	uint64_t ctrl[WIRE_TYPE_MAX + 1];
 	uint64_t peer_restarts;
+	uint64_t reports;      /* REPORTs sent (one per interval, on every
+				* path) */
+	uint64_t reports_idle; /* intervals without a REPORT: no DATA
+				* arrived since the last one */
+	uint32_t report_rx;    /* DATA received (all paths) at the last */
 };
 
 int gw_egr_open(struct gw *gw);

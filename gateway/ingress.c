@@ -111,6 +111,73 @@ static void accept_native(struct gw_ing *ing, uint32_t id)
 	}
 }
 
+/* A copy of m sent again (ing_inflight_take): on the path the scheduler
+ * picks for it (WIRE_F_RESENT, the original's gseq), under a packet
+ * number of its own, sealed and sent at once like any DATA, and kept in
+ * that path's store in turn.  Outside any drain: the batches are empty. */
+static int resend_one(void *ctx, const struct ing_inflight_pkt *m,
+		      const uint8_t *data)
+{
+	struct gw_sess *s = ctx;
+	uint64_t now = gw_now_us();
+	struct wire_hdr h = {
+		.type = WIRE_DATA,
+		.session = s->id,
+		.gseq = m->gseq,
+		.fgap = m->fgap,
+		.flags = m->flags,
+		.cls = m->cls,
+		.tstamp = (uint32_t)now,
+	};
+	uint8_t hdr[WIRE_HDR_LEN], tag[WIRE_TAG_LEN], buf[GW_INNER_MAX];
+	struct iovec iov[3];
+	struct msghdr msg = {.msg_iov = iov, .msg_iovlen = 3};
+	const struct sockaddr *to;
+	struct gw_link *l;
+	ssize_t n;
+	int path, fd;
+
+	if (m->len > sizeof(buf)) {
+		return 0;
+	}
+	if (gw_sec_next_pn(s, &h.pn) < 0) {
+		return -ENOTCONN;
+	}
+	path = ing_sched_pick_resend(&s->sched, &h, m->len, now);
+	if (path < 0) {
+		return path;
+	}
+	l = &s->link[path];
+	memcpy(buf, data, m->len);
+	gw_link_data_sent(s, l, h.lseq, now);
+	ing_inflight_add(&s->infl, (unsigned)path, &h, buf, m->len);
+	wire_put_hdr(hdr, &h);
+	gw_sec_seal(s, h.pn, hdr, buf, m->len, tag);
+	iov[0] = (struct iovec){.iov_base = hdr, .iov_len = sizeof(hdr)};
+	iov[1] = (struct iovec){.iov_base = buf, .iov_len = m->len};
+	iov[2] = (struct iovec){.iov_base = tag, .iov_len = sizeof(tag)};
+	fd = gw_link_dst(s, l, &to, &msg.msg_namelen);
+	msg.msg_name = (void *)(uintptr_t)to;
+	n = sendmsg(fd, &msg, MSG_DONTWAIT);
+	if (n < 0) {
+		/* the survivor's socket is full: what is left waits for
+		 * nothing better (the egress counts it lost) */
+		l->st.tx_errors++;
+		l->st.tx_errno = errno;
+		return -errno;
+	}
+	l->st.tx_pkts++;
+	l->st.tx_bytes += (uint64_t)n;
+	return 0;
+}
+
+/* on_link_suspect: what the suspect path carried since its last
+ * acknowledgement goes again on the others */
+void gw_ing_resend(struct gw_sess *s, struct gw_link *l)
+{
+	ing_inflight_take(&s->infl, l->idx, resend_one, s);
+}
+
 /* Queues one inner packet (len bytes at data, the original under id) on
  * the path the scheduler picks, or on path on when it is up (>= 0: the
  * fragments of one packet go together, ing_sched_pick_flow_on).  The
@@ -154,6 +221,11 @@ static int bond(struct gw *gw, struct gw_sess *s, uint32_t id,
 	p = &gw->path[path];
 	l = &s->link[path];
 	gw_link_data_sent(s, l, h.lseq, ing->now_us);
+	/* kept for sending again before the seal encrypts it in place (a
+	 * packet the store refuses is counted there and goes all the
+	 * same) */
+	ing_inflight_add(&s->infl, (unsigned)path, &h, ing->buf[slot],
+			 (uint32_t)len);
 	m = p->nmsg++;
 	p->who[m] = l;
 	wire_put_hdr(p->hdr[m], &h);

@@ -13,6 +13,8 @@
 #include "gateway/path.h"
 
 struct gw;
+struct gw_link;
+struct gw_sess;
 
 enum gw_ing_limits {
 	GW_ICMP_PER_S = 100, /* frag-needed + too-big messages per second */
@@ -65,5 +67,8 @@ struct gw_ing {
 int gw_ing_open(struct gw *gw);
 void gw_ing_close(struct gw *gw);
 void gw_ing_drain_all(struct gw *gw);
+/* on_link_suspect: the DATA l carried that its peer did not acknowledge
+ * yet goes again on the other paths (ingress/inflight.h) */
+void gw_ing_resend(struct gw_sess *s, struct gw_link *l);
 
 #endif

@@ -124,8 +124,8 @@ static void det_arm(struct gw_sess *s, uint64_t now_us, bool force)
 			at = when;
 		}
 	}
-	if (at == s->det_at_us || (!force && s->det_at_us && at &&
-				   at > s->det_at_us)) {
+	if (at == s->det_at_us ||
+	    (!force && s->det_at_us && at && at > s->det_at_us)) {
 		return;
 	}
 	ev_timer_stop(s->gw->loop, &s->det_timer);
@@ -157,6 +157,10 @@ static void det_event(struct gw_sess *s, struct gw_link *l,
 		gw_swarn(s, "path %s: suspect: no answer for %llu ms", cp->name,
 			 (unsigned long long)(ing_detect_timeout_us(&l->det) /
 					      1000));
+		/* what it carried unacknowledged goes again on the others */
+		if (s->gw->on_link_suspect) {
+			s->gw->on_link_suspect(s, l);
+		}
 		return;
 	case ING_DET_EV_DOWN:
 		if (l->alive) {
@@ -255,6 +259,8 @@ void gw_links_on_report(struct gw_sess *s, const struct wire_report *r,
 		if (e->path >= s->gw->npaths) {
 			continue;
 		}
+		/* what arrived needs no copy */
+		ing_inflight_ack(&s->infl, e->path, e->lseq_next);
 		det_event(s, &s->link[e->path],
 			  ing_detect_acked(&s->link[e->path].det, e->lseq_next,
 					   now_us));
@@ -262,15 +268,13 @@ void gw_links_on_report(struct gw_sess *s, const struct wire_report *r,
 	det_arm(s, now_us, true);
 }
 
-void gw_link_probe_sent(struct gw_sess *s, struct gw_link *l,
-			uint64_t now_us)
+void gw_link_probe_sent(struct gw_sess *s, struct gw_link *l, uint64_t now_us)
 {
 	ing_detect_probe_sent(&l->det, now_us);
 	det_arm(s, now_us, false);
 }
 
-void gw_link_on_probe_ack(struct gw_sess *s, struct gw_link *l,
-			  uint64_t now_us)
+void gw_link_on_probe_ack(struct gw_sess *s, struct gw_link *l, uint64_t now_us)
 {
 	ing_detect_set_rtt(&l->det, l->rtt.srtt_us, l->rtt.rttvar_us);
 	det_event(s, l, ing_detect_answered(&l->det, now_us));
@@ -319,7 +323,7 @@ void gw_links_on_path_reopened(struct gw *gw, unsigned path)
 /* Every probe_interval_ms: the CPE's HELLOs (secure.c), and a PROBE on
  * every path of every session.  The CPE's PROBEs keep the NAT binding
  * open; both ends probe so that both measure the paths' round trips and
- * hear each other within dead_after_ms (the concentrator once it has
+ * detect a dead path in their own direction (the concentrator once it has
  * learnt the path). */
 void gw_send_keepalives(struct gw *gw, uint64_t now_us)
 {

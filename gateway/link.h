@@ -44,8 +44,8 @@ struct gw_link {
 	bool alive; /* the detector brought it up and it is not down */
 	uint64_t last_rx_us;
 	struct ing_detect det; /* its failure detector (ingress/detect.h) */
-	uint32_t rtt_us;	     /* last PROBE round trip, 0: none */
-	struct egr_rtt rtt; /* smoothed (egress/lto.h) */
+	uint32_t rtt_us;       /* last PROBE round trip, 0: none */
+	struct egr_rtt rtt;    /* smoothed (egress/lto.h) */
 	struct gw_path_stats st;
 };
 
@@ -67,8 +67,7 @@ void gw_link_data_sent(struct gw_sess *s, struct gw_link *l, uint32_t lseq,
 		       uint64_t now_us);
 void gw_links_on_report(struct gw_sess *s, const struct wire_report *r,
 			uint64_t now_us);
-void gw_link_probe_sent(struct gw_sess *s, struct gw_link *l,
-			uint64_t now_us);
+void gw_link_probe_sent(struct gw_sess *s, struct gw_link *l, uint64_t now_us);
 void gw_link_on_probe_ack(struct gw_sess *s, struct gw_link *l,
 			  uint64_t now_us);
 void gw_links_on_peer_restarted(struct gw_sess *s);

@@ -198,6 +198,7 @@ static int start(struct gw *gw)
 	gw->on_session_established = gw_links_on_established;
 	gw->on_peer_restarted = on_peer_restarted;
 	gw->on_link_alive_changed = on_link_alive_changed;
+	gw->on_link_suspect = gw_ing_resend;
 	gw->on_tunables_applied = arm_periodic;
 	/* first: a second daemon started by mistake is told that another
 	 * one runs (its socket answers) before it touches queues or rules;

@@ -256,12 +256,41 @@ static void sess_free(struct gw_sess *s, bool flush)
 		s->gw->on_session_closing(s, flush);
 	}
 	gw_links_detect_close(s);
+	ing_inflight_free(&s->infl);
 	gw_sec_wipe(s);
 	free(s);
 }
 
+/* The in-flight store of a session: per path what the fastest path
+ * carries in GW_INFLIGHT_MS (a report interval, the RTT and a queue, with
+ * room to spare) at its rate_mbit, or GW_INFLIGHT_KBPS when no path has
+ * one; at most GW_INFLIGHT_MAX_BYTES, so that a concentrator's many
+ * sessions stay bounded; a slot per GW_INFLIGHT_PKT_BYTES. */
+static void inflight_params(const struct gw *gw, struct ing_inflight_params *p)
+{
+	uint32_t kbps = 0, want;
+	unsigned i;
+
+	for (i = 0; i < gw->npaths; i++) {
+		if (gw->conf.path[i].rate_kbps > kbps) {
+			kbps = gw->conf.path[i].rate_kbps;
+		}
+	}
+	p->max_bytes = ing_inflight_bytes_for(kbps ? kbps : GW_INFLIGHT_KBPS,
+					      GW_INFLIGHT_MS);
+	if (p->max_bytes > GW_INFLIGHT_MAX_BYTES) {
+		p->max_bytes = GW_INFLIGHT_MAX_BYTES;
+	}
+	want = p->max_bytes / GW_INFLIGHT_PKT_BYTES;
+	p->max_pkts = 2;
+	while (p->max_pkts < want) {
+		p->max_pkts <<= 1;
+	}
+}
+
 static struct gw_sess *sess_open(struct gw *gw, const struct conf_cpe *cc)
 {
+	struct ing_inflight_params ip;
 	enum path_class cls[WIRE_MAX_PATHS];
 	struct gw_sess *s = calloc(1, sizeof(*s));
 	unsigned i;
@@ -283,6 +312,19 @@ static struct gw_sess *sess_open(struct gw *gw, const struct conf_cpe *cc)
 	if (err) {
 		gw_serr(s, "scheduler: %s", strerror(-err));
 		goto fail;
+	}
+	inflight_params(gw, &ip);
+	err = ing_inflight_init(&s->infl, &ip, gw->npaths);
+	if (err) {
+		gw_serr(s, "in-flight store: %s", strerror(-err));
+		goto fail;
+	}
+	/* resident now, not page by page as the rings first fill: the
+	 * daemon's memory stays flat once a session is open */
+	for (i = 0; i < gw->npaths; i++) {
+		memset(s->infl.path[i].pkt, 0,
+		       (size_t)ip.max_pkts * sizeof(*s->infl.path[i].pkt));
+		memset(s->infl.path[i].buf, 0, ip.max_bytes);
 	}
 	/* nothing is sent until the peer answered on a path */
 	for (i = 0; i < gw->npaths; i++) {

@@ -14,9 +14,18 @@
 #include "gateway/handshake.h"
 #include "gateway/ingress.h"
 #include "gateway/link.h"
+#include "ingress/inflight.h"
 #include "ingress/sched.h"
 
 struct gw;
+
+enum gw_sess_limits {
+	/* the in-flight store (session.c, inflight_params) */
+	GW_INFLIGHT_MS = 300,
+	GW_INFLIGHT_KBPS = 50000,
+	GW_INFLIGHT_MAX_BYTES = 4 << 20,
+	GW_INFLIGHT_PKT_BYTES = 128,
+};
 
 /* One CPE's session: on a CPE the one with its concentrator, on a
  * concentrator one per configured CPE (session.c).  Everything that is
@@ -38,6 +47,9 @@ struct gw_sess {
 	uint64_t det_at_us;
 	uint32_t probe_id;
 	struct ing_sched sched;
+	/* DATA sent and not acknowledged yet, per path, for sending again
+	 * when the path turns suspect (ingress/inflight.h) */
+	struct ing_inflight infl;
 	struct gw_sing_stats ist;
 	struct egr egr;
 	bool egr_ok;

@@ -271,8 +271,8 @@ static void walk_ingress(struct gw_sess *se, struct walker *w)
 		"DATA sent again on another path after its path turned "
 		"suspect, packets",
 		ss->resent);
-	counter(w, "frozen",
-		"REPORTs that moved no weight: a path was suspect", ss->frozen);
+	counter(w, "frozen", "REPORTs that moved no weight: a path was suspect",
+		ss->frozen);
 	counter(w, "forgiven",
 		"DATA lost at a cut, not taken as congestion, packets",
 		ss->forgiven);
@@ -366,6 +366,13 @@ static void walk_egress(struct gw_sess *se, struct walker *w)
 	counter(w, "hole_flush",
 		"holes given up by a flush (peer restart, stop)",
 		rs->hole_flush);
+	counter(w, "reports_sent",
+		"REPORT intervals in which REPORTs went out (on every path)",
+		es->reports);
+	counter(w, "reports_idle",
+		"REPORT intervals without REPORTs: no DATA arrived since the "
+		"last one",
+		es->reports_idle);
 	counter(w, "resent_filled",
 		"copies sent again by the peer that filled a hole, packets",
 		rs->resent_filled);
@@ -543,6 +550,28 @@ static void walk_path(struct gw_sess *se, struct walker *w, unsigned i)
 		p->det.st.flaps);
 	counter(w, "holddowns", "transitions to hold after a flap",
 		p->det.st.holddown);
+	/* the in-flight store (ingress/inflight.h) */
+	gauge(w, "inflight", "DATA kept for sending again now, packets",
+	      ing_inflight_count(&se->infl, i));
+	counter(w, "inflight_stored", "DATA kept for sending again, packets",
+		se->infl.path[i].st.stored);
+	counter(w, "inflight_acked",
+		"kept DATA freed by the peer's acknowledgement, packets",
+		se->infl.path[i].st.acked);
+	counter(w, "inflight_overflow",
+		"kept DATA dropped, oldest first, to make room, packets",
+		se->infl.path[i].st.overflow);
+	counter(w, "inflight_taken",
+		"kept DATA handed over for sending again when the path "
+		"turned suspect, packets",
+		se->infl.path[i].st.taken);
+	counter(w, "inflight_untaken",
+		"kept DATA not sent again: no room on the other paths, "
+		"packets",
+		se->infl.path[i].st.untaken);
+	counter(w, "inflight_ack_ahead",
+		"acknowledgements beyond what was sent, ignored",
+		se->infl.path[i].st.ack_ahead);
 	w->st.path = NULL;
 }
 

@@ -249,6 +249,9 @@ report ltecut lte dsl
 
 settle
 sus0=$(st conc path.dsl.suspects)
+res0=$(st conc ing.resent)
+fill0f=$(st cpe egr.resent_filled)
+fill0=$((fill0f + $(st cpe egr.resent_late) + $(st cpe egr.resent_dup)))
 phase dslcut dsl 40
 report dslcut dsl lte
 check "dsl cut: loss limited to the detection window (< 10 % of 14 s)" \
@@ -265,5 +268,46 @@ check "dsl cut: traffic moved within dead_after_ms / 2" \
 check "dsl cut: less lost than dead_after_ms / 2 of the flow" \
 	'lost < 40e6 / 8 / 1400 * d / 1000 / 2' \
 	"lost=$(jget "$TB_DIR/dslcut.rx.json" lost)" "d=$DEAD_MS"
+# what the dsl carried unacknowledged when it turned suspect went again
+# on the lte (ing.resent) and arrived at the cpe: filling a hole, or
+# after it was given up (the egress sets no resend wait: DESIGN.md)
+refresh conc
+refresh cpe
+arr=$(($(st cpe egr.resent_filled) + $(st cpe egr.resent_late) +
+	$(st cpe egr.resent_dup) - ${fill0:-0}))
+echo "  dsl cut: sent again $(($(st conc ing.resent) - ${res0:-0})) packets;" \
+	"at the cpe $(($(st cpe egr.resent_filled) - ${fill0f:-0})) filled a" \
+	"hole, $arr arrived"
+check "dsl cut: the packets in flight on the dsl sent again, and arriving" \
+	'r > 0 && a > 0' "r=$(($(st conc ing.resent) - ${res0:-0}))" "a=$arr"
+
+# ---- 3. idle: no user traffic, the paths cost little ----------------------
+#
+# With no DATA since the last REPORT an egress sends none (the first DATA
+# brings them back): the REPORT counters of both ends stay flat (one
+# allowed, for a stray packet).  The LTE's cost is printed: the tunnel
+# packets both ends received on it, with 28 bytes of IPv4 and UDP header
+# each.
+
+IDLE_S=5
+sleep 2
+refresh cpe
+refresh conc
+counters_mark cpe ic egr.reports_sent path.lte.rx_bytes path.lte.rx_pkts
+counters_mark conc in egr.reports_sent path.lte.rx_bytes path.lte.rx_pkts
+sleep "$IDLE_S"
+refresh cpe
+refresh conc
+idle_b=$(($(counters_delta cpe ic path.lte.rx_bytes) +
+	$(counters_delta conc in path.lte.rx_bytes) +
+	28 * ($(counters_delta cpe ic path.lte.rx_pkts) +
+		$(counters_delta conc in path.lte.rx_pkts))))
+echo "  idle: the lte carries $((idle_b / IDLE_S)) B/s (both directions," \
+	"$IDLE_S s); REPORT intervals sent: cpe" \
+	"$(counters_delta cpe ic egr.reports_sent), concentrator" \
+	"$(counters_delta conc in egr.reports_sent)"
+check "idle: no REPORTs for $IDLE_S s on either end" 'c <= 1 && n <= 1' \
+	"c=$(counters_delta cpe ic egr.reports_sent)" \
+	"n=$(counters_delta conc in egr.reports_sent)"
 
 tb_done

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# What an idle bond costs on the LTE (issue 14's goal: <= 50 MB a month,
+# both directions): l3bondd on both ends of the namespace testbed
+# (tests/netns/lib.sh), no user traffic, and the bytes the emulated LTE
+# line carried in each direction over DURATION seconds, as its rate
+# limiters count them (Ethernet frames: what the line carries).
+#
+# usage: scripts/idle_cost.sh [BUILD_DIR [DURATION_S]]   (root; run it
+# under the namespace lock: flock /tmp/l3bond-netns.lock ...)
+# L3BONDD, L3BONDCTL and L3B_TOOLS_DIR override the binaries of BUILD_DIR
+# (to measure another build of the daemon on the same testbed).
+set -Eeuo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$root/build}
+dur=${2:-60}
+L3BONDD=${L3BONDD:-$build/gateway/l3bondd}
+export L3B_TOOLS_DIR=${L3B_TOOLS_DIR:-$build/tests/tools}
+
+# shellcheck source=../tests/netns/lib.sh
+source "$root/tests/netns/lib.sh"
+tb_require ip tc awk
+tb_require_bin "$L3BONDD"
+
+# bytes the LTE line's rate limiter towards DEV (cpe: down, conc: up) sent
+lte_bytes() {
+	tb_exec lte tc -s qdisc show dev "$1" | awk '/Sent/ { print $2; exit }'
+}
+
+tb_init
+tb_setup seed=1
+write_confs 0.5
+daemon_start conc
+daemon_start cpe
+if ! wait_up cpe || ! wait_up conc; then
+	bad "paths not up"
+	tb_abort
+fi
+# the handshake's and the first probes' burst is not the idle cost
+sleep 3
+d0=$(lte_bytes cpe)
+u0=$(lte_bytes conc)
+sleep "$dur"
+d1=$(lte_bytes cpe)
+u1=$(lte_bytes conc)
+awk -v d=$((d1 - d0)) -v u=$((u1 - u0)) -v s="$dur" 'BEGIN {
+	printf "idle LTE over %d s: down %.1f B/s, up %.1f B/s, both %.1f B/s" \
+	       " = %.1f MB per 30 days\n", s, d / s, u / s, (d + u) / s,
+	       (d + u) / s * 86400 * 30 / 1e6
+}'
+ok "measured"
+tb_done
