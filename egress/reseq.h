@@ -26,7 +26,11 @@
  *   as late otherwise;
  * - a copy sent again after its path failed (WIRE_F_RESENT) is a packet
  *   like its original: it fills the hole, or is dropped when the other
- *   copy came first, counted apart (resent_dup, resent_late);
+ *   copy came first, counted apart (resent_dup); one that comes after its
+ *   hole was given up is released at once, out of order (resent_late:
+ *   the sender sends copies only once it found the path suspect, which
+ *   is usually after the hole's timeout; late is better than lost), and
+ *   dropped only when its slot was reused since (resent_too_old);
  * - capacity is a power of two; a packet that lies capacity or more ahead of
  *   the head forces the head forward (holes counted as overflow losses,
  *   buffered packets released in order), in at most capacity steps however
@@ -78,8 +82,12 @@ struct egr_reseq_stats {
 	uint64_t resent_filled;	 /* kept: they filled a hole */
 	uint64_t resent_dup;	 /* dropped: the packet was here already,
 				  * either copy RESENT (not in dup) */
-	uint64_t resent_late;	 /* dropped: a RESENT copy after its hole
-				  * was given up (not in late) */
+	uint64_t resent_late;	 /* released out of order: a RESENT copy
+				  * after its hole was given up (also in
+				  * released) */
+	uint64_t resent_too_old; /* dropped: a RESENT copy behind the head
+				  * whose slot no longer says (not in
+				  * late) */
 	uint64_t resend_waits;	 /* holes given up after waiting past t_lto
 				  * for a path fallen silent (also in
 				  * hole_timeout) */

@@ -381,8 +381,12 @@ static void walk_egress(struct gw_sess *se, struct walker *w)
 		"packets",
 		rs->resent_dup);
 	counter(w, "resent_late",
-		"copies sent again dropped: their hole was given up, packets",
+		"copies sent again released out of order: their hole was "
+		"given up, packets",
 		rs->resent_late);
+	counter(w, "resent_too_old",
+		"copies sent again dropped: too far behind to tell, packets",
+		rs->resent_too_old);
 	counter(w, "resend_waits",
 		"holes given up after waiting past t_lto for a copy sent "
 		"again",

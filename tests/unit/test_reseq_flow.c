@@ -14,7 +14,8 @@
  *   copy that fills a hole is released as the original would be (at the
  *   head, or for its flow); a packet that arrived twice is dropped and
  *   counted resent_dup (not dup) when either copy was RESENT, a RESENT
- *   copy after its hole was given up resent_late (not late); with
+ *   copy after its hole was given up released out of order, resent_late
+ *   (not late); with
  *   egr_reseq_set_resend_wait a hole waits for its copy while a path that
  *   may have carried it has fallen silent, and only then.
  */
@@ -483,8 +484,9 @@ static void test_flow_copy(void **state)
 	egr_reseq_free(&r);
 }
 
-/* The copy comes after its hole was given up: too late to help,
- * resent_late, not late. */
+/* The copy comes after its hole was given up: released at once, out of
+ * order (resent_late, not late); a second copy is a resent_dup; a plain
+ * packet behind the head is late, as before. */
 static void test_copy_too_late(void **state)
 {
 	struct egr_reseq r;
@@ -498,12 +500,30 @@ static void test_copy_too_late(void **state)
 	WANT(&l, 0, 2);
 	assert_int_equal(r.st.hole_timeout, 1);
 	assert_int_equal(push(&r, 1, 1, 0, WIRE_F_RESENT, 60000),
-			 EGR_DROP_LATE);
+			 EGR_RELEASED);
+	WANT(&l, 0, 2, 1);
 	assert_int_equal(r.st.resent_late, 1);
 	assert_int_equal(r.st.late, 0);
-	/* without the flag: late, as before */
-	assert_int_equal(push(&r, 1, 0, 0, 0, 60001), EGR_DROP_LATE);
+	/* its original after all, and a second copy: dups */
+	assert_int_equal(push(&r, 1, 0, 0, 0, 60001), EGR_DROP_DUP);
+	assert_int_equal(push(&r, 1, 1, 0, WIRE_F_RESENT, 60002),
+			 EGR_DROP_DUP);
+	assert_int_equal(r.st.resent_dup, 2);
+	/* a plain packet whose hole was given up: late, as before */
+	assert_int_equal(push(&r, 4, 1, 0, 0, 61000), EGR_BUFFERED);
+	egr_reseq_poll(&r, 61000 + 50000);
+	WANT(&l, 0, 2, 1, 4);
+	assert_int_equal(push(&r, 3, 0, 0, 0, 120000), EGR_DROP_LATE);
 	assert_int_equal(r.st.late, 1);
+	assert_int_equal(r.st.resent_late, 1);
+	/* a copy whose slot was reused since: too old to tell, dropped */
+	for (uint32_t g = 5; g <= CAP + 3; g++) {
+		assert_int_equal(push(&r, g, 1, 0, 0, 120000 + g),
+				 EGR_RELEASED);
+	}
+	assert_int_equal(push(&r, 3, 1, 0, WIRE_F_RESENT, 130000),
+			 EGR_DROP_LATE);
+	assert_int_equal(r.st.resent_too_old, 1);
 	assert_int_equal(r.st.resent_late, 1);
 	egr_reseq_free(&r);
 }
