@@ -71,6 +71,7 @@ void gw_send_probe(struct gw_sess *s, struct gw_link *l, uint64_t now_us)
 	if (l->have_peer) {
 		gw_link_probe_sent(s, l, now_us);
 	}
+	l->last_probe_us = now_us;
 	gw_send_ctrl(s, l, WIRE_PROBE, pr.id, pb, sizeof(pb), now_us);
 }
 

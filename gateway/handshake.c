@@ -207,12 +207,12 @@ static int build(const struct gw_sec *c, uint8_t type, unsigned path,
 }
 
 bool gw_hs_hello_due(const struct gw_sec *c, unsigned path, uint64_t now_us,
-		     bool force)
+		     bool force, bool idle)
 {
 	/* until a session is up: every probe interval (every call) */
 	return c->cpe &&
 	       (force || !c->adopted || !c->hello_us[path] ||
-		now_us - c->hello_us[path] >= GW_HELLO_MS * 1000ULL);
+		(!idle && now_us - c->hello_us[path] >= GW_HELLO_MS * 1000ULL));
 }
 
 int gw_hs_hello(const struct gw_sec *c, unsigned path, uint32_t session,

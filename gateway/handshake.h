@@ -13,7 +13,8 @@
  *
  * Handshake.  The CPE picks r_cpe and sends HELLO(r_cpe) on every path,
  * every probe interval until it has a session and every GW_HELLO_MS after
- * (so that it learns soon when the concentrator restarted).  The
+ * on a path in use (so that it learns soon when the concentrator
+ * restarted; an idle path's probes notice it, gw_hs_hello_due).  The
  * concentrator answers an authentic HELLO with HELLO_ACK(r_cpe, r_conc):
  * the running session's r_conc if r_cpe is the running session's, else
  * that of a pending handshake for r_cpe, else a fresh one in a new pending
@@ -182,9 +183,13 @@ enum gw_auth_drop gw_hs_open(struct gw_sec *c, uint8_t *pkt,
 			     struct wire_msg *m, enum wire_drop *wire,
 			     bool *newest, struct gw_hs_out *out);
 
-/* CPE: whether path's HELLO is due at now (force: at once) */
+/* CPE: whether path's HELLO is due at now (force: at once).  idle: the
+ * path carries no data and answers its probes (ingress/detect.h,
+ * ing_detect_idle): once a session is up, no HELLO goes on it (an idle
+ * line's cost: issue 14); its probes go on, and one unanswered, or the
+ * first data, ends the idleness and brings the HELLOs back. */
 bool gw_hs_hello_due(const struct gw_sec *c, unsigned path, uint64_t now_us,
-		     bool force);
+		     bool force, bool idle);
 /* CPE: our HELLO on path for session, sealed into pkt (cap bytes); its
  * length or -errno */
 int gw_hs_hello(const struct gw_sec *c, unsigned path, uint32_t session,

@@ -320,11 +320,42 @@ void gw_links_on_path_reopened(struct gw *gw, unsigned path)
 	}
 }
 
+/* Whether l is due a PROBE now.  A path that
+ * carries data, or misses an answer, or is not up, is probed every
+ * probe_interval_ms; an idle one (ing_detect_probe_interval) every
+ * idle_probe_ms by the CPE, whose probes keep the carrier NAT's binding
+ * open and notice a dead idle path within that interval, and by the
+ * concentrator only once the CPE's are overdue (nothing heard for two idle
+ * intervals: a CPE gone is down there too): its own probes would double an
+ * idle line's cost, and the data rule finds a dead path within T of its
+ * first DATA. */
+static bool probe_due(const struct gw_sess *s, struct gw_link *l,
+		      uint64_t now_us)
+{
+	const struct gw *gw = s->gw;
+	uint64_t ms = ing_detect_probe_interval(&l->det, now_us);
+
+	if (ing_detect_idle(&l->det, now_us) && gw->conf.role != ROLE_CPE &&
+	    now_us - l->last_rx_us < 2 * ms * 1000) {
+		return false;
+	}
+	/* the interval as it is now: a probe unanswered, or the first data,
+	 * brings the next one forward to probe_interval_ms after the last;
+	 * half a tick early at most, so that the ticks do not add up to one
+	 * interval late */
+	if (l->last_probe_us &&
+	    now_us + (uint64_t)gw->conf.probe_interval_ms * 500 <
+		    l->last_probe_us + ms * 1000) {
+		return false;
+	}
+	return true;
+}
+
 /* Every probe_interval_ms: the CPE's HELLOs (secure.c), and a PROBE on
- * every path of every session.  The CPE's PROBEs keep the NAT binding
- * open; both ends probe so that both measure the paths' round trips and
- * detect a dead path in their own direction (the concentrator once it has
- * learnt the path). */
+ * every path of every session that is due one (probe_due).  The CPE's
+ * PROBEs keep the NAT binding open; both ends probe a path in use so that
+ * both measure its round trip and detect it dead in their own direction
+ * (the concentrator once it has learnt the path). */
 void gw_send_keepalives(struct gw *gw, uint64_t now_us)
 {
 	unsigned i, k;
@@ -334,7 +365,9 @@ void gw_send_keepalives(struct gw *gw, uint64_t now_us)
 
 		gw_sec_send_hellos(s, now_us, false);
 		for (i = 0; i < gw->npaths; i++) {
-			gw_send_probe(s, &s->link[i], now_us);
+			if (probe_due(s, &s->link[i], now_us)) {
+				gw_send_probe(s, &s->link[i], now_us);
+			}
 		}
 	}
 }

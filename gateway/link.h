@@ -43,6 +43,7 @@ struct gw_link {
 	bool have_peer;
 	bool alive; /* the detector brought it up and it is not down */
 	uint64_t last_rx_us;
+	uint64_t last_probe_us; /* its last PROBE (link.c, probe_due) */
 	struct ing_detect det; /* its failure detector (ingress/detect.h) */
 	uint32_t rtt_us;       /* last PROBE round trip, 0: none */
 	struct egr_rtt rtt;    /* smoothed (egress/lto.h) */

@@ -82,7 +82,8 @@ void gw_sec_send_hellos(struct gw_sess *s, uint64_t now_us, bool force)
 	for (i = 0; i < s->gw->npaths; i++) {
 		struct gw_link *l = &s->link[i];
 
-		if (!gw_hs_hello_due(&s->sec, i, now_us, force) ||
+		if (!gw_hs_hello_due(&s->sec, i, now_us, force,
+				     ing_detect_idle(&l->det, now_us)) ||
 		    !gw_link_can_send(s, l)) {
 			continue;
 		}

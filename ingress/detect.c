@@ -257,17 +257,17 @@ bool ing_detect_deadline(const struct ing_detect *d, uint64_t *when_us)
 	return any;
 }
 
+bool ing_detect_idle(const struct ing_detect *d, uint64_t now_us)
+{
+	return d->state == ING_DET_UP && d->pmiss == 0 &&
+	       (!d->have_sent ||
+		now_us - d->last_data_us >= (uint64_t)d->p.idle_after_ms * 1000);
+}
+
 uint32_t ing_detect_probe_interval(const struct ing_detect *d,
 				   uint64_t now_us)
 {
-	bool idle = !d->have_sent ||
-		    now_us - d->last_data_us >=
-			    (uint64_t)d->p.idle_after_ms * 1000;
-
-	if (d->state == ING_DET_UP && d->pmiss == 0 && idle) {
-		return d->p.idle_probe_ms;
-	}
-	return d->p.probe_ms;
+	return ing_detect_idle(d, now_us) ? d->p.idle_probe_ms : d->p.probe_ms;
 }
 
 void ing_detect_reset_seq(struct ing_detect *d)

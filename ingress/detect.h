@@ -59,10 +59,10 @@ enum {
 	 * width of the type. */
 	ING_DET_MAX_LEVEL = 16,
 	/* Defaults of ing_detect_params_default, explained in DESIGN.md
-	 * ("Failure detection"): 10 s of idle probing costs a PROBE and its
-	 * answer (2 x 84 bytes over IPv4) every 10 s, 17 B/s, 44 MB a
+	 * ("Failure detection"): 15 s of idle probing costs a PROBE and its
+	 * answer (2 x 84 bytes over IPv4) every 15 s, 11 B/s, 29 MB a
 	 * month, when only the CPE probes an idle path. */
-	ING_DET_IDLE_PROBE_MS = 10000,
+	ING_DET_IDLE_PROBE_MS = 15000,
 	ING_DET_IDLE_AFTER_MS = 1000,
 	ING_DET_FLAP_WINDOW_MS = 10000,
 	ING_DET_HOLD_BASE_MS = 1000,
@@ -173,8 +173,11 @@ enum ing_det_event ing_detect_tick(struct ing_detect *d, uint64_t now_us);
  * comes before; false if nothing is pending. */
 bool ing_detect_deadline(const struct ing_detect *d, uint64_t *when_us);
 
-/* The probe interval now (ms): idle_probe_ms for a path UP that sent no
- * data for idle_after_ms and misses no probe, probe_ms otherwise. */
+/* Idle: UP, no data sent for idle_after_ms (or ever), no probe missing. */
+bool ing_detect_idle(const struct ing_detect *d, uint64_t now_us);
+
+/* The probe interval now (ms): idle_probe_ms when idle, probe_ms
+ * otherwise. */
 uint32_t ing_detect_probe_interval(const struct ing_detect *d,
 				   uint64_t now_us);
 

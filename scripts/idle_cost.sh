@@ -38,14 +38,35 @@ if ! wait_up cpe || ! wait_up conc; then
 fi
 # the handshake's and the first probes' burst is not the idle cost
 sleep 3
+refresh cpe
+refresh conc
+counters_mark cpe i0 path.lte.rx_bytes path.lte.rx_pkts
+counters_mark conc i0 path.lte.rx_bytes path.lte.rx_pkts
 d0=$(lte_bytes cpe)
 u0=$(lte_bytes conc)
 sleep "$dur"
 d1=$(lte_bytes cpe)
 u1=$(lte_bytes conc)
+refresh cpe
+refresh conc
 awk -v d=$((d1 - d0)) -v u=$((u1 - u0)) -v s="$dur" 'BEGIN {
-	printf "idle LTE over %d s: down %.1f B/s, up %.1f B/s, both %.1f B/s" \
+	printf "idle LTE over %d s, Ethernet frames (ours and the veths'"'"'" \
+	       " ARP): down %.1f B/s, up %.1f B/s, both %.1f B/s" \
 	       " = %.1f MB per 30 days\n", s, d / s, u / s, (d + u) / s,
+	       (d + u) / s * 86400 * 30 / 1e6
+}'
+# what the daemons received on the LTE, with 28 bytes of IPv4 and UDP
+# header each: the tunnel's own packets as an IP line (LTE) carries them
+down=$(($(counters_delta cpe i0 path.lte.rx_bytes) +
+	28 * $(counters_delta cpe i0 path.lte.rx_pkts)))
+up=$(($(counters_delta conc i0 path.lte.rx_bytes) +
+	28 * $(counters_delta conc i0 path.lte.rx_pkts)))
+awk -v d="$down" -v u="$up" -v s="$dur" \
+	-v pd="$(counters_delta cpe i0 path.lte.rx_pkts)" \
+	-v pu="$(counters_delta conc i0 path.lte.rx_pkts)" 'BEGIN {
+	printf "idle LTE over %d s, l3bond'"'"'s IP packets: down %d pkts %.1f B/s," \
+	       " up %d pkts %.1f B/s, both %.1f B/s = %.1f MB per 30 days\n",
+	       s, pd, d / s, pu, u / s, (d + u) / s,
 	       (d + u) / s * 86400 * 30 / 1e6
 }'
 ok "measured"

@@ -69,7 +69,7 @@ static struct pkt hello(struct gw_sec *cpe, unsigned path, uint64_t now)
 {
 	struct pkt p;
 
-	assert_true(gw_hs_hello_due(cpe, path, now, false));
+	assert_true(gw_hs_hello_due(cpe, path, now, false, false));
 	p.len = gw_hs_hello(cpe, path, SESSION, now, p.b, sizeof(p.b));
 	assert_true(p.len > 0);
 	gw_hs_hello_sent(cpe, path, now);
@@ -330,7 +330,7 @@ static void test_stale_ack(void **state)
 	assert_int_equal(cpe.st.pn_exhausted, 1);
 	assert_int_equal(cpe.st.rekeys, 1);
 	assert_false(cpe.adopted);
-	assert_true(gw_hs_hello_due(&cpe, 0, 1001, false));
+	assert_true(gw_hs_hello_due(&cpe, 0, 1001, false, true));
 	out = handle(&cpe, &a, 3000);
 	assert_int_equal(out.drop, GW_AUTH_STALE_ACK);
 	assert_false(out.established || out.rekey);
@@ -355,8 +355,15 @@ static void test_conc_restart(void **state)
 	connect(&cpe, &conc, 1000);
 	old_r_cpe = cpe.r_cpe;
 	/* HELLOs go on every GW_HELLO_MS once adopted */
-	assert_false(gw_hs_hello_due(&cpe, 0, 1000 + 1000, false));
-	assert_true(gw_hs_hello_due(&cpe, 0, 1000 + 1000, true));
+	assert_false(gw_hs_hello_due(&cpe, 0, 1000 + 1000, false, false));
+	assert_true(gw_hs_hello_due(&cpe, 0, 1000 + 1000, true, false));
+	assert_true(gw_hs_hello_due(&cpe, 0, 1000 + GW_HELLO_MS * 1000, false,
+				    false));
+	/* none on an idle path (its probes notice the restart) but forced */
+	assert_false(gw_hs_hello_due(&cpe, 0, 1000 + GW_HELLO_MS * 1000, false,
+				     true));
+	assert_true(gw_hs_hello_due(&cpe, 0, 1000 + GW_HELLO_MS * 1000, true,
+				    true));
 	gw_hs_init(&conc2, false, &psk, false);
 	h = hello(&cpe, 0, 1000 + GW_HELLO_MS * 1000);
 	out = handle(&conc2, &h, 600000);
