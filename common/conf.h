@@ -107,6 +107,7 @@ struct conf {
 	enum conf_log_level log_level;
 	uint32_t probe_interval_ms; /* PROBE on every path this often */
 	uint32_t dead_after_ms;	    /* a path unanswered this long is down */
+	uint32_t idle_probe_ms;	    /* the CPE's PROBE on an idle path */
 	/* every CPE (see struct conf_cpe): ncpes entries on the heap, owned
 	 * by this struct conf (conf_free, conf_copy); NULL when none */
 	unsigned ncpes;

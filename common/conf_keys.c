@@ -662,6 +662,10 @@ const struct key conf_top_keys[] = {
 	{KEY("dead_after_ms", CONF_TOP, CONF_RUNTIME, 0, 100, 10000, "1000",
 	     "a path unanswered this long is down, ms (>= 2 x probe_interval_ms)"),
 	 INT_KEY(struct conf, dead_after_ms, 1)},
+	{KEY("idle_probe_ms", CONF_TOP, CONF_RUNTIME, 0, 1000, 300000, "20000",
+	     "ms between two PROBEs on a path with no data (the CPE's: under "
+	     "the carrier NAT's UDP timeout)"),
+	 INT_KEY(struct conf, idle_probe_ms, 1)},
 	/* not an alias: it stands for 3 x itself (check_liveness) */
 	{KEY("keepalive_ms", CONF_TOP, CONF_RELOAD, CONF_KEY_DEPRECATED, 100,
 	     1000, NULL, "replaced by probe_interval_ms and dead_after_ms"),

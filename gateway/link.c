@@ -107,6 +107,7 @@ static void det_params(const struct gw *gw, struct ing_detect_params *p)
 	ing_detect_params_default(p, gw->conf.sched.t_report_ms,
 				  gw->conf.dead_after_ms,
 				  gw->conf.probe_interval_ms);
+	p->idle_probe_ms = gw->conf.idle_probe_ms;
 }
 
 /* The session's detector timer at the earliest deadline of its links

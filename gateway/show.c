@@ -195,6 +195,7 @@ static void table_session(FILE *f, const struct facts *s, size_t first,
 		"early_release",
 		"probe_interval_ms",
 		"dead_after_ms",
+		"idle_probe_ms",
 		"log_level",
 		NULL,
 	};

@@ -138,8 +138,11 @@ static void walk_session(struct gw_sess *se, struct walker *w)
 	gauge(w, "probe_interval_ms", "PROBE interval per path, ms",
 	      gw->conf.probe_interval_ms);
 	gauge(w, "dead_after_ms",
-	      "a path with nothing heard for this long is down, ms",
+	      "a path unanswered for this long is down, ms",
 	      gw->conf.dead_after_ms);
+	gauge(w, "idle_probe_ms",
+	      "PROBE interval of a path with no data (the CPE's), ms",
+	      gw->conf.idle_probe_ms);
 	text(w, "log_level", "messages of this level and above are logged",
 	     conf_log_level_name(gw->log_level));
 	gauge_f(w, "w_mobile",

@@ -217,6 +217,8 @@ void fuzz_check_conf(const struct conf *c)
 			   c->dead_after_ms >= 2 * c->probe_interval_ms,
 		   "dead_after_ms %u (probe_interval_ms %u)", c->dead_after_ms,
 		   c->probe_interval_ms);
+	FUZZ_CHECK(c->idle_probe_ms >= 1000 && c->idle_probe_ms <= 300000,
+		   "idle_probe_ms %u", c->idle_probe_ms);
 	check_paths(c);
 	check_lan(c);
 	check_prefixes(c);
@@ -242,6 +244,7 @@ bool fuzz_conf_equal(const struct conf *a, const struct conf *b)
 	      SAME(nlan) && SAME_MEM(lan) && SAME(bond_output) &&
 	      SAME(nprefixes) && SAME(release_mark) && SAME(log_level) &&
 	      SAME(probe_interval_ms) && SAME(dead_after_ms) &&
+	      SAME(idle_probe_ms) &&
 	      SAME_MEM(control_socket) &&
 	      SAME_MEM(control_group))) {
 		return false;

@@ -49,6 +49,7 @@ static const struct rkey rkeys[] = {
 	{"log_level", LEVEL, 0, 0, 0},
 	{"probe_interval_ms", INT, 20, 1000, 1},
 	{"dead_after_ms", INT, 100, 10000, 1},
+	{"idle_probe_ms", INT, 1000, 300000, 1},
 	{"release_mark", INT, 0, UINT32_MAX, 1},
 };
 
@@ -84,6 +85,8 @@ static double get(const struct conf *c, const struct rkey *k)
 		return c->probe_interval_ms;
 	} else if (!strcmp(n, "release_mark")) {
 		return c->release_mark;
+	} else if (!strcmp(n, "idle_probe_ms")) {
+		return c->idle_probe_ms;
 	}
 	return c->dead_after_ms;
 }
@@ -119,6 +122,8 @@ static void copy_field(struct conf *dst, const struct conf *src,
 		dst->probe_interval_ms = src->probe_interval_ms;
 	} else if (!strcmp(n, "release_mark")) {
 		dst->release_mark = src->release_mark;
+	} else if (!strcmp(n, "idle_probe_ms")) {
+		dst->idle_probe_ms = src->idle_probe_ms;
 	} else {
 		dst->dead_after_ms = src->dead_after_ms;
 	}

@@ -536,6 +536,10 @@ static const struct bad_case bad_cases[] = {
 	 ":3: probe_interval_ms: bad value '0.5': expected an integer"},
 	{TOP("dead_after_ms = 99;"),
 	 ":3: dead_after_ms: bad value '99': out of range 100..10000"},
+	{TOP("idle_probe_ms = 999;"),
+	 ":3: idle_probe_ms: bad value '999': out of range 1000..300000"},
+	{TOP("idle_probe_ms = 300001;"),
+	 ":3: idle_probe_ms: bad value '300001': out of range 1000..300000"},
 	{TOP("dead_after_ms = 10001;"),
 	 ":3: dead_after_ms: bad value '10001': out of range 100..10000"},
 	{TOP("dead_after_ms = 399;"),
@@ -696,6 +700,7 @@ static void test_defaults(void **state)
 	assert_int_equal(c.log_level, CONF_LOG_INFO);
 	assert_int_equal(c.probe_interval_ms, 200);
 	assert_int_equal(c.dead_after_ms, 1000);
+	assert_int_equal(c.idle_probe_ms, 20000);
 	assert_string_equal(c.control_socket, "/run/l3bond/l3bondd.sock");
 	assert_string_equal(c.control_group, "l3bond");
 	/* no key until a file gives one */
