@@ -317,6 +317,9 @@ static void on_packet(void *ctx, const struct nfqueue_pkt *pk)
 			}
 		}
 		gw_link_heard(s, l, &from, newest, e->now_us);
+		/* a path that brings DATA is in use: probed at the busy
+		 * interval */
+		ing_detect_data_in(&l->det, e->now_us);
 		on_data(s, pk, &m, drop, tun);
 		return;
 	}

@@ -120,6 +120,8 @@ struct ing_detect {
 	uint32_t acked_next;	/* the peer's lseq_next, as far as known */
 	uint64_t wait_us;	/* the acknowledgement wait started */
 	uint64_t last_data_us;	/* last data sent */
+	bool have_in;
+	uint64_t last_in_us;	/* last data received on the path */
 	/* probes unanswered since the last answer: the first few send
 	 * times */
 	uint32_t pmiss;
@@ -174,7 +176,13 @@ enum ing_det_event ing_detect_tick(struct ing_detect *d, uint64_t now_us);
  * comes before; false if nothing is pending. */
 bool ing_detect_deadline(const struct ing_detect *d, uint64_t *when_us);
 
-/* Idle: UP, no data sent for idle_after_ms (or ever), no probe missing. */
+/* DATA from the peer arrived on the path: it is in use, not idle (the
+ * peer's detector watches that direction, ours must see the path's death
+ * within the busy probe interval for the resequencer's sake). */
+void ing_detect_data_in(struct ing_detect *d, uint64_t now_us);
+
+/* Idle: UP, no data sent or received for idle_after_ms (or ever), no
+ * probe missing. */
 bool ing_detect_idle(const struct ing_detect *d, uint64_t now_us);
 
 /* The probe interval now (ms): idle_probe_ms when idle, probe_ms

@@ -359,9 +359,21 @@ static void test_idle_interval(void **state)
 	assert_int_equal(ing_detect_probe_interval(&d, MS(2999)), 200);
 	assert_int_equal(ing_detect_probe_interval(&d, MS(3000)),
 			 ING_DET_IDLE_PROBE_MS);
+	/* data coming in on the path: in use too, for idle_after_ms */
+	ing_detect_data_in(&d, MS(3500));
+	assert_false(ing_detect_idle(&d, MS(3500)));
+	assert_int_equal(ing_detect_probe_interval(&d, MS(4499)), 200);
+	assert_true(ing_detect_idle(&d, MS(4500)));
 	/* a probe missing: fast again, to decide soon */
 	ing_detect_probe_sent(&d, MS(5000));
+	assert_false(ing_detect_idle(&d, MS(5001)));
 	assert_int_equal(ing_detect_probe_interval(&d, MS(5001)), 200);
+	/* answered: idle again; not up: never idle */
+	assert_int_equal(ing_detect_answered(&d, MS(5050)), ING_DET_EV_NONE);
+	assert_true(ing_detect_idle(&d, MS(5050)));
+	ing_detect_reset_seq(&d);
+	d.state = ING_DET_DOWN;
+	assert_false(ing_detect_idle(&d, MS(6000)));
 }
 
 /* An idle path is cut: its idle probe misses, the next two come fast, and
