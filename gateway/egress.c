@@ -477,7 +477,10 @@ static void send_report(struct gw_sess *s, uint64_t now_us)
 		rx += s->egr.loss.p[i].rx;
 	}
 	if (rx == s->est.report_rx) {
+		/* the interval counts in the report sequence: the peer's DWD
+		 * takes one step for each (ing_sched_on_report) */
 		s->est.reports_idle++;
+		s->egr.loss.report_seq++;
 		return;
 	}
 	s->est.report_rx = rx;

@@ -321,22 +321,39 @@ void gw_links_on_path_reopened(struct gw *gw, unsigned path)
 	}
 }
 
-/* Whether l is due a PROBE now.  A path that
- * carries data, or misses an answer, or is not up, is probed every
- * probe_interval_ms; an idle one (ing_detect_probe_interval) every
+/* Whether l is due a PROBE now.  A path of a session that
+ * carries data (on any path), or that misses an answer, or is not up, is
+ * probed every probe_interval_ms; an idle one (gw_link_idle) every
  * idle_probe_ms by the CPE, whose probes keep the carrier NAT's binding
  * open and notice a dead idle path within that interval, and by the
  * concentrator only once the CPE's are overdue (nothing heard for two idle
  * intervals: a CPE gone is down there too): its own probes would double an
  * idle line's cost, and the data rule finds a dead path within T of its
  * first DATA. */
+bool gw_link_idle(const struct gw_sess *s, const struct gw_link *l,
+		  uint64_t now_us)
+{
+	unsigned i;
+
+	if (!ing_detect_idle(&l->det, now_us)) {
+		return false;
+	}
+	for (i = 0; i < s->gw->npaths; i++) {
+		if (!ing_detect_quiet(&s->link[i].det, now_us)) {
+			return false;
+		}
+	}
+	return true;
+}
+
 static bool probe_due(const struct gw_sess *s, struct gw_link *l,
 		      uint64_t now_us)
 {
 	const struct gw *gw = s->gw;
-	uint64_t ms = ing_detect_probe_interval(&l->det, now_us);
+	bool idle = gw_link_idle(s, l, now_us);
+	uint64_t ms = idle ? l->det.p.idle_probe_ms : l->det.p.probe_ms;
 
-	if (ing_detect_idle(&l->det, now_us) && gw->conf.role != ROLE_CPE &&
+	if (idle && gw->conf.role != ROLE_CPE &&
 	    now_us - l->last_rx_us < 2 * ms * 1000) {
 		return false;
 	}

@@ -72,6 +72,13 @@ void gw_link_probe_sent(struct gw_sess *s, struct gw_link *l, uint64_t now_us);
 void gw_link_on_probe_ack(struct gw_sess *s, struct gw_link *l,
 			  uint64_t now_us);
 void gw_links_on_peer_restarted(struct gw_sess *s);
+/* l is idle: it is (ing_detect_idle: up, answering, no data of its own)
+ * and no path of s carried data in either direction for idle_after_ms.
+ * While one path of a session is in use every path is probed at the busy
+ * interval: each must be ready to take its traffic, the carrier NAT's
+ * rebinding must be learnt at once, and the peer's must be seen gone. */
+bool gw_link_idle(const struct gw_sess *s, const struct gw_link *l,
+		  uint64_t now_us);
 /* every probe_interval_ms: the CPE's HELLOs, a PROBE on every link */
 void gw_send_keepalives(struct gw *gw, uint64_t now_us);
 /* on_session_established: a CPE probes every path at once */

@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 
 #include "gateway/gw.h"
+#include "gateway/link.h"
 #include "gateway/outer.h"
 #include "gateway/path.h"
 #include "gateway/secure.h"
@@ -83,7 +84,7 @@ void gw_sec_send_hellos(struct gw_sess *s, uint64_t now_us, bool force)
 		struct gw_link *l = &s->link[i];
 
 		if (!gw_hs_hello_due(&s->sec, i, now_us, force,
-				     ing_detect_idle(&l->det, now_us)) ||
+				     gw_link_idle(s, l, now_us)) ||
 		    !gw_link_can_send(s, l)) {
 			continue;
 		}

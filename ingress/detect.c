@@ -263,13 +263,18 @@ void ing_detect_data_in(struct ing_detect *d, uint64_t now_us)
 	d->last_in_us = now_us;
 }
 
-bool ing_detect_idle(const struct ing_detect *d, uint64_t now_us)
+bool ing_detect_quiet(const struct ing_detect *d, uint64_t now_us)
 {
 	uint64_t after = (uint64_t)d->p.idle_after_ms * 1000;
 
-	return d->state == ING_DET_UP && d->pmiss == 0 &&
-	       (!d->have_sent || now_us - d->last_data_us >= after) &&
+	return (!d->have_sent || now_us - d->last_data_us >= after) &&
 	       (!d->have_in || now_us - d->last_in_us >= after);
+}
+
+bool ing_detect_idle(const struct ing_detect *d, uint64_t now_us)
+{
+	return d->state == ING_DET_UP && d->pmiss == 0 &&
+	       ing_detect_quiet(d, now_us);
 }
 
 uint32_t ing_detect_probe_interval(const struct ing_detect *d,

@@ -181,8 +181,9 @@ bool ing_detect_deadline(const struct ing_detect *d, uint64_t *when_us);
  * within the busy probe interval for the resequencer's sake). */
 void ing_detect_data_in(struct ing_detect *d, uint64_t now_us);
 
-/* Idle: UP, no data sent or received for idle_after_ms (or ever), no
- * probe missing. */
+/* Quiet: no data sent or received for idle_after_ms (or ever).  Idle:
+ * quiet, UP and no probe missing. */
+bool ing_detect_quiet(const struct ing_detect *d, uint64_t now_us);
 bool ing_detect_idle(const struct ing_detect *d, uint64_t now_us);
 
 /* The probe interval now (ms): idle_probe_ms when idle, probe_ms

@@ -718,12 +718,17 @@ void ing_sched_on_report(struct ing_sched *s, uint32_t seq,
 	bool queue, draining, mobile_full, loss_cong;
 	double ratio = 1, inc = 0;
 	uint64_t lost;
+	uint32_t dseq;
 
 	if (s->have_report_seq && !seq_after(seq, s->report_seq)) {
 		s->st.stale_reports++;
 		return;
 	}
-	learn_rates(s, r, s->have_report_seq ? seq - s->report_seq : 0);
+	/* report intervals since the last report: one, or more when reports
+	 * were lost or the peer's egress had nothing to report (it counts
+	 * those intervals in its sequence all the same) */
+	dseq = s->have_report_seq ? seq - s->report_seq : 1;
+	learn_rates(s, r, s->have_report_seq ? dseq : 0);
 	s->have_report_seq = true;
 	s->report_seq = seq;
 	s->st.reports++;
@@ -795,12 +800,21 @@ void ing_sched_on_report(struct ing_sched *s, uint32_t seq,
 		s->quiet_reports = 0;
 	} else {
 		/* DWD: only after t_dwd_ms without congestion, one step a
-		 * report. */
-		if (s->quiet_reports < UINT32_MAX) {
-			s->quiet_reports++;
-		}
-		if (s->quiet_reports > s->p.t_dwd_ms / s->p.t_report_ms &&
-		    s->w_mobile > 0) {
+		 * report interval: the intervals this report covers (its
+		 * cumulative counters show no loss in any of them), so an
+		 * idle session, which sends no reports, comes back with the
+		 * weight its quiet time took off. */
+		uint32_t hold = s->p.t_dwd_ms / s->p.t_report_ms;
+		uint32_t before = s->quiet_reports;
+		uint64_t steps;
+
+		s->quiet_reports = before > UINT32_MAX - dseq ? UINT32_MAX
+							      : before + dseq;
+		steps = (uint64_t)(s->quiet_reports > hold
+					   ? s->quiet_reports - hold
+					   : 0) -
+			(before > hold ? before - hold : 0);
+		for (; steps > 0 && s->w_mobile > 0; steps--) {
 			s->w_mobile = s->w_mobile > 1 ? s->w_mobile - 1 : 0;
 			s->st.dwd++;
 		}

@@ -339,9 +339,14 @@ check "SIGHUP: session kept (no new handshake, no peer restart, no loss)" \
 
 kill -KILL "${DPID[cpe]}"
 tb_wait "${DPID[cpe]}" 5 || true
-# the concentrator takes the paths down after dead_after_ms (at most 1.5 s
-# here: 1 s by default, 3 x keepalive_ms where a config still sets that)
-sleep 2.5
+# An idle session is probed by the CPE alone (idle_probe_ms): the
+# concentrator finds the CPE gone once it has traffic for it.  Its probes
+# go at the busy interval then and its DATA is not acknowledged: the paths
+# are suspect within 3 probe intervals and T, down at once (nothing
+# answered for far longer than dead_after_ms).  Pings wake it (answers
+# lost, or native if already down), then 1.5 s.
+ping_count srv "$TB_CLI_IP" 10 >/dev/null
+sleep 1.5
 refresh conc
 n=$(ping_count cli "$TB_SRV_IP" 5)
 m=$(ping_count srv "$TB_CLI_IP" 5)

@@ -840,6 +840,32 @@ static void test_fixed_sent_and_loss_sum(void **state)
 
 /* ---- report sequence ---- */
 
+/* DWD over a gap in the report sequence: an idle egress sends no report
+ * but counts the interval, so the weight comes back down as if every
+ * interval had been reported loss-free; the hold (t_dwd_ms / t_report_ms
+ * = 5 intervals) counts once. */
+static void test_dwd_gap(void **state)
+{
+	struct fx f;
+
+	(void)state;
+	fx_init(&f, prm(0.5, 250, 50, 1000), "FM");
+	fx_report_seq(&f, 0);
+	f.s.w_mobile = 20;
+	f.s.quiet_reports = 0;
+	/* 15 intervals quiet: 5 held, 10 steps */
+	fx_report_seq(&f, 15);
+	assert_near(f.s.w_mobile, 10);
+	assert_int_equal(f.s.st.dwd, 10);
+	/* then one step a report, as before */
+	fx_report_seq(&f, 16);
+	assert_near(f.s.w_mobile, 9);
+	/* a gap longer than the weight: 0, not below */
+	fx_report_seq(&f, 16 + 1000);
+	assert_near(f.s.w_mobile, 0);
+	assert_int_equal(f.s.st.dwd, 20);
+}
+
 static void test_report_seq(void **state)
 {
 	struct fx f;
@@ -859,7 +885,9 @@ static void test_report_seq(void **state)
 	fx_report_seq(&f, 9);
 	assert_int_equal(f.s.st.reports, 2);
 	assert_int_equal(f.s.st.stale_reports, 3);
-	assert_int_equal(f.s.quiet_reports, 2);
+	/* the report at 10 covers the ten intervals since 0 (lost reports,
+	 * or none sent by an idle egress): all quiet */
+	assert_int_equal(f.s.quiet_reports, 11);
 	assert_int_equal(f.s.report_seq, 10);
 
 	/* a stale report's counters are ignored, baseline included: the
@@ -1728,6 +1756,7 @@ int main(void)
 		cmocka_unit_test(test_peer_restarted),
 		cmocka_unit_test(test_fixed_sent_and_loss_sum),
 		cmocka_unit_test(test_report_seq),
+		cmocka_unit_test(test_dwd_gap),
 		cmocka_unit_test(test_baselines),
 		cmocka_unit_test(test_loss_sum_large),
 		cmocka_unit_test(test_wrr_two_paths),
