@@ -880,6 +880,10 @@ nat_rule -j MASQUERADE
 ct_flush
 tb_exec lte ip addr del "$LTE_CONC_IP2/24" dev conc
 e3=$(now)
+# no flow now: the session is idle and the CPE probes its paths every
+# idle_probe_ms only; the first packets through the bond make it busy,
+# and its probes at the busy interval teach the concentrator the mapping
+ping_count cli "$TB_SRV_IP" 3 >/dev/null
 sleep 0.5
 seen3=$(an first "$e3" "$e3" "n('path.lte.peer').split(':')[0] == '$TB_LTE_CONC_IP' and
 	not 20000 <= int(n('path.lte.peer').split(':')[1]) <= 21999")
