@@ -43,8 +43,8 @@
 # --runs N: runs per case (3; the flapping case at most 2); --quick: 1
 # run, shorter flows (a smoke test of the script).  L3BONDD, L3BONDCTL
 # (and L3B_TOOLS_DIR) measure another build of the daemon on the same
-# testbed, e.g. main's built in a worktree of its own.  About 8 minutes
-# at the defaults.
+# testbed, e.g. main's built in a worktree of its own.  About 9 minutes
+# at the defaults (8 min 49 s measured), 3 with --quick.
 set -Eeuo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
