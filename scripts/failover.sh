@@ -285,15 +285,23 @@ res() {
 	sed -n "s/^$2=//p" "$TB_DIR/$1.res"
 }
 
-# Both ends have both paths up in their detector (a path held after
-# flapping waits up to 30 s): at most SECS s.
+# A path usable on BOX: up in its failure detector (a build without one,
+# main's before issue 14: up).
+usable() {
+	local d
+	d=$(st "$1" "path.$2.detect")
+	[ "${d:-$([ "$(st "$1" "path.$2.up")" = 1 ] && echo up)}" = up ]
+}
+
+# Both ends have both paths usable (a path held after flapping waits up
+# to 30 s): at most SECS s.
 wait_usable() {
 	local secs=$1 i
 	for ((i = 0; i < secs * 5; i++)); do
 		refresh conc
 		refresh cpe
-		if [ "$(st conc path.dsl.detect)$(st conc path.lte.detect)" = upup ] &&
-			[ "$(st cpe path.dsl.detect)$(st cpe path.lte.detect)" = upup ]; then
+		if usable conc dsl && usable conc lte && usable cpe dsl &&
+			usable cpe lte; then
 			return 0
 		fi
 		sleep 0.2
