@@ -79,6 +79,7 @@
 #   tb_linkem_stats PATH DIR    prints the emulator's counters (JSON)
 #   tb_rate PATH DIR MBIT       changes the tbf rate at run time
 #   tb_cut PATH / tb_heal PATH  link down / up, both directions
+#   tb_flap PATH CUT_MS HEAL_MS SECS   cut and healed in turn, for SECS s
 #   tb_teardown                 kills what we started (by PID), deletes
 #                               the namespaces and TB_DIR; runs on EXIT.
 #                               Sanitizer reports in the background tools'
@@ -570,6 +571,31 @@ tb_cut() {
 
 tb_heal() {
 	tb_linkem_set "$1" both up
+}
+
+# tb_flap PATH CUT_MS HEAL_MS SECS: PATH cut for CUT_MS, healed for
+# HEAL_MS, over and over for SECS s, healed at the end; the number of cuts
+# on stdout.  The times are deadlines from the start, so the pattern does
+# not drift with what the commands take.  Run it in the background (&,
+# stdout to a file) beside a flow.
+tb_flap() {
+	local path=$1 cut=$2 heal=$3 secs=$4 t end n=0
+	t=$EPOCHREALTIME
+	end=$(awk -v t="$t" -v s="$secs" 'BEGIN { printf "%.6f", t + s }')
+	while awk -v t="$t" -v e="$end" 'BEGIN { exit !(t < e) }'; do
+		sleep "$(awk -v t="$t" -v n="$EPOCHREALTIME" \
+			'BEGIN { d = t - n; printf "%.3f", (d > 0 ? d : 0) }')"
+		if ((n % 2 == 0)); then
+			tb_cut "$path"
+			t=$(awk -v t="$t" -v d="$cut" 'BEGIN { printf "%.6f", t + d / 1000 }')
+		else
+			tb_heal "$path"
+			t=$(awk -v t="$t" -v d="$heal" 'BEGIN { printf "%.6f", t + d / 1000 }')
+		fi
+		n=$((n + 1))
+	done
+	tb_heal "$path"
+	echo $(((n + 1) / 2))
 }
 
 tb_teardown() {

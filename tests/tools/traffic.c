@@ -62,6 +62,7 @@ struct opts {
 	const char *json;
 	const char *csv;
 	unsigned csv_interval_ms;
+	const char *pkt_log;
 	unsigned linger_ms;
 	const char *ready;
 	uint64_t bytes;
@@ -378,7 +379,7 @@ static int cmd_recv(const struct opts *o)
 	uint64_t sock_drops = 0;
 	int64_t start, end, fin_at = INT64_MAX, next_csv = INT64_MAX;
 	int64_t ivl_ns = (int64_t)o->csv_interval_ms * 1000000LL;
-	FILE *csv = NULL;
+	FILE *csv = NULL, *plog = NULL;
 	FILE *out;
 	int one = 1;
 	int fd, ret = 0;
@@ -411,6 +412,19 @@ static int cmd_recv(const struct opts *o)
 			return 2;
 		}
 		fprintf(csv, "t_s,mbit_s,pkts,lost,reordered,delay_avg_ms\n");
+	}
+	if (o->pkt_log) {
+		/* One line per new probe: what a benchmark needs to place a
+		 * loss in time (scripts/failover.sh: the sender's and the
+		 * receiver's CLOCK_MONOTONIC, the same clock on one host). */
+		plog = open_out(o->pkt_log);
+		if (!plog) {
+			if (csv) {
+				close_out(csv);
+			}
+			close(fd);
+			return 2;
+		}
 	}
 	tr_rx_init(&rx);
 	touch_ready(o->ready);
@@ -449,6 +463,7 @@ static int cmd_recv(const struct opts *o)
 					    .msg_control = cbuf,
 					    .msg_controllen = sizeof(cbuf)};
 			struct cmsghdr *cm;
+			struct tr_hdr h;
 			ssize_t n = recvmsg(fd, &mh, 0);
 			int64_t d = 0;
 			int k;
@@ -478,6 +493,12 @@ static int cmd_recv(const struct opts *o)
 				iv.bytes += (uint64_t)n + TR_IPUDP_LEN;
 				iv.pkts++;
 				iv.delay_sum += d;
+				if (plog && !tr_hdr_get(buf, (size_t)n, &h)) {
+					fprintf(plog,
+						"%" PRIu64 " %" PRIu64
+						" %" PRId64 "\n",
+						h.seq, h.tx_ns, t);
+				}
 			} else if (k == TR_RX_FIN && fin_at == INT64_MAX) {
 				/* Stragglers of other paths may still come. */
 				fin_at = t + (int64_t)o->linger_ms * 1000000LL;
@@ -487,6 +508,9 @@ static int cmd_recv(const struct opts *o)
 	close(fd);
 	if (csv) {
 		close_out(csv);
+	}
+	if (plog) {
+		close_out(plog);
 	}
 	out = open_out(o->json);
 	if (out) {
@@ -962,6 +986,7 @@ static void usage(FILE *f)
 		"[--json F]\n"
 		"           [--csv F --csv-interval-ms MS] [--linger-ms MS] "
 		"[--ready-file F]\n"
+		"           [--pkt-log F: 'seq tx_ns rx_ns' per new probe]\n"
 		"       l3b-traffic tcp-send --dst IP --port P --bytes N "
 		"[--json F]\n"
 		"       l3b-traffic tcp-recv --port P --duration S [--json F] "
@@ -1009,6 +1034,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		{"json", required_argument, NULL, 'j'},
 		{"csv", required_argument, NULL, 'c'},
 		{"csv-interval-ms", required_argument, NULL, 'i'},
+		{"pkt-log", required_argument, NULL, 'L'},
 		{"linger-ms", required_argument, NULL, 'l'},
 		{"ready-file", required_argument, NULL, 'y'},
 		{"bind", required_argument, NULL, 'b'},
@@ -1108,6 +1134,9 @@ static int parse(int argc, char **argv, struct opts *o)
 			break;
 		case 'c':
 			o->csv = optarg;
+			break;
+		case 'L':
+			o->pkt_log = optarg;
 			break;
 		case 'i':
 			if (num(optarg, 1, 3600000, &v, name)) {
