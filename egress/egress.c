@@ -5,6 +5,8 @@ int egr_init(struct egr *e, const struct egr_reseq_params *p, unsigned npaths,
 	     egr_release_fn fn, void *ctx)
 {
 	e->bad_path = 0;
+	e->lto_max_us = p->t_lto_us;
+	e->lto_back = 0;
 	egr_loss_init(&e->loss, npaths);
 	return egr_reseq_init(&e->reseq, p, npaths, fn, ctx);
 }
@@ -23,6 +25,16 @@ enum egr_verdict egr_on_data(struct egr *e, const struct wire_hdr *h,
 		e->bad_path++;
 		return EGR_DROP_PATH;
 	}
+	if (e->reseq.path_seen[h->path] &&
+	    now_us - e->reseq.path_last_us[h->path] > EGR_LTO_BACK_US &&
+	    e->reseq.p.t_lto_us < e->lto_max_us) {
+		struct egr_reseq_params rp = e->reseq.p;
+
+		rp.t_lto_us = e->lto_max_us;
+		if (!egr_reseq_set_params(&e->reseq, &rp)) {
+			e->lto_back++;
+		}
+	}
 	missing = egr_loss_on_packet(&e->loss, h->path, h->lseq);
 	egr_loss_on_delay(&e->loss, h->path, h->tstamp, now_us);
 	return egr_reseq_push_flow(&e->reseq, h->gseq, h->path, missing,
@@ -35,6 +47,7 @@ bool egr_adapt_lto(struct egr *e, const struct egr_lto_path *p,
 	struct egr_reseq_params rp = e->reseq.p;
 	uint32_t cur = rp.t_lto_us;
 
+	e->lto_max_us = max_us;
 	rp.t_lto_us = egr_lto_step(cur, egr_lto_target(&e->loss, p, npaths,
 						       max_us),
 				   max_us);

@@ -9,17 +9,30 @@
 #include "egress/lto.h"
 #include "egress/reseq.h"
 
+enum {
+	/* A path silent this long whose DATA comes again is back (after a
+	 * cut, or from disuse): its packets lag the others' by what its
+	 * delay and its buffer, filled while the others carried everything,
+	 * add, which the reorder timeout adapted without it cannot know. */
+	EGR_LTO_BACK_US = 100000,
+};
+
 struct egr {
 	struct egr_loss loss;
 	struct egr_reseq reseq;
 	uint64_t bad_path; /* DATA dropped: path index out of range */
+	uint32_t lto_max_us; /* the configured t_lto (egr_adapt_lto) */
+	uint64_t lto_back;   /* paths back: the timeout raised to it */
 };
 
 int egr_init(struct egr *e, const struct egr_reseq_params *p, unsigned npaths,
 	     egr_release_fn fn, void *ctx);
 void egr_free(struct egr *e);
 
-/* A validated DATA header arrives; see egr_reseq_push. */
+/* A validated DATA header arrives; see egr_reseq_push.  DATA on a path
+ * that delivered nothing for EGR_LTO_BACK_US raises the reorder timeout to
+ * its ceiling at once (lto_back); egr_adapt_lto brings it down again as
+ * the measurements allow, 1/8 a report interval. */
 enum egr_verdict egr_on_data(struct egr *e, const struct wire_hdr *h,
 			     uint64_t now_us, uint64_t cookie);
 

@@ -369,6 +369,10 @@ static void walk_egress(struct gw_sess *se, struct walker *w)
 	counter(w, "hole_flush",
 		"holes given up by a flush (peer restart, stop)",
 		rs->hole_flush);
+	counter(w, "lto_back",
+		"paths whose DATA came again after a silence: the reorder "
+		"timeout raised to t_lto_ms",
+		se->egr.lto_back);
 	counter(w, "reports_sent",
 		"REPORT intervals in which REPORTs went out (on every path)",
 		es->reports);

@@ -560,6 +560,61 @@ static void test_delay_reported(void **state)
 	free(snk);
 }
 
+static void nop_release(void *ctx, uint64_t cookie, uint32_t gseq);
+
+/* A path back after a silence (a cut healed): the reorder timeout, adapted
+ * down while one path carried everything, goes up to its ceiling at once,
+ * so the other path's packets, queued behind what it carried alone, are
+ * waited for; adaptation takes it down again.  A path that only paused
+ * less than EGR_LTO_BACK_US changes nothing. */
+static void test_lto_back(void **state)
+{
+	struct egr_reseq_params p = {.t_lto_us = 50000, .capacity = 64};
+	struct egr_lto_path lp[2] = {{.up = true}, {.up = true}};
+	struct wire_hdr h;
+	struct egr e;
+	uint32_t g = 0;
+
+	(void)state;
+	assert_int_equal(egr_init(&e, &p, 2, nop_release, NULL), 0);
+	memset(&h, 0, sizeof(h));
+	h.type = WIRE_DATA;
+	/* both paths deliver, then path 0 alone: the timeout comes down */
+	for (unsigned i = 0; i < 2; i++) {
+		h.path = (uint8_t)i;
+		h.gseq = g++;
+		h.lseq = 0;
+		assert_int_equal(egr_on_data(&e, &h, 1000, 0), EGR_RELEASED);
+	}
+	lp[1].up = false;
+	for (unsigned k = 0; k < 40; k++) {
+		h.path = 0;
+		h.gseq = g++;
+		h.lseq = k + 1;
+		/* a constant one-way delay: no spread */
+		h.tstamp = (uint32_t)(k * 50000);
+		egr_on_data(&e, &h, 1000 + k * 50000ULL, 0);
+		egr_adapt_lto(&e, lp, 2, 50000);
+		egr_loss_report(&e.loss, &(struct wire_report){0});
+	}
+	assert_true(e.reseq.p.t_lto_us < 10000);
+	/* path 1 back after 2 s: at once the ceiling */
+	h.path = 1;
+	h.gseq = g++;
+	h.lseq = 1;
+	assert_int_equal(egr_on_data(&e, &h, 2100000, 0), EGR_RELEASED);
+	assert_int_equal(e.reseq.p.t_lto_us, 50000);
+	assert_int_equal(e.lto_back, 1);
+	/* path 0 after 60 ms: no change */
+	h.path = 0;
+	h.gseq = g++;
+	h.lseq = 41;
+	assert_int_equal(egr_on_data(&e, &h, 2000000 + 60000, 0),
+			 EGR_RELEASED);
+	assert_int_equal(e.lto_back, 1);
+	egr_free(&e);
+}
+
 static void nop_release(void *ctx, uint64_t cookie, uint32_t gseq)
 {
 	(void)ctx;
@@ -587,6 +642,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_init),
+		cmocka_unit_test(test_lto_back),
 		cmocka_unit_test(test_path_out_of_range),
 		cmocka_unit_test(test_missing_reaches_reseq),
 		cmocka_unit_test(test_fast_path_loss_early),
