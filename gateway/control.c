@@ -58,8 +58,10 @@ int gw_send_ctrl(struct gw_sess *s, struct gw_link *l, uint8_t type,
 
 void gw_send_probe(struct gw_sess *s, struct gw_link *l, uint64_t now_us)
 {
+	/* the probed path in the id's low bits: an answer that comes back
+	 * on another path still names it (gw_on_control) */
 	struct wire_probe pr = {
-		.id = ++s->probe_id,
+		.id = (++s->probe_id << GW_PROBE_PATH_BITS) | l->idx,
 		.value = s->sched.path[l->idx].last_gseq,
 	};
 	uint8_t pb[WIRE_PROBE_LEN];
@@ -89,13 +91,43 @@ void gw_on_control(struct gw_sess *s, struct gw_link *l,
 	case WIRE_PROBE: {
 		struct wire_probe ack = {.id = m->u.probe.id,
 					 .value = m->hdr.tstamp};
+		unsigned i;
 
 		wire_put_probe(body, sizeof(body), &ack);
 		gw_send_ctrl(s, l, WIRE_PROBE_ACK, m->hdr.gseq, body,
 			     sizeof(body), now_us);
+		/* Our direction of l does not answer (suspect, down or
+		 * held): the answer may die on it while the peer's direction
+		 * works.  A copy on a path of ours that works tells the peer
+		 * its direction of l carries (a path dead one way only). */
+		if (ing_detect_usable(&l->det)) {
+			break;
+		}
+		for (i = 0; i < s->gw->npaths; i++) {
+			struct gw_link *o = &s->link[i];
+
+			if (o != l && ing_detect_usable(&o->det)) {
+				gw_send_ctrl(s, o, WIRE_PROBE_ACK, m->hdr.gseq,
+					     body, sizeof(body), now_us);
+				l->st.acks_across++;
+				break;
+			}
+		}
 		break;
 	}
-	case WIRE_PROBE_ACK:
+	case WIRE_PROBE_ACK: {
+		unsigned probed = m->u.probe.id & GW_PROBE_PATH_MASK;
+
+		if (probed >= s->gw->npaths) {
+			break;
+		}
+		if (&s->link[probed] != l) {
+			/* the answer to a probe on another path, sent back on
+			 * this one: that path carries our packets (an answer),
+			 * but the round trip crossed two paths (no sample) */
+			gw_link_on_probe_ack(s, &s->link[probed], now_us);
+			break;
+		}
 		/* our own clock came back: no clock sync needed */
 		l->rtt_us = (uint32_t)now_us - m->u.probe.value;
 		egr_rtt_sample(&l->rtt, l->rtt_us);
@@ -104,6 +136,7 @@ void gw_on_control(struct gw_sess *s, struct gw_link *l,
 				    l->rtt.srtt_us);
 		gw_link_on_probe_ack(s, l, now_us);
 		break;
+	}
 	default:
 		break;
 	}

@@ -12,7 +12,14 @@
 struct gw_link;
 struct gw_sess;
 
-enum { GW_CTRL_MAX = WIRE_HDR_LEN + WIRE_REPORT_MAX + WIRE_TAG_LEN };
+enum {
+	GW_CTRL_MAX = WIRE_HDR_LEN + WIRE_REPORT_MAX + WIRE_TAG_LEN,
+	/* a PROBE's id: a counter above the probed path's index */
+	GW_PROBE_PATH_BITS = 4,
+	GW_PROBE_PATH_MASK = (1u << GW_PROBE_PATH_BITS) - 1,
+};
+_Static_assert(WIRE_MAX_PATHS <= GW_PROBE_PATH_MASK + 1,
+	       "a probe id names every path");
 
 /* Sends a control message of type with body on l's path to its peer.
  * gseq: the type's counter.  0 or -errno. */

@@ -28,6 +28,9 @@ struct gw_path_stats {
 	uint64_t rx_bytes;
 	uint64_t up_events;
 	uint64_t down_events;
+	/* answers to the peer's PROBEs on this path that also went on
+	 * another one: ours does not answer (control.c) */
+	uint64_t acks_across;
 };
 
 /* A path as one session sees it: the peer's address on it, liveness,

@@ -502,6 +502,10 @@ static void walk_path(struct gw_sess *se, struct walker *w, unsigned i)
 	counter(w, "ctrl_tx", "control packets sent", p->st.ctrl_tx);
 	counter(w, "ctrl_errors", "control packets the socket refused",
 		p->st.ctrl_errors);
+	counter(w, "acks_across",
+		"answers to the peer's PROBEs on this path also sent on "
+		"another (this direction of it does not answer), packets",
+		p->st.acks_across);
 	counter(w, "rx_pkts", "valid tunnel packets received, packets",
 		p->st.rx_pkts);
 	counter(w, "rx_bytes", "valid tunnel packets received, bytes",

@@ -88,6 +88,7 @@ refresh conc
 counters_mark cpe o1 path.lte.suspects path.lte.rx_pkts path.lte.tx_pkts \
 	path.dsl.tx_pkts
 counters_mark conc o1 path.lte.down_events path.lte.suspects
+counters_mark cpe o1x path.lte.acks_across
 tb_linkem_set lte up down
 # 1 s for the detection, then 3 s in which the CPE sends nothing on it
 sleep 1
@@ -115,12 +116,12 @@ check "lte dead upstream: the cpe moved the flow to the dsl (no DATA on lte, the
 	'l == 0 && d > 10000' "l=$lte_tx" "d=$dsl_tx"
 check "lte dead upstream: the other direction still works (the cpe receives on lte)" \
 	'r > 0' "r=$lte_rx"
-# Not asserted: the concentrator's detector takes its lte down too, by
-# the probe rule (its probes' answers come back on the dead direction),
-# where issue 14 wants the working direction kept (reported to the lead;
-# a check for it belongs with the fix).
-echo "  lte dead upstream: the concentrator keeps its lte (up, never" \
-	"down): $([ "$cup" = 1 ] && [ "$cdown" = 0 ] && echo yes || echo no)"
+# The concentrator's probes on the lte are answered on the lte, where
+# the answers die, and, since the cpe's own direction of the lte does
+# not answer, on the dsl too (path.lte.acks_across): its lte stays up.
+check "lte dead upstream: the concentrator keeps its lte (answers across)" \
+	'cup == 1 && cdown == 0 && x > 0' "cup=$cup" "cdown=$cdown" \
+	"x=$(counters_delta cpe o1x path.lte.acks_across)"
 
 # ---- 2. a degraded DSL: 50 % loss both ways, under 40 Mbit/s srv -> cli --
 
