@@ -112,12 +112,7 @@ echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, runs $runs," \
 tb_init
 tb_setup seed=1
 write_confs 0.5
-daemon_start conc
-daemon_start cpe
-if ! wait_up cpe || ! wait_up conc; then
-	bad "paths not up"
-	tb_abort
-fi
+daemons_up
 
 # CLOCK_MONOTONIC (the traffic tool's clock) minus the wall clock, once:
 # the cut and the heal are taken with $EPOCHREALTIME.

@@ -30,12 +30,7 @@ lte_bytes() {
 tb_init
 tb_setup seed=1
 write_confs 0.5
-daemon_start conc
-daemon_start cpe
-if ! wait_up cpe || ! wait_up conc; then
-	bad "paths not up"
-	tb_abort
-fi
+daemons_up
 # the handshake's and the first probes' burst is not the idle cost
 sleep 3
 refresh cpe

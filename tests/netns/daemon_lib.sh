@@ -7,6 +7,7 @@
 #   write_confs [K [EXTRA]]     cpe.conf and conc.conf for the testbed
 #   daemon_start BOX            l3bondd in BOX (cpe or conc); DPID[BOX]
 #   wait_up BOX                 both paths up
+#   daemons_up                  both started, both up, or the run aborts
 #   refresh BOX, st BOX KEY     the status file rewritten (SIGUSR1), a key
 #   status_save BOX NAME        the whole status now, kept as NAME;
 #   status_saved NAME KEY       a key of it
@@ -154,17 +155,45 @@ wait_up() {
 }
 
 # Waits until the mobile weight that earlier tests raised has decayed
-# (DWD) on both ends, so that a test starts from the idle state.
+# (DWD) on both ends, so that a test starts from the idle state.  An idle
+# session sends no REPORT, and its peer's DWD takes the steps of the idle
+# intervals with the next one (ingress/sched.c): once neither end sent a
+# REPORT for 0.3 s, the weight is as good as decayed after the time DWD
+# needs from its ceiling (w_mobile_max 45 steps of 50 ms and its hold).
 settle() {
-	local i
+	local i quiet=0 r r0=
 	for ((i = 0; i < 80; i++)); do
 		refresh conc
 		refresh cpe
 		if [ "$(st conc w_mobile)" = 0 ] && [ "$(st cpe w_mobile)" = 0 ]; then
 			return 0
 		fi
+		r="$(st conc egr.reports_sent) $(st cpe egr.reports_sent)"
+		if [ "$r" = "$r0" ]; then
+			quiet=$((quiet + 1))
+		else
+			quiet=0
+		fi
+		r0=$r
+		if [ "$quiet" -ge 3 ]; then
+			sleep 2.5
+			return 0
+		fi
 		sleep 0.1
 	done
+}
+
+# daemons_up: both daemons started (conc first), both paths up on both;
+# the run aborted otherwise.
+daemons_up() {
+	daemon_start conc
+	daemon_start cpe
+	if wait_up cpe && wait_up conc; then
+		ok "both daemons up, both paths up"
+	else
+		bad "paths not up: cpe $(st cpe path.dsl.up)/$(st cpe path.lte.up)"
+		tb_abort
+	fi
 }
 
 # Everything arrived, intact, in order.  "In order" allows 0.1 %: veth

@@ -58,14 +58,7 @@ HEAL_AFTER_S=5
 tb_init
 tb_setup seed=1
 write_confs 0.5 "probe_interval_ms = $PROBE_MS; dead_after_ms = $DEAD_MS;"
-daemon_start conc
-daemon_start cpe
-if wait_up cpe && wait_up conc; then
-	ok "both daemons up, both paths up"
-else
-	bad "paths not up: cpe $(st cpe path.dsl.up)/$(st cpe path.lte.up)"
-	tb_abort
-fi
+daemons_up
 check "the liveness settings in force on both ends" \
 	'cp == p && cd == d && np == p && nd == d' "p=$PROBE_MS" "d=$DEAD_MS" \
 	"cp=$(st cpe probe_interval_ms)" "cd=$(st cpe dead_after_ms)" \

@@ -36,14 +36,7 @@ tb_require_bin "$L3BONDD" "$L3BONDCTL"
 tb_init
 tb_setup seed=1
 write_confs 0.5
-daemon_start conc
-daemon_start cpe
-if wait_up cpe && wait_up conc; then
-	ok "both daemons up, both paths up"
-else
-	bad "paths not up: cpe $(st cpe path.dsl.up)/$(st cpe path.lte.up)"
-	tb_abort
-fi
+daemons_up
 
 # flow_bg FROM TO DST NAME RATE SECS: a receiver and a sender in the
 # background (RX_PID, TX_PID); flow_end waits for both.
