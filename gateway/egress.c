@@ -448,7 +448,7 @@ static void adapt_lto(struct gw_sess *s)
 	for (i = 0; i < s->gw->npaths; i++) {
 		const struct gw_link *l = &s->link[i];
 
-		p[i] = (struct egr_lto_path){.up = l->alive, .rtt = l->rtt};
+		p[i] = (struct egr_lto_path){.up = l->rx_up, .rtt = l->rtt};
 	}
 	if (egr_adapt_lto(&s->egr, p, s->gw->npaths,
 			  s->gw->conf.reseq.t_lto_us)) {

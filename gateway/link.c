@@ -38,6 +38,30 @@
 #include "gateway/secure.h"
 #include "gateway/session.h"
 
+/* Whether our egress waits for l's holes: l is up (our direction
+ * answers) or the peer's direction brought something within dead_after_ms.
+ * Our detector watches the direction we send in; the resequencer needs the
+ * one we receive in: a path lossy or dead towards the peer only may still
+ * carry the peer's DATA, and its holes must be waited for (with them the
+ * reorder timeout, egress.c, adapt_lto). */
+static void rx_update(struct gw_sess *s, struct gw_link *l, uint64_t now_us)
+{
+	bool up = l->alive ||
+		  (l->last_rx_us &&
+		   now_us - l->last_rx_us <
+			   (uint64_t)s->gw->conf.dead_after_ms * 1000);
+
+	if (up == l->rx_up) {
+		return;
+	}
+	l->rx_up = up;
+	egr_reseq_set_path_up(&s->egr.reseq, l->idx, up);
+	/* a path going down may give holes up and release packets */
+	if (s->gw->on_link_alive_changed) {
+		s->gw->on_link_alive_changed(s, l);
+	}
+}
+
 static void set_alive(struct gw_sess *s, struct gw_link *l, bool alive)
 {
 	const struct conf_path *cp = &s->gw->conf.path[l->idx];
@@ -46,7 +70,6 @@ static void set_alive(struct gw_sess *s, struct gw_link *l, bool alive)
 
 	l->alive = alive;
 	ing_sched_set_up(&s->sched, l->idx, alive);
-	egr_reseq_set_path_up(&s->egr.reseq, l->idx, alive);
 	if (alive) {
 		l->st.up_events++;
 		gw_sinfo(s, "path %s: up (peer %s)", cp->name,
@@ -56,10 +79,7 @@ static void set_alive(struct gw_sess *s, struct gw_link *l, bool alive)
 		gw_swarn(s, "path %s: down: no answer for %u ms", cp->name,
 			 s->gw->conf.dead_after_ms);
 	}
-	/* a path going down may give holes up and release packets */
-	if (s->gw->on_link_alive_changed) {
-		s->gw->on_link_alive_changed(s, l);
-	}
+	rx_update(s, l, gw_now_us());
 }
 
 void gw_link_heard(struct gw_sess *s, struct gw_link *l,
@@ -71,6 +91,7 @@ void gw_link_heard(struct gw_sess *s, struct gw_link *l,
 	char a[GW_ADDR_STR];
 
 	l->last_rx_us = now_us;
+	rx_update(s, l, now_us);
 	/* Carrier NAT may move the CPE's address or port at any time: the
 	 * concentrator answers where the newest authentic packet came from,
 	 * at once.  Only the newest: a replay is never authentic and fresh,
@@ -383,6 +404,8 @@ void gw_send_keepalives(struct gw *gw, uint64_t now_us)
 
 		gw_sec_send_hellos(s, now_us, false);
 		for (i = 0; i < gw->npaths; i++) {
+			/* the peer's direction silent for dead_after_ms */
+			rx_update(s, &s->link[i], now_us);
 			if (probe_due(s, &s->link[i], now_us)) {
 				gw_send_probe(s, &s->link[i], now_us);
 			}

@@ -45,6 +45,7 @@ struct gw_link {
 	struct sockaddr_in peer4;
 	bool have_peer;
 	bool alive; /* the detector brought it up and it is not down */
+	bool rx_up; /* our egress waits for its holes (link.c, rx_update) */
 	uint64_t last_rx_us;
 	uint64_t last_probe_us; /* its last PROBE (link.c, probe_due) */
 	struct ing_detect det; /* its failure detector (ingress/detect.h) */
