@@ -305,12 +305,17 @@ void gw_link_on_probe_ack(struct gw_sess *s, struct gw_link *l, uint64_t now_us)
 
 void gw_links_on_peer_restarted(struct gw_sess *s)
 {
+	uint64_t now = gw_now_us();
 	unsigned i;
 
 	for (i = 0; i < s->gw->npaths; i++) {
-		ing_detect_reset_seq(&s->link[i].det);
+		struct gw_link *l = &s->link[i];
+
+		/* what flapped was the peer (a restart storm), not the
+		 * path: no hold */
+		det_event(s, l, ing_detect_peer_restarted(&l->det, now));
 	}
-	det_arm(s, gw_now_us(), true);
+	det_arm(s, now, true);
 }
 
 /* The CPE's probes once a session is established: the concentrator takes

@@ -289,6 +289,21 @@ void ing_detect_reset_seq(struct ing_detect *d)
 	d->sent_next = d->acked_next = 0;
 }
 
+enum ing_det_event ing_detect_peer_restarted(struct ing_detect *d,
+					     uint64_t now_us)
+{
+	enum ing_det_event ev = ING_DET_EV_NONE;
+
+	ing_detect_reset_seq(d);
+	if (d->state == ING_DET_HOLD) {
+		ev = enter_up(d, now_us);
+	}
+	/* no flap window open: the next suspect starts at level 0 */
+	d->level = 0;
+	d->have_back = false;
+	return ev;
+}
+
 const char *ing_detect_state_name(enum ing_det_state s)
 {
 	switch (s) {

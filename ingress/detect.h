@@ -201,6 +201,12 @@ static inline bool ing_detect_usable(const struct ing_detect *d)
  * peer's egress did: forget the data bookkeeping, keep the state. */
 void ing_detect_reset_seq(struct ing_detect *d);
 
+/* The peer restarted (a new session): ing_detect_reset_seq, and the
+ * flaps forgotten, for the path did not flap, its peer did: a path held
+ * comes UP at now_us (returned), the next suspect is no flap. */
+enum ing_det_event ing_detect_peer_restarted(struct ing_detect *d,
+					     uint64_t now_us);
+
 const char *ing_detect_state_name(enum ing_det_state s);
 
 #endif

@@ -619,8 +619,11 @@ for ((i = 0; i < 30; i++)); do
 	fi
 	sleep 0.05
 done
-# cpe2 still has the old key: its packets fail the new session's keys
-sleep 0.6
+# cpe2 still has the old key: its packets fail the new session's keys.
+# Its session is idle (it probes every idle_probe_ms): bob's own traffic
+# makes it send (the pings' answers cannot come)
+ping_count cli2 "$TB_SRV_IP" 3 >/dev/null
+sleep 0.3
 refresh conc
 check "new key for bob: a fresh session at the concentrator, the old key refused" \
 	'n == 1 && st == "none" && h == 0 && bt > 0' "n=$new" \

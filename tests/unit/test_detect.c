@@ -516,6 +516,31 @@ static void test_reset_seq(void **state)
 	assert_int_equal(d.state, ING_DET_UP);
 }
 
+/* A new session (the peer restarted): the flaps were the peer's, not the
+ * path's: a path held comes UP at once, and its next suspect is no flap;
+ * one not held is left as it is. */
+static void test_peer_restarted(void **state)
+{
+	struct ing_detect d;
+	uint64_t t;
+
+	(void)state;
+	flap_once(&d, &t);
+	assert_int_equal(d.state, ING_DET_HOLD);
+	assert_int_equal(ing_detect_peer_restarted(&d, t + MS(10)),
+			 ING_DET_EV_UP);
+	assert_int_equal(d.state, ING_DET_UP);
+	assert_int_equal(d.level, 0);
+	assert_int_equal(d.sent_next, 0);
+	cut_at(&d, 0, t + MS(100));
+	assert_int_equal(d.st.flaps, 1);
+	assert_int_equal(d.level, 0);
+	assert_int_equal(ing_detect_answered(&d, t + MS(500)), ING_DET_EV_UP);
+	assert_int_equal(ing_detect_peer_restarted(&d, t + MS(600)),
+			 ING_DET_EV_NONE);
+	assert_int_equal(d.state, ING_DET_UP);
+}
+
 static void test_names(void **state)
 {
 	(void)state;
@@ -548,6 +573,7 @@ int main(void)
 		cmocka_unit_test(test_flap_backoff_grows),
 		cmocka_unit_test(test_flap_window_forgets),
 		cmocka_unit_test(test_reset_seq),
+		cmocka_unit_test(test_peer_restarted),
 		cmocka_unit_test(test_names),
 	};
 
