@@ -119,7 +119,10 @@ echo "  pace before the change ${pace1} kbit/s; at 32 Mbit/s ${pace_low}" \
 	"(first phase) ${bl3} B (last)"
 refresh conc
 echo "  rate_learned $(st conc ing.rate_learned) rate_probed" \
-	"$(st conc ing.rate_probed) overflow $(st conc ing.overflow)"
+	"$(st conc ing.rate_probed) overflow $(st conc ing.overflow);" \
+	"dsl suspects $(st conc path.dsl.suspects) flaps" \
+	"$(st conc path.dsl.flaps) holddowns $(st conc path.dsl.holddowns)," \
+	"ing.frozen $(st conc ing.frozen), w_mobile $(st conc w_mobile)"
 rate_check "a pace learned near the DSL's rate (64 Mbit/s)" \
 	'p >= 40000 && p <= 70000' "p=$pace1"
 rate_check "the pace follows the line down to 32 Mbit/s within 5 s" \
