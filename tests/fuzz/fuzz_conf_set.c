@@ -140,7 +140,15 @@ static void show(const struct conf *c, const struct rkey *k, char *buf,
 		snprintf(buf, n, "%.17g", v);
 		break;
 	case INT:
-		snprintf(buf, n, "%.0f", v / k->scale);
+		/* libconfig reads a decimal over INT32_MAX only with an L
+		 * (conf refuses it without, saying so): hex it reads as the
+		 * unsigned 32-bit value it is (release_mark up to 2^32 - 1) */
+		if (v / k->scale > INT32_MAX) {
+			snprintf(buf, n, "0x%llx",
+				 (unsigned long long)(v / k->scale));
+		} else {
+			snprintf(buf, n, "%.0f", v / k->scale);
+		}
 		break;
 	case BOOL:
 		snprintf(buf, n, "%s", v ? "true" : "false");
