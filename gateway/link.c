@@ -6,20 +6,23 @@
  * every DATA sent on the path, the peer's REPORTs (their lseq_next
  * acknowledges what arrived on each path, whichever path the report came
  * on) and the answers to our PROBEs (both ends send a PROBE on every path
- * every probe_interval_ms, the concentrator on every path it has learnt,
- * and answer the peer's: PROBE_ACK, control.c).  Only answers count: a
- * packet merely heard on the path proves the other direction, which the
- * peer's detector watches.  A path that carried data and whose
- * acknowledgement stalls for T, or whose probes go unanswered, is
- * suspect: the scheduler stops using it at once (ing_sched_set_suspect).
- * Suspect and no answer for dead_after_ms: down, as before (the
- * resequencer gives up the path's holes, on_link_alive_changed).  An
- * answer brings it back up at once, unless it flapped (hold).  A path
+ * every probe_interval_ms while the session is in use, the CPE every
+ * idle_probe_ms on an idle one: probe_due; the concentrator on every path
+ * it has learnt; both answer the peer's: PROBE_ACK, control.c).  Only
+ * answers count: a packet merely heard on the path proves the other
+ * direction, which the peer's detector watches.  A path that carried data
+ * and whose acknowledgement stalls for T, or whose probes go unanswered,
+ * is suspect: the scheduler stops using it at once
+ * (ing_sched_set_suspect).
+ * Suspect and no answer for dead_after_ms: down, as before.  Our egress
+ * goes by the other direction (rx_update: up, or heard within
+ * dead_after_ms); when that ends it gives up the path's holes
+ * (on_link_alive_changed).  An answer brings it back up at once, unless
+ * it flapped (hold).  A path
  * starts down and is used once it answered; on the concentrator a path
  * it has not learnt an address for has no probes and stays down.  Every
- * path is probed, so the detector decides for every path: the former
- * check "nothing heard for dead_after_ms" is gone.  The CPE's PROBEs
- * also keep the carrier NAT's binding open.
+ * path is probed, so the detector decides for every path.  The CPE's
+ * PROBEs also keep the carrier NAT's binding open.
  *
  * NAT rebinding: the concentrator follows the CPE's address on a path to
  * where the newest authentic packet came from (gw_link_heard).  Only
