@@ -167,6 +167,21 @@ tb__on_err() {
 	tb_log "command failed (status $1) at ${BASH_SOURCE[2]:-?}:$2: $3"
 }
 
+# A run killed with SIGKILL (ctest's timeout) cannot tear down: its
+# namespaces l3b-PID-* stay.  Those of a PID no longer alive, with no
+# process left in them, are removed at the next start.
+tb__sweep() {
+	local ns pid
+	for ns in $(ip netns list 2>/dev/null | awk '/^l3b-[0-9]+-/ { print $1 }'); do
+		pid=${ns#l3b-}
+		pid=${pid%%-*}
+		kill -0 "$pid" 2>/dev/null && continue
+		[ -z "$(ip netns pids "$ns" 2>/dev/null)" ] || continue
+		ip netns del "$ns" 2>/dev/null &&
+			tb_log "removed $ns, left by a run killed before its teardown"
+	done
+}
+
 tb_init() {
 	if [ "$(id -u)" -ne 0 ]; then
 		tb_log "needs root"
@@ -182,6 +197,7 @@ tb_init() {
 			return 1
 		fi
 	fi
+	tb__sweep
 	TB_DIR=$(mktemp -d "/tmp/${TB_PREFIX}XXXXXX")
 	set -E
 	trap 'tb__on_err $? $LINENO "$BASH_COMMAND"' ERR
