@@ -35,9 +35,11 @@
 #
 # usage: run.sh [--quick] [--out DIR] [--build DIR] [--buffers "30 50 .."]
 #               [--modes "dsl paper l3bond auto rate"] [--duration S]
+#               [--cases "tcp rrul ramp c40"]
 #   --quick: one case of each kind, short runs, one buffer (50 ms) unless
 #   --buffers says otherwise (what CI runs: it checks that the benchmark
 #   works, it asserts no figure).
+#   --cases: only these kinds of case (all four by default).
 # Needs root, iperf3, irtt, ping (scripts/deps.sh), gnuplot for the plots.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -50,6 +52,7 @@ build=$root/build
 buffers="30 50 100 200"
 modes="dsl paper l3bond auto rate"
 dur=30
+cases="tcp rrul ramp c40"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=1 ;;
@@ -58,9 +61,11 @@ while [ $# -gt 0 ]; do
 	--buffers) buffers=$2; buffers_set=$2; shift ;;
 	--modes) modes=$2; shift ;;
 	--duration) dur=$2; shift ;;
+	--cases) cases=$2; shift ;;
 	*)
 		echo "usage: $0 [--quick] [--out DIR] [--build DIR]" \
-			"[--buffers LIST] [--modes LIST] [--duration S]" >&2
+			"[--buffers LIST] [--modes LIST] [--duration S]" \
+			"[--cases LIST]" >&2
 		exit 2
 		;;
 	esac
@@ -309,6 +314,10 @@ case_udp() { # NAME DIR SIZE PROFILE-ARGS...
 	say "$buf ms $mode $name: $(jq -r '"\(.unique)/\(.expected) received, delay p50 \(.delay_p50_ms) p99 \(.delay_p99_ms) ms"' "$TB_DIR/$name.rx.json"), LTE $(((l1 - l0) / 1000000)) MB of $(((d1 - d0 + l1 - l0) / 1000000))"
 }
 
+want() {
+	[[ " $cases " == *" $1 "* ]]
+}
+
 run_buffer() {
 	tb_init
 	tb_setup dsl_qlat="$buf" lte_qlat="$buf"
@@ -322,27 +331,42 @@ run_buffer() {
 		say "== buffer $buf ms, $mode"
 		start_mode
 		if [ $quick = 1 ]; then
-			case_tcp down bbr 1
-			case_rrul bbr
-			case_udp ramp1424-down down 1424 --profile paper \
-				--duration 20
-			case_udp c40-down down 1424 --rate 40 --duration "$dur"
+			if want tcp; then case_tcp down bbr 1; fi
+			if want rrul; then case_rrul bbr; fi
+			if want ramp; then
+				case_udp ramp1424-down down 1424 \
+					--profile paper --duration 20
+			fi
+			if want c40; then
+				case_udp c40-down down 1424 --rate 40 \
+					--duration "$dur"
+			fi
 		else
-			for dir in down up; do
-				for cc in cubic bbr; do
-					case_tcp $dir $cc 1
-					case_tcp $dir $cc 4
-				done
-			done
-			case_rrul cubic
-			case_rrul bbr
-			for size in 1424 1492; do
+			if want tcp; then
 				for dir in down up; do
-					case_udp ramp$size-$dir $dir $size \
-						--profile paper --duration 40
+					for cc in cubic bbr; do
+						case_tcp $dir $cc 1
+						case_tcp $dir $cc 4
+					done
 				done
-			done
-			case_udp c40-down down 1424 --rate 40 --duration "$dur"
+			fi
+			if want rrul; then
+				case_rrul cubic
+				case_rrul bbr
+			fi
+			if want ramp; then
+				for size in 1424 1492; do
+					for dir in down up; do
+						case_udp ramp$size-$dir $dir \
+							$size --profile paper \
+							--duration 40
+					done
+				done
+			fi
+			if want c40; then
+				case_udp c40-down down 1424 --rate 40 \
+					--duration "$dur"
+			fi
 		fi
 		stop_mode
 	done
