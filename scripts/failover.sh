@@ -43,7 +43,10 @@
 # --runs N: runs per case (3; the flapping case at most 2); --quick: 1
 # run, shorter flows (a smoke test of the script).  L3BONDD, L3BONDCTL
 # (and L3B_TOOLS_DIR) measure another build of the daemon on the same
-# testbed, e.g. main's built in a worktree of its own.  About 9 minutes
+# testbed, e.g. main's built in a worktree of its own.  FAILOVER_CONF adds
+# "key = value;" lines to both daemons' config (e.g. "t_lto_ms = 150;");
+# FAILOVER_KEEP=DIR keeps each run's files there, with both daemons'
+# status before (NAME.cpe0.st, NAME.conc0.st) and after (1) the run.  About 9 minutes
 # at the defaults (8 min 49 s measured), 3 with --quick.
 set -Eeuo pipefail
 
@@ -111,7 +114,7 @@ echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, runs $runs," \
 
 tb_init
 tb_setup seed=1
-write_confs 0.5
+write_confs 0.5 "${FAILOVER_CONF:-}"
 daemons_up
 
 # CLOCK_MONOTONIC (the traffic tool's clock) minus the wall clock, once:
@@ -327,6 +330,8 @@ cut_case() {
 			printf "%.3f", (d > 0 ? d : 0) }')"
 		refresh "$sender"
 		counters_mark "$sender" "$name" "path.$path.holddowns"
+		[ -n "${FAILOVER_KEEP:-}" ] && status_save cpe "$name.cpe0" &&
+			status_save conc "$name.conc0"
 		flow "$dir" "$rate" \
 			"$(awk -v c="$cut_at" -v h=$HEAL_AFTER_S -v t=$TAIL_S \
 				'BEGIN { printf "%.3f", c + h + t }')" \
@@ -337,6 +342,12 @@ cut_case() {
 			"$(jget "$TB_DIR/$name.tx.json" sent)" \
 			$(cat "$TB_DIR/$name.times") >"$TB_DIR/$name.res"
 		last_heal=$(awk '{ print $4 }' "$TB_DIR/$name.times")
+		if [ -n "${FAILOVER_KEEP:-}" ]; then
+			status_save cpe "$name.cpe1"
+			status_save conc "$name.conc1"
+			mkdir -p "$FAILOVER_KEEP"
+			cp "$TB_DIR/$name".* "$FAILOVER_KEEP/"
+		fi
 		refresh "$sender"
 		printf '| %s | %s | %d | %.1f s | %s ms | %s ms | %s | %s = %s ms of %s %% | %s ms | %s (%s) | %s / %s | %s |\n' \
 			"$c" "$label" "$r" "$cut_at" "$(res "$name" outage_ms)" \
