@@ -446,17 +446,23 @@ enum egr_verdict egr_reseq_push_flow(struct egr_reseq *r, uint32_t g,
 		    holds(r, g, SLOT_RELEASED)) {
 			return drop_dup(r, slot_of(r, g), flags);
 		}
-		if ((flags & WIRE_F_RESENT) &&
-		    (uint32_t) - (int64_t)d < r->p.capacity &&
+		if ((uint32_t) - (int64_t)d < r->p.capacity &&
 		    holds(r, g, SLOT_SKIPPED)) {
-			/* a copy of a packet in flight on a path that
-			 * failed, after its hole was given up: out of order
-			 * is better than lost (TCP takes it as reordering,
-			 * not as a loss to repair), and its slot says
-			 * released so that another copy is a dup */
+			/* after its hole was given up (the reorder timeout
+			 * was shorter than this path's lag, or a copy sent
+			 * again after its path failed): out of order is
+			 * better than lost.  TCP takes it as reordering (a
+			 * fast retransmit it undoes on the DSACK), a jitter
+			 * buffer as a late packet; dropped, it would be a
+			 * loss to repair.  Its slot says released so that
+			 * another copy is a dup. */
 			slot_of(r, g)->state = SLOT_RELEASED;
-			slot_of(r, g)->resent = true;
-			r->st.resent_late++;
+			slot_of(r, g)->resent = (flags & WIRE_F_RESENT) != 0;
+			if (flags & WIRE_F_RESENT) {
+				r->st.resent_late++;
+			} else {
+				r->st.late++;
+			}
 			r->st.released++;
 			r->release(r->ctx, cookie, g);
 			return EGR_RELEASED;
@@ -464,7 +470,7 @@ enum egr_verdict egr_reseq_push_flow(struct egr_reseq *r, uint32_t g,
 		if (flags & WIRE_F_RESENT) {
 			r->st.resent_too_old++;
 		} else {
-			r->st.late++;
+			r->st.too_old++;
 		}
 		return EGR_DROP_LATE;
 	}

@@ -22,15 +22,18 @@
  *      has already delivered a later local sequence number (learnt from the
  *      header's pgap), or every path that is up has delivered a later global
  *      sequence number (FIFO paths cannot bring it any more);
- * - a packet behind the head is dropped: as a duplicate if it was released,
- *   as late otherwise;
+ * - a packet behind the head is dropped as a duplicate if it was released;
+ *   one that comes after its hole was given up is released at once, out of
+ *   order (late: the hole's timeout was shorter than its path's lag, e.g.
+ *   behind a mobile queue that filled while the other path was down; late
+ *   is better than lost), and dropped only when its slot was reused since
+ *   (too_old: it cannot tell late from duplicate);
  * - a copy sent again after its path failed (WIRE_F_RESENT) is a packet
  *   like its original: it fills the hole, or is dropped when the other
  *   copy came first, counted apart (resent_dup); one that comes after its
- *   hole was given up is released at once, out of order (resent_late:
- *   the sender sends copies only once it found the path suspect, which
- *   is usually after the hole's timeout; late is better than lost), and
- *   dropped only when its slot was reused since (resent_too_old);
+ *   hole was given up is released out of order as above (resent_late: the
+ *   sender sends copies only once it found the path suspect, which is
+ *   usually after the hole's timeout), or dropped (resent_too_old);
  * - capacity is a power of two; a packet that lies capacity or more ahead of
  *   the head forces the head forward (holes counted as overflow losses,
  *   buffered packets released in order), in at most capacity steps however
@@ -64,7 +67,12 @@ struct egr_reseq_stats {
 	uint64_t in_order;	/* released on arrival at the head */
 	uint64_t buffered;	/* buffered on arrival */
 	uint64_t released;	/* all releases */
-	uint64_t late;		/* dropped: behind the head, never released */
+	uint64_t late;		/* released out of order: behind the head,
+				 * after its hole was given up (also in
+				 * released) */
+	uint64_t too_old;	/* dropped: behind the head, its slot
+				 * reused (capacity or more behind): late
+				 * or a duplicate, it cannot tell */
 	uint64_t dup;		/* dropped: duplicate */
 	uint64_t hole_timeout;	/* holes given up after t_lto */
 	uint64_t hole_early;	/* holes given up early (known lost) */
@@ -87,7 +95,7 @@ struct egr_reseq_stats {
 				  * released) */
 	uint64_t resent_too_old; /* dropped: a RESENT copy behind the head
 				  * whose slot no longer says (not in
-				  * late) */
+				  * too_old) */
 	uint64_t resend_waits;	 /* holes given up after waiting past t_lto
 				  * for a path fallen silent (also in
 				  * hole_timeout) */

@@ -205,7 +205,7 @@ static void on_data(struct gw_sess *s, const struct nfqueue_pkt *pk,
 		}
 		return;
 	case EGR_DROP_LATE:
-		s->est.late++;
+		s->est.too_old++;
 		break;
 	case EGR_DROP_DUP:
 		s->est.dup++;

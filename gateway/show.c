@@ -210,13 +210,14 @@ static void table_session(FILE *f, const struct facts *s, size_t first,
 		"flow_now",
 		"flow_early",
 		"buffered",
+		"late",
 		NULL,
 	};
 	static const char *const holes[] = {
 		"hole_timeout",	  "hole_early", "hole_overflow",
 		"hole_path_down", "hole_flush", NULL,
 	};
-	static const char *const late[] = {"late", "dup", NULL};
+	static const char *const late[] = {"too_old", "dup", NULL};
 	static const char *const other[] = {
 		"oversize", "inner_family", "via_tun",	"tun_errors",
 		"spoofed",  "no_slot",	    "overflow", NULL,

@@ -354,8 +354,13 @@ static void walk_egress(struct gw_sess *se, struct walker *w)
 	counter(w, "buffered", "DATA buffered behind a hole, packets",
 		rs->buffered);
 	counter(w, "late",
-		"DATA dropped: behind what was already released, packets",
-		es->late);
+		"DATA released out of order: its hole was given up before "
+		"it came, packets",
+		rs->late);
+	counter(w, "too_old",
+		"DATA dropped: too far behind what was released to tell "
+		"late from duplicate, packets",
+		es->too_old);
 	counter(w, "dup", "DATA dropped: duplicate, packets", es->dup);
 	counter(w, "hole_timeout", "holes given up after t_lto",
 		rs->hole_timeout);

@@ -235,11 +235,13 @@ def merge(rundir):
     s["under_dwd"] = int(ud)
     st = s["status"]
     # Where the lost packets went: the cpe's egress counts losses per path
-    # (sequence gaps: the link dropped them) and packets that came after
-    # their hole had been given up (late: reordering beyond the timeout).
+    # (sequence gaps: the link dropped them) and packets that came so long
+    # after their hole had been given up that their slot was reused (too
+    # old, dropped; a packet merely late, reordered beyond the timeout, is
+    # released out of order: egr.late, not a loss).
     s["lost_dsl"] = int(st.get("cpe.path.dsl.data_lost") or 0)
     s["lost_lte"] = int(st.get("cpe.path.lte.data_lost") or 0)
-    s["lost_late"] = int(st.get("cpe.egr.late") or 0)
+    s["lost_late"] = int(st.get("cpe.egr.too_old") or 0)
     with open(os.path.join(rundir, "summary.json"), "w") as f:
         json.dump(s, f, indent=1)
     return s
@@ -333,8 +335,9 @@ def ramp_section(runs, md):
     md.append("")
     md.append("Lost on DSL / LTE: sequence gaps the cpe's egress saw on "
               "that path (the link's tbf queue overflowed); late: packets "
-              "that arrived after the egress had given their hole up "
-              "(t_lto 50 ms).  DWD held: of the loss-free reports after T_dwd, "
+              "that arrived so long after the egress had given their hole "
+              "up that they were dropped (egr.too_old; one less late is "
+              "released out of order).  DWD held: of the loss-free reports after T_dwd, "
               "the share in which l3bond's DWD hold kept w_mobile from "
               "falling because the egress saw the DSL queue more than "
               "dwd_hold_ms (the smallest queueing delay of the report interval: a standing queue).  "

@@ -169,10 +169,11 @@ static const struct vec vectors[] = {
 		EVENTS(PUSH(0, 0, 0, R), PUSH(2, 0, 100, B), PUSH(3, 0, 200, B),
 		       DL(1100), POLL(1099), NREL(1), DEPTH(2), DL(1100),
 		       POLL(1100), NREL(3), DEPTH(0), NODL,
-		       PUSH(1, 0, 1200, LATE), PUSH(2, 0, 1300, DUP)),
-		REL(0, 2, 3),
-		.st = {.in_order = 1, .buffered = 2, .released = 3,
-		       .hole_timeout = 1, .late = 1, .dup = 1},
+		       PUSH(1, 0, 1200, R), PUSH(2, 0, 1300, DUP),
+		       PUSH(1, 0, 1400, DUP)),
+		REL(0, 2, 3, 1),
+		.st = {.in_order = 1, .buffered = 2, .released = 4,
+		       .hole_timeout = 1, .late = 1, .dup = 2},
 	},
 	/* 3 */
 	{
@@ -259,16 +260,16 @@ static const struct vec vectors[] = {
 	{
 		.name = "late after a timeout skip vs duplicate",
 		EVENTS(PUSH(0, 0, 0, R), PUSH(2, 0, 0, B), POLL(1000),
-		       NREL(2), PUSH(1, 0, 1001, LATE), PUSH(2, 0, 1002, DUP),
+		       NREL(2), PUSH(1, 0, 1001, R), PUSH(2, 0, 1002, DUP),
 		       PUSH(0, 0, 1003, DUP)),
-		REL(0, 2),
-		.st = {.in_order = 1, .buffered = 1, .released = 2,
+		REL(0, 2, 1),
+		.st = {.in_order = 1, .buffered = 1, .released = 3,
 		       .hole_timeout = 1, .late = 1, .dup = 2},
 	},
 	/* 11 */
 	{
 		/* head 10: 3 is 7 behind (< capacity) -> dup; 2 is 8 behind
-		 * (= capacity) -> late */
+		 * (= capacity) -> too old */
 		.name = "duplicate window is capacity",
 		.cap = 8,
 		EVENTS(PUSH(0, 0, 0, R), PUSH(1, 0, 1, R), PUSH(2, 0, 2, R),
@@ -278,20 +279,20 @@ static const struct vec vectors[] = {
 		       PUSH(2, 0, 11, LATE), PUSH(1, 0, 12, LATE),
 		       PUSH(9, 0, 13, DUP)),
 		REL(0, 1, 2, 3, 4, 5, 6, 7, 8, 9),
-		.st = {.in_order = 10, .released = 10, .dup = 2, .late = 2},
+		.st = {.in_order = 10, .released = 10, .dup = 2, .too_old = 2},
 	},
 	/* 12 */
 	{
 		/* semantics: DUP only if the slot still holds g as released;
 		 * buffered 9 took slot 1 */
-		.name = "slot reused by a buffered packet: old one is late",
+		.name = "slot reused by a buffered packet: old one is too old",
 		.cap = 8,
 		EVENTS(PUSH(0, 0, 0, R), PUSH(1, 0, 1, R), PUSH(2, 0, 2, R),
 		       PUSH(3, 0, 3, R), PUSH(9, 0, 4, B), PUSH(1, 0, 5, LATE),
 		       PUSH(2, 0, 6, DUP), DEPTH(1)),
 		REL(0, 1, 2, 3),
-		.st = {.in_order = 4, .buffered = 1, .released = 4, .late = 1,
-		       .dup = 1},
+		.st = {.in_order = 4, .buffered = 1, .released = 4,
+		       .too_old = 1, .dup = 1},
 	},
 	/* 13 */
 	{
@@ -305,12 +306,12 @@ static const struct vec vectors[] = {
 		       POLL(1010), NREL(12), PUSH(8, 0, 1011, B),
 		       PUSH(7, 0, 1012, R), PUSH(10, 0, 1013, B),
 		       PUSH(9, 0, 1014, R), DEPTH(0),
-		       PUSH(0xffffffff, 0, 1015, DUP), PUSH(4, 0, 1016, LATE),
+		       PUSH(0xffffffff, 0, 1015, DUP), PUSH(4, 0, 1016, R),
 		       PUSH(0xfffffff9, 0, 1017, LATE)),
 		REL(0xfffffffa, 0xfffffffb, 0xfffffffc, 0xfffffffd, 0xfffffffe,
-		    0xffffffff, 0, 1, 2, 3, 5, 6, 7, 8, 9, 10),
-		.st = {.in_order = 8, .buffered = 8, .released = 16,
-		       .hole_timeout = 1, .dup = 1, .late = 2},
+		    0xffffffff, 0, 1, 2, 3, 5, 6, 7, 8, 9, 10, 4),
+		.st = {.in_order = 8, .buffered = 8, .released = 17,
+		       .hole_timeout = 1, .dup = 1, .late = 1, .too_old = 1},
 	},
 	/* 14 */
 	{
@@ -347,7 +348,7 @@ static const struct vec vectors[] = {
 		       POLL(1002), NREL(3), DEPTH(0)),
 		REL(0, 3, 100),
 		.st = {.in_order = 1, .buffered = 2, .released = 3,
-		       .overflow = 1, .hole_overflow = 2, .late = 1,
+		       .overflow = 1, .hole_overflow = 2, .too_old = 1,
 		       .hole_timeout = 7},
 	},
 	/* 17 */
@@ -358,7 +359,7 @@ static const struct vec vectors[] = {
 		       PUSH(992, 0, 2, LATE), PUSH(993, 0, 3, R), DEPTH(1)),
 		REL(0, 993),
 		.st = {.in_order = 2, .buffered = 1, .released = 2,
-		       .overflow = 1, .late = 1},
+		       .overflow = 1, .too_old = 1},
 	},
 	/* 18 */
 	{
@@ -374,11 +375,12 @@ static const struct vec vectors[] = {
 		       DEPTH(2)),
 		REL(0, 5, 0x7fff0001u),
 		.st = {.in_order = 2, .buffered = 3, .released = 3,
-		       .overflow = 1, .hole_overflow = 4, .late = 2},
+		       .overflow = 1, .hole_overflow = 4, .too_old = 2},
 	},
 	/* 19 */
 	{
-		/* distance exactly 2^31 is "not after": behind -> late */
+		/* distance exactly 2^31 is "not after": behind, never seen
+		 * -> too old */
 		.name = "jump of exactly 2^31 is late",
 		.cap = 1u << 16,
 		EVENTS(PUSH(0, 0, 0, R), PUSH(0x80000001u, 0, 1, LATE),
@@ -386,7 +388,8 @@ static const struct vec vectors[] = {
 		       PUSH(0x80000002u, 0, 4, LATE),
 		       PUSH(0x80000003u, 0, 5, LATE), DEPTH(1)),
 		REL(0, 1),
-		.st = {.in_order = 2, .buffered = 1, .released = 2, .late = 3},
+		.st = {.in_order = 2, .buffered = 1, .released = 2,
+		       .too_old = 3},
 	},
 	/* 20 */
 	{
@@ -412,8 +415,8 @@ static const struct vec vectors[] = {
 		 * push 5 (top 3, head 4, missing 1): range {4}, unknown 1:
 		 *   burst rule marks 4 (pgap 5 names 0, behind the head, not
 		 *   applied); 4 given up, 5 released; head 6;
-		 * push 1 (path 1): behind the head, slot 1 holds 1 as lost,
-		 *   not released: late;
+		 * push 1 (path 1): behind the head, slot 1 holds 1 as given
+		 *   up: late, released out of order;
 		 * push 6 (missing 0): in order, no rule;
 		 * push 7 (top 6, head 7, missing 1): span 0 < missing: pgap
 		 *   rule, pgap 0: nothing; in order.
@@ -423,11 +426,11 @@ static const struct vec vectors[] = {
 		.early = true,
 		EVENTS(PUSH(0, 0, 0, R), PUSH(2, 1, 1, B),
 		       PUSHL(3, 0, 1, 1, 2, R), DEPTH(0),
-		       PUSHL(5, 0, 1, 5, 3, R), DEPTH(0), PUSH(1, 1, 4, LATE),
-		       NREL(4), DEPTH(0), PUSHL(6, 0, 0, 2, 5, R),
+		       PUSHL(5, 0, 1, 5, 3, R), DEPTH(0), PUSH(1, 1, 4, R),
+		       NREL(5), DEPTH(0), PUSHL(6, 0, 0, 2, 5, R),
 		       PUSHL(7, 0, 1, 0, 6, R), DEPTH(0)),
-		REL(0, 2, 3, 5, 6, 7),
-		.st = {.in_order = 3, .buffered = 3, .released = 6,
+		REL(0, 2, 3, 5, 1, 6, 7),
+		.st = {.in_order = 3, .buffered = 3, .released = 7,
 		       .late = 1, .hole_early = 2},
 	},
 	/* 22 */
@@ -541,10 +544,10 @@ static const struct vec vectors[] = {
 		.name = "flush",
 		EVENTS(PUSH(0, 0, 0, R), PUSH(2, 0, 1, B), PUSH(5, 0, 2, B),
 		       FLUSH, NREL(3), DEPTH(0), NODL, PUSH(6, 0, 3, R),
-		       PUSH(1, 0, 4, LATE), PUSH(5, 0, 5, DUP), FLUSH,
+		       PUSH(1, 0, 4, R), PUSH(5, 0, 5, DUP), FLUSH,
 		       PUSH(7, 0, 6, R)),
-		REL(0, 2, 5, 6, 7),
-		.st = {.in_order = 3, .buffered = 2, .released = 5,
+		REL(0, 2, 5, 6, 1, 7),
+		.st = {.in_order = 3, .buffered = 2, .released = 6,
 		       .hole_flush = 3, .late = 1, .dup = 1},
 	},
 	/* 32 */
@@ -1008,7 +1011,7 @@ static void test_vectors(void **state)
  * head is a duplicate iff the last write to its residue (gseq & mask) was its
  * own release and it is less than capacity behind. */
 
-enum { W_BUF, W_LOST, W_REL };
+enum { W_BUF, W_LOST, W_REL, W_SKIP };
 
 struct ref_pkt {
 	uint32_t g;
@@ -1191,8 +1194,10 @@ static void ref_drain(struct ref *r, uint64_t *passed, bool force)
 			ref_release_at(r, i);
 		} else if (ref_is_lost(r, r->head)) {
 			ref_unmark(r, r->head);
+			ref_log(r, r->head, W_SKIP);
 			r->st.hole_early++;
 		} else if ((r->early || force) && ref_all_passed(r)) {
+			ref_log(r, r->head, W_SKIP);
 			(*passed)++;
 		} else {
 			break;
@@ -1226,7 +1231,9 @@ static void ref_free(struct ref *r)
 	free(r->out_cookie);
 }
 
-static bool ref_is_dup_of_released(const struct ref *r, uint32_t g)
+/* Whether g (behind the head) was last written to its slot as kind: the
+ * slot still tells what happened to it. */
+static bool ref_slot_says(const struct ref *r, uint32_t g, uint8_t kind)
 {
 	uint32_t mask = r->cap - 1;
 	unsigned i;
@@ -1236,7 +1243,7 @@ static bool ref_is_dup_of_released(const struct ref *r, uint32_t g)
 	}
 	for (i = r->nlog; i-- > 0;) {
 		if ((r->log[i].g & mask) == (g & mask)) {
-			return r->log[i].kind == W_REL && r->log[i].g == g;
+			return r->log[i].kind == kind && r->log[i].g == g;
 		}
 	}
 	return false;
@@ -1312,11 +1319,16 @@ static enum egr_verdict ref_push(struct ref *r, uint32_t g, unsigned path,
 	}
 	d = seq_diff(g, r->head);
 	if (d < 0) {
-		if (ref_is_dup_of_released(r, g)) {
+		if (ref_slot_says(r, g, W_REL)) {
 			r->st.dup++;
 			v = EGR_DROP_DUP;
-		} else {
+		} else if (ref_slot_says(r, g, W_SKIP)) {
+			/* given up before it came: out of order */
+			ref_emit(r, g, cookie);
 			r->st.late++;
+			v = EGR_RELEASED;
+		} else {
+			r->st.too_old++;
 			v = EGR_DROP_LATE;
 		}
 		ref_drain(r, &r->st.hole_early, false);
@@ -1333,6 +1345,7 @@ static enum egr_verdict ref_push(struct ref *r, uint32_t g, unsigned path,
 				ref_release_at(r, i);
 			} else {
 				ref_unmark(r, r->head);
+				ref_log(r, r->head, W_SKIP);
 				r->st.hole_overflow++;
 			}
 			r->head++;
@@ -1388,6 +1401,7 @@ static void ref_poll(struct ref *r, uint64_t now)
 
 	while (ref_deadline(r, &when) && when <= now) {
 		ref_unmark(r, r->head);
+		ref_log(r, r->head, W_SKIP);
 		r->st.hole_timeout++;
 		r->head++;
 		ref_drain(r, &r->st.hole_early, false);
@@ -1413,6 +1427,7 @@ static void ref_flush(struct ref *r)
 			ref_release_at(r, i);
 		} else {
 			ref_unmark(r, r->head);
+			ref_log(r, r->head, W_SKIP);
 			r->st.hole_flush++;
 		}
 		r->head++;
