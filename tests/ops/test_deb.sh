@@ -10,6 +10,11 @@
 #   1. lintian on the .changes, which takes in the .deb and the
 #      .buildinfo: no error, no warning but those accepted in
 #      debian/l3bond.lintian-overrides;
+#  1b. what the maintainer scripts start, stop and restart on a systemd
+#      machine (run with the systemd tools as stubs: this one may have no
+#      systemd as PID 1): nothing at install; at an upgrade nothing stopped
+#      before, a try-restart of every unit and l3bondd@ instance after; at
+#      removal a stop of them all;
 #   2. apt-get install ./l3bond_*.deb: the three binaries run, l3bondd
 #      --check accepts both sample configurations, systemd-analyze verify
 #      passes on the installed units, system user and group l3bond exist,
@@ -148,6 +153,51 @@ if [ $rc -eq 0 ]; then
 else
 	bad "lintian: errors or warnings (exit $rc)"
 fi
+
+# ---- 1b. the maintainer scripts as on a systemd machine ------------------
+
+# Where systemd is not PID 1 (a container, as CI may be) the scripts start,
+# stop and restart nothing.  What they would do is run here: the preinst,
+# postinst and prerm of the .deb (not the postrm: its purge deletes files)
+# with /run/systemd/system pointing at a directory of the test's and the
+# systemd tools as stubs that log their calls.
+ms=$tmp/maint
+mkdir -p "$ms/ctl" "$ms/bin" "$ms/systemd"
+dpkg-deb -e "$deb" "$ms/ctl"
+for t in deb-systemd-invoke deb-systemd-helper systemctl systemd-sysusers \
+	systemd-tmpfiles; do
+	printf '#!/bin/sh\necho "%s $*" >>"%s"\n' "$t" "$ms/calls" >"$ms/bin/$t"
+	chmod +x "$ms/bin/$t"
+done
+# actions SCRIPT ARG...: the starts, stops and restarts of SCRIPT run with
+# ARG..., one line each, joined by "; "
+actions() {
+	local script=$ms/ctl/$1
+	shift
+	: >"$ms/calls"
+	if [ -f "$script" ]; then
+		sed "s#/run/systemd/system#$ms/systemd#g" "$script" >"$ms/run.sh"
+		PATH=$ms/bin:$PATH DPKG_ROOT='' sh "$ms/run.sh" "$@" >/dev/null 2>&1 ||
+			echo "exit $?"
+	fi
+	{ grep -E '^(deb-systemd-invoke|systemctl) [a-z-]*(start|stop)' \
+		"$ms/calls" || true; } | paste -sd ';' | sed 's/;/; /g'
+}
+upgrade="deb-systemd-invoke try-restart l3bond-exporter.service l3bondd.service; deb-systemd-invoke try-restart l3bondd@*.service"
+remove="deb-systemd-invoke stop l3bond-exporter.service l3bondd@*.service l3bondd.service"
+for step in "preinst install::" "postinst configure::" \
+	"preinst upgrade $version::" "prerm upgrade $version::" \
+	"postinst configure $version::$upgrade" "prerm remove::$remove"; do
+	want=${step#*::}
+	step=${step%%::*}
+	# shellcheck disable=SC2086 # the script and its arguments
+	got=$(actions $step)
+	if [ "$got" = "$want" ]; then
+		ok "systemd: $step: ${want:-no start, stop nor restart}"
+	else
+		bad "systemd: $step: '$got', not '$want'"
+	fi
+done
 
 # ---- 2. install ---------------------------------------------------------------
 
