@@ -70,7 +70,7 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 77
 fi
 
-apt() {
+apt_get() {
 	DEBIAN_FRONTEND=noninteractive apt-get -y -qq --no-install-recommends \
 		-o DPkg::Lock::Timeout=300 "$@"
 }
@@ -100,7 +100,7 @@ cleanup() {
 		return
 	fi
 	if installed; then
-		apt purge l3bond >/dev/null 2>&1 || echo "cleanup: apt-get purge l3bond failed" >&2
+		apt_get purge l3bond >/dev/null 2>&1 || echo "cleanup: apt-get purge l3bond failed" >&2
 	fi
 	# what a broken purge may have left of the test's own
 	rm -f "$test_conf"
@@ -119,7 +119,7 @@ if foreign_config; then
 fi
 if installed; then
 	echo "  an earlier run left l3bond installed: purged first"
-	apt purge l3bond >/dev/null
+	apt_get purge l3bond >/dev/null
 fi
 if ! command -v lintian >/dev/null; then
 	bad "lintian is not installed (scripts/deps.sh installs it)"
@@ -279,7 +279,7 @@ enabled() {
 	[ "$(systemctl is-enabled "$1" 2>/dev/null)" = enabled ]
 }
 
-if apt install "$deb" >"$tmp/apt.log" 2>&1; then
+if apt_get install "$deb" >"$tmp/apt.log" 2>&1; then
 	ok "apt-get install ./$(basename "$deb")"
 else
 	bad "apt-get install: $(tail -n 5 "$tmp/apt.log")"
@@ -299,7 +299,7 @@ done
 
 install -m 0644 /usr/share/doc/l3bond/examples/cpe.conf "$test_conf"
 systemctl enable l3bondd.service >/dev/null 2>&1 || true
-if apt install --reinstall "$deb" >"$tmp/apt.log" 2>&1; then
+if apt_get install --reinstall "$deb" >"$tmp/apt.log" 2>&1; then
 	ok "again: apt-get install --reinstall ./$(basename "$deb")"
 else
 	bad "again: apt-get install --reinstall: $(tail -n 5 "$tmp/apt.log")"
@@ -325,7 +325,7 @@ fi
 
 # ---- 4. purge ---------------------------------------------------------------
 
-if apt purge l3bond >"$tmp/apt.log" 2>&1; then
+if apt_get purge l3bond >"$tmp/apt.log" 2>&1; then
 	ok "apt-get purge l3bond"
 else
 	bad "apt-get purge: $(tail -n 5 "$tmp/apt.log")"
