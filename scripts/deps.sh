@@ -20,7 +20,8 @@ case ${1:-} in
 	pkgs+=(curl util-linux passwd
 	systemd groff-base man-db shellcheck valgrind strace
 	busybox musl-tools clang-14 libclang-rt-14-dev lua5.1
-	iperf3 irtt iputils-ping)
+	iperf3 irtt iputils-ping
+	debhelper dpkg-dev lintian)
 	;;
 *)
 	echo "usage: scripts/deps.sh [--run]" >&2
@@ -38,7 +39,12 @@ esac
 # shell and libc in the package test, lua5.1 for its Prometheus
 # collector (prometheus-node-exporter-lua runs on Lua 5.1); clang-14 with
 # its runtime builds the libFuzzer targets (scripts/fuzz.sh); iperf3, irtt,
-# ping and jq are the quality benchmark's tools (scripts/quality.sh).
+# ping and jq are the quality benchmark's tools (scripts/quality.sh);
+# debhelper and dpkg-dev build the Debian package (scripts/deb.sh, from
+# debian/control's Build-Depends, which are the build packages above)
+# and lintian checks it (tests/ops/test_deb.sh).  No fakeroot: the
+# package says Rules-Requires-Root: no, so dpkg-buildpackage needs no
+# root, real or faked.
 
 missing=()
 for p in "${pkgs[@]}"; do
