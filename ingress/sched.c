@@ -99,15 +99,29 @@ void ing_sched_set_suspect(struct ing_sched *s, unsigned path, bool suspect)
 		p->forgive_to = p->lseq;
 	}
 	p->suspect = suspect;
+	if (!suspect) {
+		p->held = false;
+	}
 	set_usable(p);
 }
 
-/* While a path is suspect the reports describe a bond that lost a path,
- * not the load: the weight waits. */
+void ing_sched_set_held(struct ing_sched *s, unsigned path, bool held)
+{
+	if (path < s->n) {
+		s->path[path].held = held;
+	}
+}
+
+/* While a path is suspect the reports describe a bond that is losing a
+ * path, not the load: the weight waits.  Not once the path is down or
+ * held: the bond then runs on the others for a second or more (a line
+ * down for a day must not freeze the weights of the others for a day). */
 static bool frozen(struct ing_sched *s)
 {
 	for (unsigned i = 0; i < s->n; i++) {
-		if (s->path[i].suspect) {
+		const struct ing_sched_path *p = &s->path[i];
+
+		if (p->suspect && !p->down && !p->held) {
 			s->st.frozen++;
 			return true;
 		}

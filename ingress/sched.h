@@ -78,6 +78,7 @@ struct ing_sched_path {
 	bool up;	/* usable: neither down nor suspect */
 	bool down;	/* ing_sched_set_up(false) */
 	bool suspect;	/* ing_sched_set_suspect(true) */
+	bool held;	/* ing_sched_set_held(true): suspect, and settled */
 	/* the loss the peer reports for lseq before forgive_to was the cut
 	 * that made the path suspect: it moves no weight (sched.c,
 	 * forgive) */
@@ -192,6 +193,12 @@ void ing_sched_set_up(struct ing_sched *s, unsigned path, bool up);
  * where it was when the path comes back.  Independent of
  * ing_sched_set_up: a path is used when it is up and not suspect. */
 void ing_sched_set_suspect(struct ing_sched *s, unsigned path, bool suspect);
+
+/* A suspect path that answers again but is held back after flapping
+ * (ingress/detect.h, hold) is settled like a path down: the bond runs
+ * without it for seconds, and the reports describe the load again, so
+ * they move weight.  Cleared with ing_sched_set_suspect(false) too. */
+void ing_sched_set_held(struct ing_sched *s, unsigned path, bool held);
 
 /* Picks the path for a copy sent again (ingress/inflight.h) of an inner
  * packet of len bytes, as ing_sched_pick_flow would for a bulk packet,

@@ -1635,10 +1635,12 @@ static void test_suspect_no_traffic(void **state)
 }
 
 /* While a path is suspect, reports move no weight: the fixed path's loss
- * raises nothing (AWI, IWI), quiet reports take nothing (DWD). */
+ * raises nothing (AWI, IWI), quiet reports take nothing (DWD); once it is
+ * down or held after flapping they do again. */
 static void test_suspect_freezes_weight(void **state)
 {
 	struct fx f;
+	double w;
 
 	(void)state;
 	fx_init(&f, prm(0.5, 0, 50, 45), "FM");
@@ -1656,6 +1658,30 @@ static void test_suspect_freezes_weight(void **state)
 	fx_report(&f);
 	assert_near(f.s.w_mobile, 10 + 0.5 * 50);
 	assert_int_equal(f.s.st.frozen, 2);
+	/* suspect, then down: the bond runs without it, reports move
+	 * weight again (DWD takes 1) */
+	w = f.s.w_mobile;
+	ing_sched_set_suspect(&f.s, 1, true);
+	fx_report(&f);
+	assert_near(f.s.w_mobile, w);
+	assert_int_equal(f.s.st.frozen, 3);
+	ing_sched_set_up(&f.s, 1, false);
+	fx_report(&f);
+	assert_near(f.s.w_mobile, w - 1);
+	assert_int_equal(f.s.st.frozen, 3);
+	/* up again but held after flapping: settled too */
+	ing_sched_set_up(&f.s, 1, true);
+	fx_report(&f);
+	assert_int_equal(f.s.st.frozen, 4);
+	ing_sched_set_held(&f.s, 1, true);
+	fx_report(&f);
+	assert_near(f.s.w_mobile, w - 2);
+	assert_int_equal(f.s.st.frozen, 4);
+	assert_false(f.s.path[1].up);
+	/* trusted again: no longer held */
+	ing_sched_set_suspect(&f.s, 1, false);
+	assert_false(f.s.path[1].held);
+	assert_true(f.s.path[1].up);
 }
 
 /* The fixed path's cut: the loss the peer reports for what it carried
