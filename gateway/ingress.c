@@ -138,7 +138,7 @@ static int resend_one(void *ctx, const struct ing_inflight_pkt *m,
 	int path, fd;
 
 	if (m->len > sizeof(buf)) {
-		return 0;
+		return 0; /* cannot be: what is kept came from such a buffer */
 	}
 	if (gw_sec_next_pn(s, &h.pn) < 0) {
 		return -ENOTCONN;
@@ -161,7 +161,9 @@ static int resend_one(void *ctx, const struct ing_inflight_pkt *m,
 	n = sendmsg(fd, &msg, MSG_DONTWAIT);
 	if (n < 0) {
 		/* the survivor's socket is full: what is left waits for
-		 * nothing better (the egress counts it lost) */
+		 * nothing better.  Its lseq is gone: the egress counts it
+		 * lost on the survivor, as bond()'s failed sends (the
+		 * survivor could not take it: congestion) */
 		l->st.tx_errors++;
 		l->st.tx_errno = errno;
 		return -errno;
@@ -171,11 +173,85 @@ static int resend_one(void *ctx, const struct ing_inflight_pkt *m,
 	return 0;
 }
 
+/* What the paths that are not usable still keep goes again, as far as
+ * the pace allows (ingress/inflight.h, ing_repace); the tick stops when
+ * nothing is left.  A path usable again keeps its store: the peer's next
+ * REPORT acknowledges what it got. */
+static void resend_paced(struct gw_sess *s, uint64_t now)
+{
+	uint64_t b0 = ing_repace_budget(&s->repace, now), b = b0;
+	bool left = false;
+	unsigned i;
+
+	for (i = 0; i < s->gw->npaths; i++) {
+		if (ing_detect_usable(&s->link[i].det) ||
+		    ing_inflight_count(&s->infl, i) == 0) {
+			continue;
+		}
+		ing_inflight_take(&s->infl, i, &b, resend_one, s);
+		left = left || ing_inflight_count(&s->infl, i) > 0;
+	}
+	ing_repace_spent(&s->repace, b0, b);
+	if (!left) {
+		ing_repace_stop(&s->repace);
+		ev_timer_stop(s->gw->loop, &s->resend_timer);
+	}
+}
+
+static void on_resend_timer(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	(void)loop;
+	(void)revents;
+	resend_paced(container_of(w, struct gw_sess, resend_timer),
+		     gw_now_us());
+}
+
 /* on_link_suspect: what the suspect path carried since its last
- * acknowledgement goes again on the others */
+ * acknowledgement goes again on the others, at a pace */
 void gw_ing_resend(struct gw_sess *s, struct gw_link *l)
 {
-	ing_inflight_take(&s->infl, l->idx, resend_one, s);
+	uint64_t now = gw_now_us();
+
+	if (ing_inflight_count(&s->infl, l->idx) == 0) {
+		return;
+	}
+	ing_repace_start(&s->repace, ing_inflight_bytes(&s->infl, l->idx),
+			 now);
+	if (!ev_is_active(&s->resend_timer)) {
+		ev_timer_again(s->gw->loop, &s->resend_timer);
+	}
+}
+
+/* A REPORT from the peer: the survivors' queue sets the pace. */
+void gw_ing_resend_on_report(struct gw_sess *s)
+{
+	uint32_t q = 0;
+	unsigned i;
+
+	if (!s->repace.active) {
+		return;
+	}
+	for (i = 0; i < s->sched.n; i++) {
+		const struct ing_sched_path *p = &s->sched.path[i];
+
+		if (p->up && p->have_report && p->rep_qdelay_us > q) {
+			q = p->rep_qdelay_us;
+		}
+	}
+	ing_repace_on_report(&s->repace, q, s->gw->conf.sched.queue_target_us);
+}
+
+void gw_ing_resend_open(struct gw_sess *s)
+{
+	s->repace = (struct ing_repace){0};
+	ev_timer_init(&s->resend_timer, on_resend_timer, 0.,
+		      ING_REPACE_TICK_US / 1e6);
+}
+
+void gw_ing_resend_close(struct gw_sess *s)
+{
+	ev_timer_stop(s->gw->loop, &s->resend_timer);
+	ing_repace_stop(&s->repace);
 }
 
 /* Queues one inner packet (len bytes at data, the original under id) on

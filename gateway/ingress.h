@@ -68,7 +68,12 @@ int gw_ing_open(struct gw *gw);
 void gw_ing_close(struct gw *gw);
 void gw_ing_drain_all(struct gw *gw);
 /* on_link_suspect: the DATA l carried that its peer did not acknowledge
- * yet goes again on the other paths (ingress/inflight.h) */
+ * yet goes again on the other paths, at the pace of s->repace
+ * (ingress/inflight.h) */
 void gw_ing_resend(struct gw_sess *s, struct gw_link *l);
+/* a REPORT was applied to s->sched: the pace follows the survivors' queue */
+void gw_ing_resend_on_report(struct gw_sess *s);
+void gw_ing_resend_open(struct gw_sess *s);
+void gw_ing_resend_close(struct gw_sess *s);
 
 #endif

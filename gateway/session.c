@@ -256,6 +256,7 @@ static void sess_free(struct gw_sess *s, bool flush)
 		s->gw->on_session_closing(s, flush);
 	}
 	gw_links_detect_close(s);
+	gw_ing_resend_close(s);
 	ing_inflight_free(&s->infl);
 	gw_sec_wipe(s);
 	free(s);
@@ -264,8 +265,12 @@ static void sess_free(struct gw_sess *s, bool flush)
 /* The in-flight store of a session: per path what the fastest path
  * carries in GW_INFLIGHT_MS (a report interval, the RTT and a queue, with
  * room to spare) at its rate_mbit, or GW_INFLIGHT_KBPS when no path has
- * one; at most GW_INFLIGHT_MAX_BYTES, so that a concentrator's many
- * sessions stay bounded; a slot per GW_INFLIGHT_PKT_BYTES. */
+ * one; at most GW_INFLIGHT_MAX_BYTES per path; a slot per
+ * GW_INFLIGHT_PKT_BYTES.  About 2.2 MB per path at the default.  A CPE
+ * takes it at open; a concentrator when the CPE's first DATA goes out on
+ * the path (its CPEs that send nothing cost nothing).  Sized by the
+ * concentrator's own rates, not the CPE's: per-CPE sizing is for the
+ * scale issue (15). */
 static void inflight_params(const struct gw *gw, struct ing_inflight_params *p)
 {
 	uint32_t kbps = 0, want;
@@ -305,6 +310,7 @@ static struct gw_sess *sess_open(struct gw *gw, const struct conf_cpe *cc)
 	gw_sec_init(s, &cc->psk, cc->encrypt);
 	gw_links_init(s);
 	gw_links_detect_open(s);
+	gw_ing_resend_open(s);
 	for (i = 0; i < gw->npaths; i++) {
 		cls[i] = gw->conf.path[i].cls;
 	}
@@ -319,9 +325,14 @@ static struct gw_sess *sess_open(struct gw *gw, const struct conf_cpe *cc)
 		gw_serr(s, "in-flight store: %s", strerror(-err));
 		goto fail;
 	}
-	/* resident now, not page by page as the rings first fill: the
-	 * daemon's memory stays flat once a session is open */
-	for (i = 0; i < gw->npaths; i++) {
+	/* a CPE's one session: resident now, not page by page as the rings
+	 * first fill, so that the daemon's memory stays flat once it runs */
+	for (i = 0; gw->conf.role == ROLE_CPE && i < gw->npaths; i++) {
+		err = ing_inflight_alloc(&s->infl, i);
+		if (err) {
+			gw_serr(s, "in-flight store: %s", strerror(-err));
+			goto fail;
+		}
 		memset(s->infl.path[i].pkt, 0,
 		       (size_t)ip.max_pkts * sizeof(*s->infl.path[i].pkt));
 		memset(s->infl.path[i].buf, 0, ip.max_bytes);

@@ -50,6 +50,10 @@ struct gw_sess {
 	/* DATA sent and not acknowledged yet, per path, for sending again
 	 * when the path turns suspect (ingress/inflight.h) */
 	struct ing_inflight infl;
+	/* the pace of the copies, and its tick while some wait
+	 * (gateway/ingress.c, gw_ing_resend) */
+	struct ing_repace repace;
+	ev_timer resend_timer;
 	struct gw_sing_stats ist;
 	struct egr egr;
 	bool egr_ok;

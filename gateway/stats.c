@@ -274,6 +274,16 @@ static void walk_ingress(struct gw_sess *se, struct walker *w)
 		"DATA sent again on another path after its path turned "
 		"suspect, packets",
 		ss->resent);
+	counter(w, "resend_paces",
+		"episodes of DATA sent again at a pace (paths turned suspect "
+		"while none went on)",
+		se->repace.st.episodes);
+	counter(w, "resend_backoffs",
+		"REPORTs that halved the pace of DATA sent again: a survivor "
+		"queued over queue_target_ms",
+		se->repace.st.backoffs);
+	counter(w, "resend_bytes", "DATA sent again, inner bytes",
+		se->repace.st.bytes);
 	counter(w, "frozen", "REPORTs that moved no weight: a path was suspect",
 		ss->frozen);
 	counter(w, "forgiven",
@@ -578,6 +588,10 @@ static void walk_path(struct gw_sess *se, struct walker *w, unsigned i)
 	counter(w, "inflight_acked",
 		"kept DATA freed by the peer's acknowledgement, packets",
 		se->infl.path[i].st.acked);
+	counter(w, "inflight_nomem",
+		"DATA not kept for sending again: no memory for the store, "
+		"packets",
+		se->infl.path[i].st.nomem);
 	counter(w, "inflight_overflow",
 		"kept DATA dropped, oldest first, to make room, packets",
 		se->infl.path[i].st.overflow);

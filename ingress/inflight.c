@@ -39,15 +39,28 @@ int ing_inflight_init(struct ing_inflight *f,
 		return -EINVAL;
 	}
 	*f = (struct ing_inflight){.p = *p, .n = npaths};
-	for (unsigned i = 0; i < npaths; i++) {
-		struct ing_inflight_path *q = &f->path[i];
+	return 0;
+}
 
-		q->pkt = calloc(p->max_pkts, sizeof(*q->pkt));
-		q->buf = malloc(p->max_bytes);
-		if (!q->pkt || !q->buf) {
-			ing_inflight_free(f);
-			return -ENOMEM;
-		}
+int ing_inflight_alloc(struct ing_inflight *f, unsigned path)
+{
+	struct ing_inflight_path *q;
+
+	if (path >= f->n) {
+		return -EINVAL;
+	}
+	q = &f->path[path];
+	if (q->pkt) {
+		return 0;
+	}
+	q->pkt = calloc(f->p.max_pkts, sizeof(*q->pkt));
+	q->buf = malloc(f->p.max_bytes);
+	if (!q->pkt || !q->buf) {
+		free(q->pkt);
+		free(q->buf);
+		q->pkt = NULL;
+		q->buf = NULL;
+		return -ENOMEM;
 	}
 	return 0;
 }
@@ -124,6 +137,10 @@ int ing_inflight_add(struct ing_inflight *f, unsigned path,
 		q->st.too_big++;
 		return -EMSGSIZE;
 	}
+	if (!q->pkt && ing_inflight_alloc(f, path) < 0) {
+		q->st.nomem++;
+		return -ENOMEM;
+	}
 	if (q->have_next && seq_before(h->lseq, q->next_lseq)) {
 		q->st.reorder++;
 		return -EALREADY;
@@ -179,7 +196,7 @@ uint32_t ing_inflight_ack(struct ing_inflight *f, unsigned path,
 }
 
 int ing_inflight_take(struct ing_inflight *f, unsigned path,
-		      ing_inflight_fn fn, void *ctx)
+		      uint64_t *budget, ing_inflight_fn fn, void *ctx)
 {
 	struct ing_inflight_path *q;
 	int n = 0;
@@ -191,8 +208,14 @@ int ing_inflight_take(struct ing_inflight *f, unsigned path,
 	while (q->count > 0) {
 		const struct ing_inflight_pkt *e = entry(f, q, 0);
 
+		if (budget && *budget < e->len) {
+			return n; /* the rest waits for more budget */
+		}
 		if (fn(ctx, e, q->buf + e->off) < 0) {
 			break;
+		}
+		if (budget) {
+			*budget -= e->len;
 		}
 		n++;
 		q->st.taken++;
@@ -203,6 +226,77 @@ int ing_inflight_take(struct ing_inflight *f, unsigned path,
 		pop(f, q);
 	}
 	return n;
+}
+
+/* ---- the pace of the copies (see inflight.h) */
+
+void ing_repace_start(struct ing_repace *p, uint64_t backlog_bytes,
+		      uint64_t now_us)
+{
+	double r = (double)backlog_bytes * 1e6 / ING_REPACE_SPREAD_US;
+
+	if (p->active) {
+		return; /* an episode goes on: its pace stays */
+	}
+	if (r < ING_REPACE_MIN_BPS) {
+		r = ING_REPACE_MIN_BPS;
+	}
+	*p = (struct ing_repace){.active = true,
+				 .rate_Bps = r,
+				 .floor_Bps = r * ING_REPACE_FLOOR,
+				 .t_us = now_us,
+				 .st = p->st};
+	p->st.episodes++;
+}
+
+void ing_repace_stop(struct ing_repace *p)
+{
+	p->active = false;
+	p->tokens = 0;
+}
+
+void ing_repace_on_report(struct ing_repace *p, uint32_t queue_us,
+			  uint32_t target_us)
+{
+	if (!p->active) {
+		return;
+	}
+	if (queue_us > target_us) {
+		p->rate_Bps /= 2;
+		if (p->rate_Bps < p->floor_Bps) {
+			p->rate_Bps = p->floor_Bps;
+		}
+		p->st.backoffs++;
+	} else {
+		p->rate_Bps *= 1.25;
+	}
+}
+
+uint64_t ing_repace_budget(struct ing_repace *p, uint64_t now_us)
+{
+	double cap;
+
+	if (!p->active) {
+		return 0;
+	}
+	if (now_us > p->t_us) {
+		p->tokens += p->rate_Bps * (double)(now_us - p->t_us) / 1e6;
+		p->t_us = now_us;
+	}
+	/* no burst after a pause (the loop was busy): at most one tick's
+	 * worth and a largest packet */
+	cap = p->rate_Bps * ING_REPACE_TICK_US / 1e6 + 65536;
+	if (p->tokens > cap) {
+		p->tokens = cap;
+	}
+	return (uint64_t)p->tokens;
+}
+
+void ing_repace_spent(struct ing_repace *p, uint64_t budget_before,
+		      uint64_t budget_after)
+{
+	p->tokens -= (double)(budget_before - budget_after);
+	p->st.bytes += budget_before - budget_after;
 }
 
 void ing_inflight_reset(struct ing_inflight *f, unsigned path)

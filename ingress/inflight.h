@@ -10,7 +10,8 @@
  *
  * Invariants:
  * - per path, a ring of at most max_pkts packets and max_bytes bytes,
- *   both allocated once at init; the packets are in increasing local
+ *   both allocated once, when the path first keeps a packet (or
+ *   ing_inflight_alloc); the packets are in increasing local
  *   sequence (serial arithmetic, across the 32-bit wrap);
  * - when either bound is reached the oldest packets are dropped to make
  *   room (counted overflow): the oldest are the likeliest to have arrived
@@ -58,6 +59,8 @@ struct ing_inflight_stats {
 	uint64_t acked;	    /* freed by an acknowledgement */
 	uint64_t overflow;  /* dropped, oldest first, to make room */
 	uint64_t too_big;   /* not kept: larger than max_bytes */
+	uint64_t nomem;	    /* not kept: the path's store could not be
+			     * allocated */
 	uint64_t reorder;   /* not kept: not after the last one kept */
 	uint64_t ack_ahead; /* acknowledgements beyond what was sent */
 	uint64_t taken;	    /* handed over for sending again */
@@ -85,10 +88,14 @@ struct ing_inflight {
  * ING_INFLIGHT_MIN_BYTES, at most UINT32_MAX). */
 uint32_t ing_inflight_bytes_for(uint32_t rate_kbps, uint32_t ms);
 
-/* Returns 0, -EINVAL (params, npaths not in [1, WIRE_MAX_PATHS]) or
- * -ENOMEM (nothing allocated then). */
+/* Returns 0 or -EINVAL (params, npaths not in [1, WIRE_MAX_PATHS]).
+ * Allocates nothing: a path's store is allocated when it first keeps a
+ * packet (a concentrator's CPEs that send nothing cost nothing), or by
+ * ing_inflight_alloc. */
 int ing_inflight_init(struct ing_inflight *f,
 		      const struct ing_inflight_params *p, unsigned npaths);
+/* Allocates path's store now (idempotent).  0, -EINVAL or -ENOMEM. */
+int ing_inflight_alloc(struct ing_inflight *f, unsigned path);
 void ing_inflight_free(struct ing_inflight *f);
 
 /* Keeps a copy of the inner packet data[0..len) sent on path under h
@@ -110,10 +117,65 @@ uint32_t ing_inflight_ack(struct ing_inflight *f, unsigned path,
 typedef int (*ing_inflight_fn)(void *ctx, const struct ing_inflight_pkt *m,
 			       const uint8_t *data);
 
-/* Hands everything kept on path to fn and empties the path.  Returns the
- * number fn accepted, or -EINVAL (path). */
+/* Hands what is kept on path to fn, oldest first.  budget NULL:
+ * everything, and the path is empty.  Else as many bytes (inner packet
+ * lengths) as *budget, which is decreased: the rest stays kept (freed by
+ * an acknowledgement, or taken later).  When fn fails the rest is dropped
+ * (untaken).  Returns the number fn accepted, or -EINVAL (path). */
 int ing_inflight_take(struct ing_inflight *f, unsigned path,
-		      ing_inflight_fn fn, void *ctx);
+		      uint64_t *budget, ing_inflight_fn fn, void *ctx);
+
+/* The pace of the copies.  What a path that turned suspect carried (a
+ * report interval, its detection time and its RTT at its rate: 200 ms or
+ * more) cannot all go at once on the others: they may be full already,
+ * and their queue is smaller than that (a burst of 890 packets onto an
+ * idle 60 Mbit/s LTE with a 50 ms buffer lost 600 of them: issue 14's
+ * case a).  So the copies go at a pace, like a sender's congestion
+ * control with the survivors' queue as its signal:
+ * - an episode starts at the backlog spread over ING_REPACE_SPREAD_US;
+ * - each REPORT (every t_report_ms) gives the largest standing queue of
+ *   the usable paths: over the target (queue_target_ms) halves the pace,
+ *   at or under it raises it by a quarter; never under ING_REPACE_FLOOR
+ *   of the start, so that an episode ends;
+ * - the caller takes the budget every ING_REPACE_TICK_US; a budget is at
+ *   most a tick's worth and a largest packet (no burst after a pause).
+ * A copy that comes after its hole was given up is still delivered (out
+ * of order: egress/reseq.h); one that comes too late for the reorder
+ * window is dropped there (resent_too_old). */
+enum {
+	ING_REPACE_SPREAD_US = 400000,
+	ING_REPACE_TICK_US = 2000,
+	ING_REPACE_MIN_BPS = 125000, /* 1 Mbit/s */
+};
+#define ING_REPACE_FLOOR 0.05
+
+struct ing_repace_stats {
+	uint64_t episodes; /* paces started */
+	uint64_t backoffs; /* halved on a survivor's queue */
+	uint64_t bytes;	   /* inner bytes sent again */
+};
+
+struct ing_repace {
+	bool active;
+	double rate_Bps, floor_Bps;
+	double tokens;
+	uint64_t t_us;
+	struct ing_repace_stats st;
+};
+
+/* Starts an episode for backlog_bytes, unless one goes on. */
+void ing_repace_start(struct ing_repace *p, uint64_t backlog_bytes,
+		      uint64_t now_us);
+/* Nothing left to send again. */
+void ing_repace_stop(struct ing_repace *p);
+/* A REPORT: queue_us, the largest standing queue of the usable paths. */
+void ing_repace_on_report(struct ing_repace *p, uint32_t queue_us,
+			  uint32_t target_us);
+/* The bytes that may go now (0 when no episode). */
+uint64_t ing_repace_budget(struct ing_repace *p, uint64_t now_us);
+/* What ing_inflight_take left of a budget: the rest was spent. */
+void ing_repace_spent(struct ing_repace *p, uint64_t budget_before,
+		      uint64_t budget_after);
 
 /* Forgets path (its local sequence restarted). */
 void ing_inflight_reset(struct ing_inflight *f, unsigned path);

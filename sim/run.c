@@ -330,7 +330,7 @@ static void fo_event(struct run *r, unsigned path, enum ing_det_event ev)
 			cr->detect_ms = (double)(r->now - cut->t_us) / 1000;
 		}
 		ing_sched_set_suspect(&r->sched, path, true);
-		ing_inflight_take(&r->infl, path, resend_one, r);
+		ing_inflight_take(&r->infl, path, NULL, resend_one, r);
 		return;
 	case ING_DET_EV_DOWN:
 		ing_sched_set_up(&r->sched, path, false);

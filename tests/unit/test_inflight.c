@@ -2,7 +2,8 @@
  *
  * Written from ingress/inflight.h: acknowledgement (new, old, beyond what
  * was sent, across the 32-bit wrap of local sequence numbers), taking
- * (order, what a copy needs, a caller without room), both bounds with
+ * (order, what a copy needs, a caller without room, a byte budget), the
+ * pace of the copies (ing_repace), both bounds with
  * their overflow counter, the refusals; and a randomized differential test
  * against a naive store (a plain list) over many wraps of the byte ring.
  */
@@ -116,7 +117,7 @@ static void test_refusals(void **state)
 	assert_int_equal(add(&f, 0, 12, 2, 100), 0);
 	assert_int_equal(ing_inflight_count(&f, 0), 2);
 	assert_int_equal(ing_inflight_count(&f, 5), 0);
-	assert_int_equal(ing_inflight_take(&f, 7, collect, NULL), -EINVAL);
+	assert_int_equal(ing_inflight_take(&f, 7, NULL, collect, NULL), -EINVAL);
 	assert_int_equal(ing_inflight_ack(&f, 7, 1), 0);
 	ing_inflight_free(&f);
 }
@@ -171,7 +172,7 @@ static void test_wrap_lseq(void **state)
 	/* 2^32 - 4 .. 2^32 - 2 before 2^32 - 1; then it and 0 before 1 */
 	assert_int_equal(ing_inflight_ack(&f, 1, UINT32_MAX), 3);
 	assert_int_equal(ing_inflight_ack(&f, 1, 1), 2);
-	assert_int_equal(ing_inflight_take(&f, 1, collect, &g), 3);
+	assert_int_equal(ing_inflight_take(&f, 1, NULL, collect, &g), 3);
 	assert_int_equal(g.lseq[0], 1);
 	assert_int_equal(g.lseq[2], 3);
 	assert_int_equal(g.gseq[0], 12);
@@ -179,6 +180,89 @@ static void test_wrap_lseq(void **state)
 	assert_int_equal(add(&f, 1, 3, 20, 100), -EALREADY);
 	assert_int_equal(add(&f, 1, 4, 20, 100), 0);
 	ing_inflight_free(&f);
+}
+
+/* A budget hands over the oldest packets whose lengths fit and keeps the
+ * rest (not untaken): a later take goes on where it stopped. */
+static void test_take_budget(void **state)
+{
+	struct ing_inflight f;
+	struct got g = {.room = 100};
+	uint64_t b = 250;
+
+	(void)state;
+	init(&f, 16, 8192);
+	for (uint32_t i = 0; i < 4; i++) {
+		assert_int_equal(add(&f, 0, i, 10 + i, 100), 0);
+	}
+	assert_int_equal(ing_inflight_take(&f, 0, &b, collect, &g), 2);
+	assert_int_equal(b, 50);
+	assert_int_equal(ing_inflight_count(&f, 0), 2);
+	assert_int_equal(f.path[0].st.untaken, 0);
+	/* 50 left: not enough for the next one */
+	assert_int_equal(ing_inflight_take(&f, 0, &b, collect, &g), 0);
+	assert_int_equal(ing_inflight_count(&f, 0), 2);
+	b = 1000;
+	assert_int_equal(ing_inflight_take(&f, 0, &b, collect, &g), 2);
+	assert_int_equal(b, 800);
+	assert_int_equal(g.n, 4);
+	for (unsigned i = 0; i < 4; i++) {
+		assert_int_equal(g.gseq[i], 10 + i);
+		assert_true(g.ok[i]);
+	}
+	assert_int_equal(f.path[0].st.taken, 4);
+	ing_inflight_free(&f);
+}
+
+/* The pace of the copies: the start spreads the backlog over
+ * ING_REPACE_SPREAD_US, a survivor's queue over the target halves it
+ * (down to the floor), one under it raises it; the budget grows with
+ * time and is capped after a pause; an episode that goes on keeps its
+ * pace when another path turns suspect. */
+static void test_repace(void **state)
+{
+	struct ing_repace p = {0};
+	uint64_t t = 1000000, b;
+	double r0;
+
+	(void)state;
+	assert_int_equal(ing_repace_budget(&p, t), 0); /* no episode */
+	ing_repace_start(&p, 400000, t);
+	r0 = 400000.0 * 1e6 / ING_REPACE_SPREAD_US;
+	assert_true(p.active);
+	assert_true(p.rate_Bps == r0);
+	assert_int_equal(p.st.episodes, 1);
+	b = ing_repace_budget(&p, t + 2000);
+	assert_int_equal(b, (uint64_t)(r0 * 0.002));
+	ing_repace_spent(&p, b, 100); /* the take left 100 */
+	assert_int_equal(p.st.bytes, b - 100);
+	/* the rest is still there, and grows */
+	assert_int_equal(ing_repace_budget(&p, t + 2000), 100);
+	/* another suspect path while it goes on: the same episode */
+	ing_repace_start(&p, 10000000, t + 2000);
+	assert_true(p.rate_Bps == r0);
+	assert_int_equal(p.st.episodes, 1);
+	ing_repace_on_report(&p, 30000, 20000);
+	assert_true(p.rate_Bps == r0 / 2);
+	assert_int_equal(p.st.backoffs, 1);
+	ing_repace_on_report(&p, 20000, 20000); /* at the target: up */
+	assert_true(p.rate_Bps == r0 / 2 * 1.25);
+	for (int i = 0; i < 20; i++) {
+		ing_repace_on_report(&p, 50000, 20000);
+	}
+	assert_true(p.rate_Bps == r0 * ING_REPACE_FLOOR);
+	/* a pause of a second: no burst beyond a tick and a packet */
+	b = ing_repace_budget(&p, t + 1002000);
+	assert_true(b <= (uint64_t)(p.rate_Bps * ING_REPACE_TICK_US / 1e6) +
+			     65536);
+	ing_repace_stop(&p);
+	assert_false(p.active);
+	assert_int_equal(ing_repace_budget(&p, t + 2000000), 0);
+	/* a small backlog still goes at 1 Mbit/s at least */
+	ing_repace_start(&p, 1000, t + 2000000);
+	assert_true(p.rate_Bps == ING_REPACE_MIN_BPS);
+	assert_int_equal(p.st.episodes, 2);
+	assert_int_equal(p.st.backoffs, 21);
 }
 
 static void test_take(void **state)
@@ -192,7 +276,7 @@ static void test_take(void **state)
 		assert_int_equal(add(&f, 0, i, 500 + 3 * i, 100 + 50 * i), 0);
 	}
 	ing_inflight_ack(&f, 0, 2);
-	assert_int_equal(ing_inflight_take(&f, 0, collect, &g), 4);
+	assert_int_equal(ing_inflight_take(&f, 0, NULL, collect, &g), 4);
 	assert_int_equal(g.n, 4);
 	for (unsigned i = 0; i < 4; i++) {
 		assert_int_equal(g.lseq[i], i + 2);
@@ -203,7 +287,7 @@ static void test_take(void **state)
 	assert_int_equal(ing_inflight_bytes(&f, 0), 0);
 	assert_int_equal(f.path[0].st.taken, 4);
 	/* taken twice: nothing the second time */
-	assert_int_equal(ing_inflight_take(&f, 0, collect, &g), 0);
+	assert_int_equal(ing_inflight_take(&f, 0, NULL, collect, &g), 0);
 	/* the sequence goes on after a take */
 	assert_int_equal(add(&f, 0, 5, 1, 100), -EALREADY);
 	assert_int_equal(add(&f, 0, 6, 1, 100), 0);
@@ -220,7 +304,7 @@ static void test_take_no_room(void **state)
 	for (uint32_t i = 0; i < 10; i++) {
 		assert_int_equal(add(&f, 1, i, i, 300), 0);
 	}
-	assert_int_equal(ing_inflight_take(&f, 1, collect, &g), 3);
+	assert_int_equal(ing_inflight_take(&f, 1, NULL, collect, &g), 3);
 	assert_int_equal(f.path[1].st.taken, 3);
 	assert_int_equal(f.path[1].st.untaken, 7);
 	assert_int_equal(ing_inflight_count(&f, 1), 0);
@@ -239,7 +323,7 @@ static void test_overflow_count(void **state)
 	}
 	assert_int_equal(f.path[0].st.overflow, 3);
 	assert_int_equal(ing_inflight_count(&f, 0), 4);
-	assert_int_equal(ing_inflight_take(&f, 0, collect, &g), 4);
+	assert_int_equal(ing_inflight_take(&f, 0, NULL, collect, &g), 4);
 	/* the newest stay */
 	assert_int_equal(g.gseq[0], 3);
 	assert_int_equal(g.gseq[3], 6);
@@ -267,7 +351,7 @@ static void test_overflow_bytes(void **state)
 	/* and a small one pushes it out too */
 	assert_int_equal(add(&f, 0, 4, 4, 20), 0);
 	assert_int_equal(f.path[0].st.overflow, 4);
-	assert_int_equal(ing_inflight_take(&f, 0, collect, &g), 1);
+	assert_int_equal(ing_inflight_take(&f, 0, NULL, collect, &g), 1);
 	assert_int_equal(g.gseq[0], 4);
 	assert_true(g.ok[0]);
 	ing_inflight_free(&f);
@@ -339,7 +423,7 @@ static void test_differential(void **state)
 
 			g.n = 0;
 			g.room = 4096;
-			n = ing_inflight_take(&f, 0, collect, &g);
+			n = ing_inflight_take(&f, 0, NULL, collect, &g);
 			assert_true((unsigned)n <= kept);
 			/* the newest n of the naive store, in order */
 			for (unsigned i = 0; i < (unsigned)n; i++) {
@@ -369,6 +453,8 @@ int main(void)
 		cmocka_unit_test(test_ack),
 		cmocka_unit_test(test_wrap_lseq),
 		cmocka_unit_test(test_take),
+		cmocka_unit_test(test_take_budget),
+		cmocka_unit_test(test_repace),
 		cmocka_unit_test(test_take_no_room),
 		cmocka_unit_test(test_overflow_count),
 		cmocka_unit_test(test_overflow_bytes),

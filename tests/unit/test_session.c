@@ -47,6 +47,16 @@ void gw_links_detect_close(struct gw_sess *s)
 	(void)s;
 }
 
+void gw_ing_resend_open(struct gw_sess *s)
+{
+	(void)s;
+}
+
+void gw_ing_resend_close(struct gw_sess *s)
+{
+	(void)s;
+}
+
 static int on_opened(struct gw_sess *s)
 {
 	(void)s;
