@@ -273,7 +273,10 @@ bool ing_detect_quiet(const struct ing_detect *d, uint64_t now_us)
 
 bool ing_detect_idle(const struct ing_detect *d, uint64_t now_us)
 {
-	return d->state == ING_DET_UP && d->pmiss == 0 &&
+	return d->state == ING_DET_UP &&
+	       (d->pmiss == 0 ||
+		(d->pmiss == 1 &&
+		 now_us < d->psent[0] + ing_detect_timeout_us(d))) &&
 	       ing_detect_quiet(d, now_us);
 }
 

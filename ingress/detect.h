@@ -182,7 +182,9 @@ bool ing_detect_deadline(const struct ing_detect *d, uint64_t *when_us);
 void ing_detect_data_in(struct ing_detect *d, uint64_t now_us);
 
 /* Quiet: no data sent or received for idle_after_ms (or ever).  Idle:
- * quiet, UP and no probe missing. */
+ * quiet, UP and no probe missing: none unanswered, or the one idle probe
+ * unanswered for less than the timeout T (a slow answer, a radio waking
+ * up, is not a miss; one T late switches to the busy interval). */
 bool ing_detect_quiet(const struct ing_detect *d, uint64_t now_us);
 bool ing_detect_idle(const struct ing_detect *d, uint64_t now_us);
 

@@ -92,6 +92,8 @@ struct run {
 	struct egr_rtt rtt[WIRE_MAX_PATHS]; /* the PROBE round trips (EV_RTT) */
 	/* failover (c->failover) */
 	struct ing_detect det[WIRE_MAX_PATHS];
+	bool probed[WIRE_MAX_PATHS];	      /* a probe went on the path */
+	uint64_t last_probe[WIRE_MAX_PATHS]; /* when */
 	struct ing_inflight infl;
 	bool infl_ready;
 	uint8_t *payload; /* a packet's bytes: its emit time, then zeros */
@@ -360,22 +362,31 @@ static void on_fo_tick(struct run *r)
 	}
 }
 
-/* A probe on path: answered after a round trip if the link is up when
+/* Every probe_ms, as the daemon's keepalive tick (gateway/link.c,
+ * probe_due): a probe on path when one is due at the interval the
+ * detector gives now (an idle path's probe unanswered for T brings the
+ * busy interval back), answered after a round trip if the link is up when
  * it leaves and when the answer comes (a cut takes both directions). */
 static void on_probe(struct run *r, unsigned path)
 {
 	struct ing_detect *d = &r->det[path];
+	uint64_t ms = ing_detect_probe_interval(d, r->now);
 
-	ing_detect_probe_sent(d, r->now);
-	if (r->link[path].up) {
-		push(r, r->now + 2 * (uint64_t)r->c->path[path].delay_us,
-		     EV_PROBE_ACK, path);
+	if (!r->probed[path] ||
+	    r->now + (uint64_t)r->c->probe_ms * 500 >=
+		    r->last_probe[path] + ms * 1000) {
+		r->probed[path] = true;
+		r->last_probe[path] = r->now;
+		ing_detect_probe_sent(d, r->now);
+		if (r->link[path].up) {
+			push(r,
+			     r->now + 2 * (uint64_t)r->c->path[path].delay_us,
+			     EV_PROBE_ACK, path);
+		}
 	}
 	if (!finished(r)) {
-		push(r,
-		     r->now + (uint64_t)ing_detect_probe_interval(d, r->now) *
-				      1000,
-		     EV_PROBE, path);
+		push(r, r->now + (uint64_t)r->c->probe_ms * 1000, EV_PROBE,
+		     path);
 	}
 }
 

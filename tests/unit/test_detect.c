@@ -364,10 +364,12 @@ static void test_idle_interval(void **state)
 	assert_false(ing_detect_idle(&d, MS(3500)));
 	assert_int_equal(ing_detect_probe_interval(&d, MS(4499)), 200);
 	assert_true(ing_detect_idle(&d, MS(4500)));
-	/* a probe missing: fast again, to decide soon */
+	/* a probe unanswered is not missing before T (a slow answer);
+	 * missing: fast again, to decide soon */
 	ing_detect_probe_sent(&d, MS(5000));
-	assert_false(ing_detect_idle(&d, MS(5001)));
-	assert_int_equal(ing_detect_probe_interval(&d, MS(5001)), 200);
+	assert_true(ing_detect_idle(&d, MS(5000) + T - 1));
+	assert_false(ing_detect_idle(&d, MS(5000) + T));
+	assert_int_equal(ing_detect_probe_interval(&d, MS(5000) + T), 200);
 	/* answered: idle again; not up: never idle */
 	assert_int_equal(ing_detect_answered(&d, MS(5050)), ING_DET_EV_NONE);
 	assert_true(ing_detect_idle(&d, MS(5050)));
@@ -376,8 +378,8 @@ static void test_idle_interval(void **state)
 	assert_false(ing_detect_idle(&d, MS(6000)));
 }
 
-/* An idle path is cut: its idle probe misses, the next two come fast, and
- * the last answer is long past: SUSPECT, then DOWN at once. */
+/* An idle path is cut: its idle probe misses (T), the next two come fast,
+ * and the last answer is long past: SUSPECT, then DOWN at once. */
 static void test_idle_cut(void **state)
 {
 	struct ing_detect d;
@@ -390,16 +392,19 @@ static void test_idle_cut(void **state)
 	ing_detect_answered(&d, t + MS(30));
 	t += MS(ING_DET_IDLE_PROBE_MS);
 	ing_detect_probe_sent(&d, t); /* the cut: never answered */
-	assert_int_equal(ing_detect_probe_interval(&d, t + 1), 200);
+	assert_int_equal(ing_detect_probe_interval(&d, t + T - 1),
+			 ING_DET_IDLE_PROBE_MS);
+	assert_int_equal(ing_detect_probe_interval(&d, t + T), 200);
+	t += T;
+	ing_detect_probe_sent(&d, t);
 	ing_detect_probe_sent(&d, t + MS(200));
-	ing_detect_probe_sent(&d, t + MS(400));
-	assert_int_equal(ing_detect_tick(&d, t + MS(400) + T - 1),
+	assert_int_equal(ing_detect_tick(&d, t + MS(200) + T - 1),
 			 ING_DET_EV_NONE);
-	assert_int_equal(ing_detect_tick(&d, t + MS(400) + T),
+	assert_int_equal(ing_detect_tick(&d, t + MS(200) + T),
 			 ING_DET_EV_SUSPECT);
-	assert_int_equal(ing_detect_tick(&d, t + MS(400) + T),
+	assert_int_equal(ing_detect_tick(&d, t + MS(200) + T),
 			 ING_DET_EV_DOWN);
-	/* noticed within the idle interval plus 0.55 s */
+	/* noticed within the idle interval plus 2 T and a busy interval */
 }
 
 /* Suspect, back, suspect again within the window: a flap, HOLD. */
