@@ -647,9 +647,10 @@ static int check_dwd(struct loader *l, const config_setting_t *root)
 			   l->c.sched.t_report_ms);
 }
 
-/* A path is down after dead_after_ms without a packet from the peer, who
- * probes every probe_interval_ms (when no REPORT or DATA comes): one lost
- * probe must not take a path down, so at least two intervals.  The
+/* A path is down after dead_after_ms without an answer (a REPORT
+ * acknowledging its DATA, a PROBE answered), and a path in use is probed
+ * every probe_interval_ms: one lost probe must not take a path down, so
+ * at least two intervals.  The
  * deprecated keepalive_ms stands for dead_after_ms = 3 x keepalive_ms when
  * dead_after_ms is not given (raised to two probe intervals if needed). */
 static int check_liveness(struct loader *l, const config_setting_t *root)

@@ -68,8 +68,8 @@ void gw_send_probe(struct gw_sess *s, struct gw_link *l, uint64_t now_us)
 
 	wire_put_probe(pb, sizeof(pb), &pr);
 	/* a probe that cannot go out (the path's socket is gone) is one
-	 * unanswered all the same; a path with no peer has no detector
-	 * running (it never answered) */
+	 * unanswered all the same; a path with no peer is not fed to its
+	 * detector (it never answered: nothing to lose) */
 	if (l->have_peer) {
 		gw_link_probe_sent(s, l, now_us);
 	}
@@ -85,6 +85,7 @@ void gw_on_control(struct gw_sess *s, struct gw_link *l,
 	switch (m->hdr.type) {
 	case WIRE_REPORT:
 		ing_sched_on_report(&s->sched, m->hdr.gseq, &m->u.report);
+		gw_ing_resend_on_report(s);
 		/* what each path delivered: the detectors' answers */
 		gw_links_on_report(s, &m->u.report, now_us);
 		break;

@@ -459,8 +459,8 @@ static void adapt_lto(struct gw_sess *s)
 
 /* The cumulative counters go on every path: a lost report loses nothing
  * and the peer ignores the copies by report sequence.  Before the report
- * resets the interval's queueing delays, they set the reorder timeout. */
-/* Every t_report_ms, if DATA arrived since the last one: an idle path
+ * resets the interval's queueing delays, they set the reorder timeout.
+ * Every t_report_ms, if DATA arrived since the last one: an idle path
  * costs no REPORTs (the issue's 50 MB a month), and the first DATA brings
  * them back.  The report after the last DATA still goes: it acknowledges
  * it (the peer's detector waits for that). */

@@ -83,7 +83,8 @@ void gw_links_on_peer_restarted(struct gw_sess *s);
  * rebinding must be learnt at once, and the peer's must be seen gone. */
 bool gw_link_idle(const struct gw_sess *s, const struct gw_link *l,
 		  uint64_t now_us);
-/* every probe_interval_ms: the CPE's HELLOs, a PROBE on every link */
+/* every probe_interval_ms: the CPE's HELLOs, a PROBE on every link that
+ * is due one (busy or idle interval: link.c, probe_due) */
 void gw_send_keepalives(struct gw *gw, uint64_t now_us);
 /* on_session_established: a CPE probes every path at once */
 void gw_links_on_established(struct gw_sess *s);

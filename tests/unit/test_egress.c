@@ -569,7 +569,7 @@ static void nop_release(void *ctx, uint64_t cookie, uint32_t gseq);
  * less than EGR_LTO_BACK_US changes nothing. */
 static void test_lto_back(void **state)
 {
-	struct egr_reseq_params p = {.t_lto_us = 50000, .capacity = 64};
+	struct egr_reseq_params p = {.t_lto_us = 50000, .capacity = 64}, rp;
 	struct egr_lto_path lp[2] = {{.up = true}, {.up = true}};
 	struct wire_hdr h;
 	struct egr e;
@@ -605,13 +605,29 @@ static void test_lto_back(void **state)
 	assert_int_equal(egr_on_data(&e, &h, 2100000, 0), EGR_RELEASED);
 	assert_int_equal(e.reseq.p.t_lto_us, 50000);
 	assert_int_equal(e.lto_back, 1);
-	/* path 0 after 60 ms: no change */
+	/* adapted down again; path 0 60 ms after its last packet: no change
+	 * (silent for less than EGR_LTO_BACK_US) */
 	h.path = 0;
 	h.gseq = g++;
 	h.lseq = 41;
-	assert_int_equal(egr_on_data(&e, &h, 2000000 + 60000, 0),
+	assert_int_equal(egr_on_data(&e, &h, 2100000, 0), EGR_RELEASED);
+	rp = e.reseq.p;
+	rp.t_lto_us = 5000;
+	assert_int_equal(egr_reseq_set_params(&e.reseq, &rp), 0);
+	h.gseq = g++;
+	h.lseq = 42;
+	assert_int_equal(egr_on_data(&e, &h, 2100000 + 60000, 0),
 			 EGR_RELEASED);
+	assert_int_equal(e.reseq.p.t_lto_us, 5000);
 	assert_int_equal(e.lto_back, 1);
+	/* path 1 just over EGR_LTO_BACK_US after its last: raised again */
+	h.path = 1;
+	h.gseq = g++;
+	h.lseq = 2;
+	assert_int_equal(egr_on_data(&e, &h, 2100000 + EGR_LTO_BACK_US + 1, 0),
+			 EGR_RELEASED);
+	assert_int_equal(e.reseq.p.t_lto_us, 50000);
+	assert_int_equal(e.lto_back, 2);
 	egr_free(&e);
 }
 
