@@ -118,8 +118,21 @@ void gw_on_control(struct gw_sess *s, struct gw_link *l,
 	}
 	case WIRE_PROBE_ACK: {
 		unsigned probed = m->u.probe.id & GW_PROBE_PATH_MASK;
+		uint32_t n = m->u.probe.id >> GW_PROBE_PATH_BITS, d;
 
 		if (probed >= s->gw->npaths) {
+			break;
+		}
+		/* The answer to a probe sent before the path turned suspect
+		 * (the answer queued behind a deep buffer) proves the path
+		 * worked then, not now, as a late acknowledgement of data
+		 * does not (ingress/detect.h).  Probe numbers are serial in
+		 * the id's upper bits. */
+		d = (n - s->link[probed].probe_floor) &
+		    (UINT32_MAX >> GW_PROBE_PATH_BITS);
+		if (s->link[probed].have_floor &&
+		    (d == 0 || d > (UINT32_MAX >> (GW_PROBE_PATH_BITS + 1)))) {
+			s->link[probed].st.acks_stale++;
 			break;
 		}
 		if (&s->link[probed] != l) {

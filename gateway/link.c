@@ -179,6 +179,8 @@ static void det_event(struct gw_sess *s, struct gw_link *l,
 		/* its weight goes to the others at once; down only after
 		 * dead_after_ms */
 		ing_sched_set_suspect(&s->sched, l->idx, true);
+		l->probe_floor = s->probe_id;
+		l->have_floor = true;
 		gw_swarn(s, "path %s: suspect: no answer for %llu ms", cp->name,
 			 (unsigned long long)(ing_detect_timeout_us(&l->det) /
 					      1000));

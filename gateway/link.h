@@ -31,6 +31,9 @@ struct gw_path_stats {
 	/* answers to the peer's PROBEs on this path that also went on
 	 * another one: ours does not answer (control.c) */
 	uint64_t acks_across;
+	/* PROBE_ACKs of probes sent before the path turned suspect: no
+	 * answer (control.c) */
+	uint64_t acks_stale;
 };
 
 /* A path as one session sees it: the peer's address on it, liveness,
@@ -48,6 +51,10 @@ struct gw_link {
 	bool rx_up; /* our egress waits for its holes (link.c, rx_update) */
 	uint64_t last_rx_us;
 	uint64_t last_probe_us; /* its last PROBE (link.c, probe_due) */
+	/* the session's probe counter when the path last turned suspect:
+	 * the answer to a probe sent before is no answer (control.c) */
+	uint32_t probe_floor;
+	bool have_floor;
 	struct ing_detect det; /* its failure detector (ingress/detect.h) */
 	uint32_t rtt_us;       /* last PROBE round trip, 0: none */
 	struct egr_rtt rtt;    /* smoothed (egress/lto.h) */

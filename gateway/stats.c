@@ -521,6 +521,10 @@ static void walk_path(struct gw_sess *se, struct walker *w, unsigned i)
 		"answers to the peer's PROBEs on this path also sent on "
 		"another (this direction of it does not answer), packets",
 		p->st.acks_across);
+	counter(w, "acks_stale",
+		"answers to our PROBEs sent before the path turned suspect: "
+		"no answer, packets",
+		p->st.acks_stale);
 	counter(w, "rx_pkts", "valid tunnel packets received, packets",
 		p->st.rx_pkts);
 	counter(w, "rx_bytes", "valid tunnel packets received, bytes",
