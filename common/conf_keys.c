@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The keys of the configuration file: each declared once, in the tables
  * below, with everything the rest of l3bond derives from it.
  *

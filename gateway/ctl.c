@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The control socket of l3bondctl: an AF_UNIX stream socket in the loop.
  *
  * One request per connection, one line of at most CTL_LINE_MAX bytes:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* l3bond-exporter: the daemon's metrics over HTTP for Prometheus.
  *
  *	l3bond-exporter [-s SOCKET] [-l ADDRESS] [-p PORT] [-c CONNECTIONS]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* l3bondctl: the operator's client of l3bondd's control socket (ctl.c).
  *
  *	l3bondctl [-s SOCKET] status [--json] | metrics | set KEY VALUE |

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* l3bondd: the bonding daemon of the CPE and of the concentrator.
  *
  *	l3bondd -c FILE [-f] [-v] [--status-file PATH]

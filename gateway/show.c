@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The presentations of the status data (show.h): the table, JSON and the
  * Prometheus exposition, from a parsed snapshot (facts.h). */
 #include <errno.h>

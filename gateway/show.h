@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The presentations of the daemon's status data (facts.h), made by its
  * clients: l3bondctl's table and JSON, and the Prometheus exposition of
  * `l3bondctl metrics` and of l3bond-exporter.  Pure: a parsed snapshot in,

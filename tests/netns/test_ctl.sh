@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # End-to-end test of l3bondd's control socket and of l3bondctl, on the
 # testbed of lib.sh with a CPE and a concentrator daemon:
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # End-to-end test of the Prometheus metrics: `l3bondctl metrics` and the
 # HTTP exporter l3bond-exporter (gateway/exporter.c, libmicrohttpd), which
 # asks the daemon's control socket on each scrape; the daemons of

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # tests/openwrt/test_openwrt.sh BUILD_DIR: the OpenWrt package
 # (openwrt/net/l3bond) on a Debian machine.
 #
@@ -458,8 +459,9 @@ for r in dash busybox; do
 	# a UCI syntax error on reload: the running instance keeps its file
 	cp "$box/l3bond" "$tmp/good.uci"
 	sed -i "s/option role 'cpe'/option role 'cpe/" "$box/l3bond"
+	qline=$(grep -n "option role 'cpe\$" "$box/l3bond" | cut -d: -f1)
 	init_do "$r" cpe reload_service
-	if grep -qF "l3bond-uci2conf: $box/l3bond:19: unterminated ' quote" "$box/stub.log" &&
+	if grep -qF "l3bond-uci2conf: $box/l3bond:$qline: unterminated ' quote" "$box/stub.log" &&
 		grep -qF "instance cpe: keeps running on its previous configuration" "$box/stub.log" &&
 		has "$box/procd.log" "set command $l3bondd -c $conf" &&
 		cmp -s "$conf" "$tmp/before.conf"; then
@@ -471,7 +473,7 @@ for r in dash busybox; do
 	fi
 	# and from stopped: nothing starts
 	init_do "$r" "" "stop_service; start_service"
-	if grep -qF "l3bond-uci2conf: $box/l3bond:19: unterminated ' quote" "$box/stub.log" &&
+	if grep -qF "l3bond-uci2conf: $box/l3bond:$qline: unterminated ' quote" "$box/stub.log" &&
 		grep -qF "nothing started" "$box/stub.log" &&
 		! grep -q '^open' "$box/procd.log"; then
 		ok "$r: init start, UCI syntax error: nothing started, error logged with its line"

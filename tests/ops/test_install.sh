@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # The install: what "cmake --install" puts where, and whether it is sound.
 #
 #   1. DESTDIR installs with --prefix /usr and --prefix /opt/l3bond: exactly

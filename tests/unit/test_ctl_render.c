@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Unit tests of what the daemon says and what its clients show, without
  * a socket or a loop: the stats walk (gateway/stats.c), its status-file
  * lines (gateway/status.c), the status data of the control socket

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Stand-in for OpenWrt's package.mk, for tests/openwrt/test_openwrt.sh.
 # BuildPackage runs the package's steps in OpenWrt's order (prepare,
 # configure, compile, install, Package/NAME/install into the package root)
