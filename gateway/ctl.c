@@ -115,11 +115,6 @@ static void do_help(FILE *out)
 		     "then the body\n");
 }
 
-/* The build passes the project's version (CMake PROJECT_VERSION). */
-#ifndef L3BOND_VERSION
-#define L3BOND_VERSION "unknown"
-#endif
-
 /* The walk as status data (facts.h); false when out of memory. */
 static bool do_status(struct gw *gw, FILE *out)
 {

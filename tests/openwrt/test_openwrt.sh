@@ -57,6 +57,8 @@ top=$(cd "$here/../.." && pwd)
 files=$top/openwrt/net/l3bond/files
 uci2conf=$files/l3bond-uci2conf
 l3bondd=$(cd "$build" && pwd)/gateway/l3bondd
+# the version's one source
+version=$(sed -n 's/^project(l3bond VERSION \([0-9.]*\).*/\1/p' "$top/CMakeLists.txt")
 
 if ! command -v shellcheck >/dev/null; then
 	echo "SKIP: shellcheck is not installed (scripts/deps.sh installs it)"
@@ -651,7 +653,6 @@ ln -s "$here/sdk/rules.mk" "$sdk/rules.mk"
 ln -s "$here/sdk/include" "$sdk/include"
 if make -C "$top/openwrt/net/l3bond" TOPDIR="$sdk" >"$tmp/make.log" 2>&1; then
 	ok "package Makefile: prepare, configure, compile, install and Package/l3bond/install run"
-	version=$(sed -n 's/^project(l3bond VERSION \([0-9.]*\).*/\1/p' "$top/CMakeLists.txt")
 	fields=$sdk/build_dir/root-l3bond.fields
 	deps=$(sed -n 's/^DEPENDS=//p' "$fields")
 	missing=
@@ -743,7 +744,9 @@ if command -v musl-gcc >/dev/null; then
 		# not built for OpenWrt: the HTTP exporter
 		[[ $f == */exporter.c ]] && continue
 		nsrc=$((nsrc + 1))
+		# L3BOND_VERSION: as CMake defines it (l3bond_version)
 		if ! musl-gcc -fsyntax-only -std=gnu11 -D_GNU_SOURCE -Os -Wall \
+			-DL3BOND_VERSION="\"$version\"" \
 			-Wextra -Werror -Wshadow -Wstrict-prototypes \
 			-Wmissing-prototypes -Wformat=2 \
 			-Wno-missing-field-initializers -Wno-strict-aliasing \
