@@ -37,11 +37,20 @@
 #      OpenWrt), and the fw4 fragment is valid inside fw4-like chains.
 #   6. The package Makefile, read by GNU make with stand-ins for OpenWrt's
 #      rules.mk, package.mk and cmake.mk (sdk/): its steps run in OpenWrt's
-#      order with OpenWrt's flags (Release, -Os) on the host compiler; the
-#      package holds exactly the expected files, modes and fw4 links, its
-#      version comes from CMakeLists.txt, DEPENDS and conffiles are set.
-#   7. With musl-gcc (Debian: musl-tools): the daemon's sources compile
-#      against musl's headers with the project's -Werror warnings.
+#      order with OpenWrt's flags (Release, -Os) on the host compiler; its
+#      three packages (l3bond, l3bond-exporter,
+#      prometheus-node-exporter-lua-l3bond) hold exactly the expected
+#      files, modes and fw4 links; the version comes from CMakeLists.txt,
+#      the license is BSD-2-Clause with its file, DEPENDS and conffiles are
+#      set.  The NEEDED entries (readelf -d) of every binary of a package,
+#      mapped through a table from library to OpenWrt package, must each
+#      have their package in that package's DEPENDS: the check fails naming
+#      the library otherwise, or when the table has no entry for it; shown
+#      failing on the Makefiles of bad/makefile-*.sed (a library's package
+#      left out) and with a library left out of the table.
+#   7. With musl-gcc (Debian: musl-tools): the sources of the three
+#      programs compile against musl's headers with the project's -Werror
+#      warnings.
 #   8. With lua5.1: the prometheus-node-exporter-lua collector passes on
 #      what `l3bondctl metrics` prints from a (stand-in) daemon, and prints
 #      nothing when no daemon answers.
@@ -647,17 +656,94 @@ fi
 # say what they do): enough for GNU make to read net/l3bond/Makefile and
 # run its steps in OpenWrt's order with OpenWrt's compiler flags, on the
 # host's compiler.  Not the real build system: see openwrt/README.md.
+# mksdk DIR: a stand-in SDK there
+mksdk() {
+	mkdir -p "$1"
+	ln -s "$here/sdk/rules.mk" "$1/rules.mk"
+	ln -s "$here/sdk/include" "$1/include"
+}
+
+# The library of each NEEDED entry of a binary -> the OpenWrt packages that
+# provide it (any one of them will do); "-": the C library, on every
+# OpenWrt system (musl: libc, libm, libpthread and the loader are one).
+# A library with no entry fails the check: add it here with its package.
+lib_pkgs=(
+	'libconfig.so.*|libconfig'
+	'libev.so.*|libev'
+	'libmnl.so.*|libmnl'
+	'libsodium.so.*|libsodium'
+	'libjson-c.so.*|libjson-c'
+	'libmicrohttpd.so.*|libmicrohttpd-no-ssl libmicrohttpd-ssl'
+	'libc.so.*|-'
+	'libm.so.*|-'
+	'libpthread.so.*|-'
+	'ld-linux*|-'
+	'ld-musl-*|-'
+)
+
+# is_elf FILE: FILE starts with the ELF magic
+is_elf() {
+	[[ $(head -c 4 "$1" | od -An -c | tr -d ' ') == '177ELF' ]]
+}
+
+# needed_check PKG ROOT FIELDS: each ELF file in the package root ROOT
+# links only libraries whose package is in the DEPENDS of FIELDS; prints
+# one line per library that is not so, or that the table lacks, and fails.
+needed_check() {
+	local pkg=$1 root=$2 fields=$3 deps f lib e want p found rc=0
+	deps=" $(sed -n 's/^DEPENDS=//p' "$fields") "
+	while IFS= read -r -d '' f; do
+		is_elf "$f" || continue
+		while read -r lib; do
+			want=
+			for e in "${lib_pkgs[@]}"; do
+				# shellcheck disable=SC2053 # the table's globs
+				if [[ $lib == ${e%%|*} ]]; then
+					want=${e#*|}
+					break
+				fi
+			done
+			if [[ -z $want ]]; then
+				echo "$pkg: ${f#"$root"/} links $lib, which has no entry in the table of libraries to packages"
+				rc=1
+				continue
+			fi
+			[[ $want == - ]] && continue
+			found=
+			for p in $want; do
+				[[ $deps == *" +$p "* || $deps == *" $p "* ]] && found=$p
+			done
+			if [[ -z $found ]]; then
+				echo "$pkg: ${f#"$root"/} links $lib, of ${want// / or }, which DEPENDS lacks"
+				rc=1
+			fi
+		done < <(readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p')
+	done < <(find "$root" -type f -print0)
+	return $rc
+}
+
+# elves ROOT: the ELF files of a package root and what they link, a line each
+elves() {
+	local f
+	while IFS= read -r -d '' f; do
+		is_elf "$f" || continue
+		echo "${f#"$1"/}: $(readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p' | tr '\n' ' ')"
+	done < <(find "$1" -type f -print0 | sort -z)
+}
+
 sdk=$tmp/sdk
-mkdir -p "$sdk"
-ln -s "$here/sdk/rules.mk" "$sdk/rules.mk"
-ln -s "$here/sdk/include" "$sdk/include"
-if make -C "$top/openwrt/net/l3bond" TOPDIR="$sdk" >"$tmp/make.log" 2>&1; then
-	ok "package Makefile: prepare, configure, compile, install and Package/l3bond/install run"
+mksdk "$sdk"
+packages=(l3bond l3bond-exporter prometheus-node-exporter-lua-l3bond)
+if ! command -v readelf >/dev/null; then
+	bad "readelf is not installed (binutils): the packages' libraries cannot be checked"
+elif make -C "$top/openwrt/net/l3bond" TOPDIR="$sdk" >"$tmp/make.log" 2>&1; then
+	ok "package Makefile: prepare, configure, compile, install and the install of ${packages[*]} run"
 	fields=$sdk/build_dir/root-l3bond.fields
 	deps=$(sed -n 's/^DEPENDS=//p' "$fields")
 	missing=
-	for d in +libconfig +libev +libmnl +libjson-c +iptables-nft +iptables-mod-nfqueue \
-		+iptables-mod-ipopt +iptables-mod-extra +kmod-ipt-conntrack; do
+	for d in +libconfig +libev +libmnl +libsodium +libjson-c +iptables-nft \
+		+iptables-mod-nfqueue +iptables-mod-ipopt +iptables-mod-extra \
+		+kmod-ipt-conntrack; do
 		[[ " $deps " == *" $d "* ]] || missing="$missing $d"
 	done
 	if has "$fields" "PKG_VERSION=$version" && [[ -n $version ]] &&
@@ -668,25 +754,119 @@ if make -C "$top/openwrt/net/l3bond" TOPDIR="$sdk" >"$tmp/make.log" 2>&1; then
 		bad "package Makefile: fields (missing DEPENDS:$missing):"
 		show "$fields"
 	fi
-	root=$sdk/build_dir/root-l3bond
-	(cd "$root" && find . ! -type d -printf '%M %p %l\n' | sort -k2) >"$tmp/files"
-	cat >"$tmp/files.want" <<'EOF'
--rw------- ./etc/config/l3bond 
--rw-r--r-- ./etc/hotplug.d/iface/30-l3bond 
--rwxr-xr-x ./etc/init.d/l3bond 
--rw-r--r-- ./usr/lib/lua/prometheus-collectors/l3bond.lua 
--rwxr-xr-x ./usr/sbin/l3bond-uci2conf 
--rwxr-xr-x ./usr/sbin/l3bondctl 
--rwxr-xr-x ./usr/sbin/l3bondd 
-lrwxrwxrwx ./usr/share/nftables.d/chain-pre/forward/30-l3bond.nft /var/etc/l3bond/fw4.nft
-lrwxrwxrwx ./usr/share/nftables.d/chain-pre/input/30-l3bond.nft /var/etc/l3bond/fw4.nft
-EOF
-	if diff -u "$tmp/files.want" "$tmp/files" >"$tmp/diff"; then
-		ok "package Makefile: the package holds exactly the expected files and links"
+	copy=$sdk/build_dir/l3bond-$version
+	if has "$fields" "PKG_LICENSE=BSD-2-Clause" &&
+		has "$fields" "PKG_LICENSE_FILES=LICENSE" &&
+		cmp -s "$copy/LICENSE" "$top/LICENSE"; then
+		ok "package Makefile: PKG_LICENSE BSD-2-Clause, PKG_LICENSE_FILES LICENSE, in the source copy"
 	else
-		bad "package Makefile: package files:"
-		show "$tmp/diff"
+		bad "package Makefile: license fields, or LICENSE in the source copy:"
+		show "$fields"
 	fi
+	# the exporter and the collector: packages of their own, each
+	# depending on l3bond (the daemon it asks, l3bondctl it runs)
+	efields=$sdk/build_dir/root-l3bond-exporter.fields
+	cfields=$sdk/build_dir/root-prometheus-node-exporter-lua-l3bond.fields
+	edeps=" $(sed -n 's/^DEPENDS=//p' "$efields") "
+	cdeps=" $(sed -n 's/^DEPENDS=//p' "$cfields") "
+	if [[ $edeps == *" +l3bond "* && $cdeps == *" +l3bond "* &&
+		$cdeps == *" +prometheus-node-exporter-lua "* ]] &&
+		has "$cfields" "PKGARCH=all" && has "$cfields" "SECTION=utils"; then
+		ok "package Makefile: l3bond-exporter depends on l3bond; prometheus-node-exporter-lua-l3bond on l3bond and prometheus-node-exporter-lua, architecture all"
+	else
+		bad "package Makefile: the exporter's and the collector's fields:"
+		show "$efields"
+		show "$cfields"
+	fi
+	# exactly these files in each package
+	printf '%s\n' \
+		'-rw------- ./etc/config/l3bond ' \
+		'-rw-r--r-- ./etc/hotplug.d/iface/30-l3bond ' \
+		'-rwxr-xr-x ./etc/init.d/l3bond ' \
+		'-rwxr-xr-x ./usr/sbin/l3bond-uci2conf ' \
+		'-rwxr-xr-x ./usr/sbin/l3bondctl ' \
+		'-rwxr-xr-x ./usr/sbin/l3bondd ' \
+		'lrwxrwxrwx ./usr/share/nftables.d/chain-pre/forward/30-l3bond.nft /var/etc/l3bond/fw4.nft' \
+		'lrwxrwxrwx ./usr/share/nftables.d/chain-pre/input/30-l3bond.nft /var/etc/l3bond/fw4.nft' \
+		>"$tmp/files.want.l3bond"
+	printf '%s\n' '-rwxr-xr-x ./usr/sbin/l3bond-exporter ' \
+		>"$tmp/files.want.l3bond-exporter"
+	printf '%s\n' '-rw-r--r-- ./usr/lib/lua/prometheus-collectors/l3bond.lua ' \
+		>"$tmp/files.want.prometheus-node-exporter-lua-l3bond"
+	for pkg in "${packages[@]}"; do
+		(cd "$sdk/build_dir/root-$pkg" &&
+			find . ! -type d -printf '%M %p %l\n' | sort -k2) >"$tmp/files.$pkg"
+		if diff -u "$tmp/files.want.$pkg" "$tmp/files.$pkg" >"$tmp/diff"; then
+			ok "package $pkg: exactly the expected files and links"
+		else
+			bad "package $pkg: its files:"
+			show "$tmp/diff"
+		fi
+	done
+	root=$sdk/build_dir/root-l3bond
+
+	# What each package's binaries link (the NEEDED entries of the
+	# binaries this build made: glibc's sonames for the C library, the
+	# others as on OpenWrt) against its DEPENDS.
+	for pkg in "${packages[@]}"; do
+		if needed_check "$pkg" "$sdk/build_dir/root-$pkg" \
+			"$sdk/build_dir/root-$pkg.fields" >"$tmp/needed" 2>&1; then
+			ok "package $pkg: DEPENDS has the package of every library its binaries link"
+			elves "$sdk/build_dir/root-$pkg" | sed 's/^/    /'
+		else
+			bad "package $pkg: libraries without their package in DEPENDS:"
+			show "$tmp/needed"
+		fi
+	done
+	# The check fails as it should: on Makefiles made to miss a library's
+	# package (bad/makefile-*.sed, each applied to a copy of the Makefile;
+	# its first line says which package's check must fail, and on what),
+	# and on a library its table lacks.
+	for f in "$here"/bad/makefile-*.sed; do
+		name=$(basename "$f" .sed)
+		want=$(sed -n '1s/^# expect: //p' "$f")
+		pkg=${want%%: *}
+		feed=$tmp/$name/openwrt/net/l3bond
+		mkdir -p "$feed"
+		ln -s "$top/CMakeLists.txt" "$tmp/$name/CMakeLists.txt"
+		sed -f "$f" "$top/openwrt/net/l3bond/Makefile" >"$feed/Makefile"
+		mksdk "$tmp/$name/sdk"
+		rc=0
+		if [[ -z $want ]] ||
+			cmp -s "$feed/Makefile" "$top/openwrt/net/l3bond/Makefile"; then
+			bad "bad/$name.sed: no expectation, or the Makefile unchanged (its sed matches nothing)"
+		elif ! make -C "$feed" TOPDIR="$tmp/$name/sdk" fields \
+			>"$tmp/make.bad" 2>&1; then
+			bad "bad/$name.sed: make fields failed:"
+			show "$tmp/make.bad"
+		else
+			needed_check "$pkg" "$sdk/build_dir/root-$pkg" \
+				"$tmp/$name/sdk/build_dir/root-$pkg.fields" \
+				>"$tmp/needed" 2>&1 || rc=$?
+			if [[ $rc -ne 0 ]] && grep -qF -- "$want" "$tmp/needed"; then
+				ok "bad/$name.sed: the check fails: $(head -n 1 "$tmp/needed")"
+			else
+				bad "bad/$name.sed: exit $rc, want 1 and '$want':"
+				show "$tmp/needed"
+			fi
+		fi
+	done
+	saved=("${lib_pkgs[@]}")
+	lib_pkgs=()
+	for e in "${saved[@]}"; do
+		[[ $e == libev.so.* ]] || lib_pkgs+=("$e")
+	done
+	rc=0
+	needed_check l3bond "$root" "$fields" >"$tmp/needed" 2>&1 || rc=$?
+	lib_pkgs=("${saved[@]}")
+	if [[ $rc -ne 0 ]] &&
+		grep -q '^l3bond: usr/sbin/l3bondd links libev\.so\.[0-9]*, which has no entry in the table' "$tmp/needed"; then
+		ok "the check fails on a library with no entry in its table (libev left out)"
+	else
+		bad "the check with libev left out of its table: exit $rc:"
+		show "$tmp/needed"
+	fi
+
 	# the links point where the init script writes: its default directory
 	# (sourced without the overrides) and the file section 3 saw written
 	confdir=$(env -u L3BOND_CONF_DIR sh -c \
@@ -698,7 +878,6 @@ EOF
 	else
 		bad "package Makefile: the fw4 links do not point to $target"
 	fi
-	copy=$sdk/build_dir/l3bond-$version
 	if [[ -f $copy/CMakeLists.txt && ! -e $copy/.git && ! -e $copy/openwrt ]] &&
 		! compgen -G "$copy/build-*" >/dev/null; then
 		ok "package Makefile: the source copy leaves out build trees, .git and the feed"
@@ -720,9 +899,9 @@ fi
 
 # ---- 7. musl: OpenWrt's C library ------------------------------------------------
 
-# The daemon's and l3bondctl's sources against musl's headers (musl-gcc of
-# Debian's musl-tools, with the kernel, libconfig, libev and libmnl headers
-# beside them), with the project's warnings as errors: what the OpenWrt
+# The sources of the daemon, l3bondctl and the exporter against musl's
+# headers (musl-gcc of Debian's musl-tools, with the kernel's and the
+# libraries' headers beside them), with the project's warnings as errors: what the OpenWrt
 # build would stumble on first.  Syntax only: no musl builds of the
 # libraries here to link with.
 if command -v musl-gcc >/dev/null; then
@@ -737,12 +916,11 @@ if command -v musl-gcc >/dev/null; then
 	ln -s /usr/include/sodium.h "$inc/sodium.h"
 	ln -s /usr/include/sodium "$inc/sodium"
 	ln -s /usr/include/json-c "$inc/json-c"
+	ln -s /usr/include/microhttpd.h "$inc/microhttpd.h"
 	nbad=0
 	nsrc=0
 	for f in "$top"/common/*.c "$top"/ingress/*.c "$top"/egress/*.c \
 		"$top"/gateway/*.c; do
-		# not built for OpenWrt: the HTTP exporter
-		[[ $f == */exporter.c ]] && continue
 		nsrc=$((nsrc + 1))
 		# L3BOND_VERSION: as CMake defines it (l3bond_version)
 		if ! musl-gcc -fsyntax-only -std=gnu11 -D_GNU_SOURCE -Os -Wall \
@@ -757,7 +935,7 @@ if command -v musl-gcc >/dev/null; then
 		fi
 	done
 	if [[ $nbad -eq 0 ]]; then
-		ok "musl: the $nsrc sources of l3bondd and l3bondctl compile against musl's headers (-Werror)"
+		ok "musl: the $nsrc sources of l3bondd, l3bondctl and l3bond-exporter compile against musl's headers (-Werror)"
 	fi
 else
 	echo "note: musl-gcc is not installed (Debian: musl-tools): the musl check is left out"
