@@ -8,11 +8,13 @@
 #      installed): the shipped sample, a CPE, a concentrator and a file of
 #      syntax edge cases (quotes, escapes, comments, ';', lists, booleans,
 #      hex and 64-bit integers, CR LF line ends) give exactly the files in
-#      cases/ (written by hand), which `l3bondd --check` accepts; each file
-#      in bad/ fails with exit 1, nothing on stdout and the message its
+#      cases/ (written by hand), which `l3bondd --check` accepts; each .uci
+#      file in bad/ fails with exit 1, nothing on stdout and the message its
 #      first line expects (file, line, section, option); a value only the
 #      daemon refuses leads back to its UCI line (a bad key without
-#      being quoted whole); usage errors exit 2.
+#      being quoted whole); usage errors exit 2; a concentrator's cpe_dir
+#      (a directory made for the test, with a CPE file) is passed on and
+#      read by --check.
 #   3. The init script's logic, sourced into dash and busybox ash as
 #      rc.common would, with stand-ins for what only exists on OpenWrt:
 #      procd's shell API (procd_open_instance, procd_set_param, ...,
@@ -154,7 +156,29 @@ good_cases=(
 	"$tmp/crlf|edge.uci|edge|$here/cases/edge.conf|edge cases, CR LF"
 )
 
+# cpe_dir: a concentrator's further CPEs, a file each in a directory that
+# must exist for --check (hence made here, not in cases/)
+mkdir -p "$tmp/cpedir/cpe.d"
+sed -e "s|^\toption early_release '1'|\toption cpe_dir '$tmp/cpedir/cpe.d'|" \
+	"$here/cases/concentrator.uci" >"$tmp/cpedir/conc.uci"
+printf '%s\n' 'session_id = 7;' \
+	"key = \"$("$l3bondd" --genkey)\";" \
+	'prefixes = [ "192.0.2.0/24" ];' >"$tmp/cpedir/cpe.d/bob.conf"
+dline=$(grep -n "option cpe_dir" "$tmp/cpedir/conc.uci" | cut -d: -f1)
+
 for r in "${runners[@]}"; do
+	out=$tmp/$r-cpedir.conf
+	if (cd "$tmp/cpedir" && run_sh "$r" "$uci2conf" -f conc.uci conc) \
+		>"$out" 2>"$tmp/err" &&
+		grep -qxF "cpe_dir = \"$tmp/cpedir/cpe.d\"; # line $dline" "$out" &&
+		"$l3bondd" -c "$out" --check >"$tmp/check" 2>&1; then
+		ok "$r: option cpe_dir: passed on with its UCI line, l3bondd --check reads the CPE file in it"
+	else
+		bad "$r: option cpe_dir:"
+		show "$tmp/err"
+		show "$out"
+		show "$tmp/check"
+	fi
 	for c in "${good_cases[@]}"; do
 		IFS='|' read -r dir uci inst want label <<<"$c"
 		out=$tmp/$r-$inst-${label// /_}.conf
