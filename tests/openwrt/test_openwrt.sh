@@ -766,7 +766,7 @@ elif make -C "$top/openwrt/net/l3bond" TOPDIR="$sdk" >"$tmp/make.log" 2>&1; then
 	deps=$(sed -n 's/^DEPENDS=//p' "$fields")
 	missing=
 	for d in +libconfig +libev +libmnl +libsodium +libjson-c +iptables-nft \
-		+iptables-mod-nfqueue +iptables-mod-ipopt +iptables-mod-extra \
+		+IPV6:ip6tables-nft +iptables-mod-nfqueue +iptables-mod-ipopt +iptables-mod-extra \
 		+kmod-ipt-conntrack; do
 		[[ " $deps " == *" $d "* ]] || missing="$missing $d"
 	done
