@@ -601,8 +601,7 @@ static void test_table(void **state)
 	fake_gw();
 	snapshot(&s);
 	r = shown(show_table, &s);
-	assert_true(!strncmp(r, "role      cpe\nversion   9.8.7\nuptime ",
-			     37));
+	assert_true(!strncmp(r, "role      cpe\nversion   9.8.7\nuptime ", 37));
 	assert_non_null(
 		strstr(r, "\ndsl   fixed   up     10.12.0.1:7040  26.0/0.8 "));
 	/* lte: no round trip yet; in: 12 lost, 1000 received */
