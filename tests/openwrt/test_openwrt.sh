@@ -30,7 +30,11 @@
 #      bad file keeps the running instance on its previous file; one
 #      instance per box; stop removes the files and the fw4 rule; the
 #      generated file, which holds the key, is mode 0600.
-#   4. The hotplug script: reload on ifup of a path device only.
+#   4. The hotplug script: reload on ifup of a path device only.  The
+#      exporter's init script, the same way (rc.common's config_load and
+#      config_get stood in for too): nothing while disabled; the socket of
+#      l3bond's enabled instance, or its options socket, listen and port;
+#      not started, saying why, without either; its reload triggers.
 #   5. As root, in a network namespace of its own: `--print-rules nft` of
 #      each translated file passes `nft -c` (with the queue statement,
 #      which this kernel lacks, swapped for a verdict, as
@@ -126,7 +130,8 @@ run_sh() {
 
 # ---- 1. shellcheck ------------------------------------------------------------
 
-for f in "$files/l3bond-uci2conf" "$files/l3bond.init" "$files/l3bond.hotplug"; do
+for f in "$files/l3bond-uci2conf" "$files/l3bond.init" "$files/l3bond.hotplug" \
+	"$files/l3bond-exporter.init"; do
 	if shellcheck -s sh "$f" >"$tmp/sc.out" 2>&1; then
 		ok "shellcheck -s sh ${f#"$top"/}"
 	else
@@ -296,6 +301,18 @@ procd_running() {
 }
 start() { start_service "$@"; }
 EOF
+# rc.common's config_load and config_get (/lib/functions.sh), enough for a
+# file of one section per name: the option's value without its quotes
+cat >"$tmp/config-stubs.sh" <<'EOF'
+config_load() { CONFIG_FILE="${UCI_CONFIG_DIR:-/etc/config}/$1"; }
+config_get() {
+	v=$(awk -v s="$2" -v o="$3" -v q="'" '
+		$1 == "config" { cur = $3; gsub(q, "", cur) }
+		$1 == "option" && cur == s && $2 == o { v = $3; gsub(q, "", v); print v; exit }
+	' "$CONFIG_FILE")
+	eval "$1=\${v:-\$4}"
+}
+EOF
 stubbin=$tmp/stubbin
 mkdir -p "$stubbin"
 # stub NAME: a program NAME that logs its arguments to $STUB_LOG
@@ -323,18 +340,20 @@ init_env() {
 	: >"$box/stub.log"
 }
 
-# init_do RUNNER RUNNING COMMANDS: COMMANDS in the init script, as rc.common
-# runs it (a new shell each time); RUNNING: what procd runs.
+# init_do RUNNER RUNNING COMMANDS: COMMANDS in the init script $init_script,
+# as rc.common runs it (a new shell each time); RUNNING: what procd runs.
+init_script=$files/l3bond.init
 init_do() {
 	local r=$1 running=$2 cmds=$3
 	: >"$box/procd.log"
 	: >"$box/stub.log"
-	L3BOND_UCI=$box/l3bond L3BOND_PROG=$l3bondd \
+	UCI_CONFIG_DIR=$box L3BOND_EXPORTER_PROG=/usr/sbin/l3bond-exporter \
+		L3BOND_UCI=$box/l3bond L3BOND_PROG=$l3bondd \
 		L3BOND_UCI2CONF=$uci2conf L3BOND_CONF_DIR=$box/etc \
 		L3BOND_RUN_DIR=$box/run L3BOND_SYS_NET=$box/sys \
 		PROCD_LOG=$box/procd.log STUB_LOG=$box/stub.log \
 		PROCD_RUNNING=$running PATH="$stubbin:$PATH" \
-		run_sh "$r" -c ". '$tmp/procd-stubs.sh'; . '$files/l3bond.init'; $cmds" \
+		run_sh "$r" -c ". '$tmp/procd-stubs.sh'; . '$tmp/config-stubs.sh'; . '$init_script'; $cmds" \
 		>"$box/out" 2>&1 || echo "exit $?" >>"$box/out"
 }
 
@@ -607,6 +626,58 @@ EOF
 			bad "$r: hotplug $action '$dev': got '$got', want '$want'"
 		fi
 	done
+
+	# ---- 4b. the exporter's init script (same box) ----
+	init_script=$files/l3bond-exporter.init
+	cp "$files/l3bond-exporter.config" "$box/l3bond-exporter"
+	init_do "$r" "" start_service
+	if ! grep -q '^open' "$box/procd.log" && ! grep -q '^exit' "$box/out"; then
+		ok "$r: exporter init, sample (disabled): nothing declared"
+	else
+		bad "$r: exporter init, disabled sample:"
+		show "$box/procd.log"
+		show "$box/out"
+	fi
+	sed -i "s/option enabled '0'/option enabled '1'/" "$box/l3bond-exporter"
+	init_do "$r" "" start_service
+	if has "$box/procd.log" "open " &&
+		has "$box/procd.log" "set command /usr/sbin/l3bond-exporter -s $box/run/cpe.sock -l 127.0.0.1 -p 9470" &&
+		has "$box/procd.log" "set respawn" && has "$box/procd.log" "close"; then
+		ok "$r: exporter init, enabled: the socket of l3bond's enabled instance cpe, 127.0.0.1:9470, respawn"
+	else
+		bad "$r: exporter init, enabled:"
+		show "$box/procd.log"
+		show "$box/out"
+	fi
+	sed -i -e "s|#option socket '/var/run/l3bond/cpe.sock'|option socket '/tmp/x.sock'|" \
+		-e "s/option listen '127.0.0.1'/option listen '::'/" \
+		-e "s/option port '9470'/option port '9101'/" "$box/l3bond-exporter"
+	init_do "$r" "" start_service
+	if has "$box/procd.log" "set command /usr/sbin/l3bond-exporter -s /tmp/x.sock -l :: -p 9101"; then
+		ok "$r: exporter init: options socket, listen and port"
+	else
+		bad "$r: exporter init, options:"
+		show "$box/procd.log"
+	fi
+	sed -i "s|option socket '/tmp/x.sock'|#option socket '/tmp/x.sock'|" "$box/l3bond-exporter"
+	sed -i "s/option enabled '1'/option enabled '0'/" "$box/l3bond"
+	init_do "$r" "" start_service
+	if ! grep -q '^open' "$box/procd.log" && grep -q '^exit 1' "$box/out" &&
+		grep -qF "no enabled l3bond instance" "$box/out"; then
+		ok "$r: exporter init, no enabled l3bond instance and no socket: not started, says why"
+	else
+		bad "$r: exporter init without an l3bond instance:"
+		show "$box/procd.log"
+		show "$box/out"
+	fi
+	init_do "$r" "" service_triggers
+	if has "$box/procd.log" "trigger l3bond-exporter l3bond"; then
+		ok "$r: exporter init: reload triggers on l3bond-exporter and l3bond"
+	else
+		bad "$r: exporter init, service_triggers:"
+		show "$box/procd.log"
+	fi
+	init_script=$files/l3bond.init
 done
 
 # ---- 5. nft and iptables, as root --------------------------------------------------
@@ -795,8 +866,9 @@ elif make -C "$top/openwrt/net/l3bond" TOPDIR="$sdk" >"$tmp/make.log" 2>&1; then
 	cdeps=" $(sed -n 's/^DEPENDS=//p' "$cfields") "
 	if [[ $edeps == *" +l3bond "* && $cdeps == *" +l3bond "* &&
 		$cdeps == *" +prometheus-node-exporter-lua "* ]] &&
-		has "$cfields" "PKGARCH=all" && has "$cfields" "SECTION=utils"; then
-		ok "package Makefile: l3bond-exporter depends on l3bond; prometheus-node-exporter-lua-l3bond on l3bond and prometheus-node-exporter-lua, architecture all"
+		has "$cfields" "PKGARCH=all" && has "$cfields" "SECTION=utils" &&
+		has "$efields" "CONFFILES=/etc/config/l3bond-exporter"; then
+		ok "package Makefile: l3bond-exporter depends on l3bond, its conffile; prometheus-node-exporter-lua-l3bond on l3bond and prometheus-node-exporter-lua, architecture all"
 	else
 		bad "package Makefile: the exporter's and the collector's fields:"
 		show "$efields"
@@ -813,7 +885,10 @@ elif make -C "$top/openwrt/net/l3bond" TOPDIR="$sdk" >"$tmp/make.log" 2>&1; then
 		'lrwxrwxrwx ./usr/share/nftables.d/chain-pre/forward/30-l3bond.nft /var/etc/l3bond/fw4.nft' \
 		'lrwxrwxrwx ./usr/share/nftables.d/chain-pre/input/30-l3bond.nft /var/etc/l3bond/fw4.nft' \
 		>"$tmp/files.want.l3bond"
-	printf '%s\n' '-rwxr-xr-x ./usr/sbin/l3bond-exporter ' \
+	printf '%s\n' \
+		'-rw------- ./etc/config/l3bond-exporter ' \
+		'-rwxr-xr-x ./etc/init.d/l3bond-exporter ' \
+		'-rwxr-xr-x ./usr/sbin/l3bond-exporter ' \
 		>"$tmp/files.want.l3bond-exporter"
 	printf '%s\n' '-rw-r--r-- ./usr/lib/lua/prometheus-collectors/l3bond.lua ' \
 		>"$tmp/files.want.prometheus-node-exporter-lua-l3bond"
