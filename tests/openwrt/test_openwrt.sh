@@ -831,7 +831,8 @@ mksdk "$sdk"
 packages=(l3bond l3bond-exporter prometheus-node-exporter-lua-l3bond)
 if ! command -v readelf >/dev/null; then
 	bad "readelf is not installed (binutils): the packages' libraries cannot be checked"
-elif make -C "$top/openwrt/net/l3bond" TOPDIR="$sdk" >"$tmp/make.log" 2>&1; then
+elif make -C "$top/openwrt/net/l3bond" TOPDIR="$sdk" \
+	CONFIG_PACKAGE_l3bond-exporter=y >"$tmp/make.log" 2>&1; then
 	ok "package Makefile: prepare, configure, compile, install and the install of ${packages[*]} run"
 	fields=$sdk/build_dir/root-l3bond.fields
 	deps=$(sed -n 's/^DEPENDS=//p' "$fields")
@@ -857,6 +858,19 @@ elif make -C "$top/openwrt/net/l3bond" TOPDIR="$sdk" >"$tmp/make.log" 2>&1; then
 	else
 		bad "package Makefile: license fields, or LICENSE in the source copy:"
 		show "$fields"
+	fi
+	# the exporter is configured in only when its package is selected (a
+	# .config's CONFIG_PACKAGE_l3bond-exporter): libmicrohttpd is built
+	# for l3bond only then
+	off=$(make -n -s -C "$top/openwrt/net/l3bond" TOPDIR="$sdk" build 2>&1 |
+		grep -o 'L3BOND_EXPORTER=[A-Z]*' || true)
+	on=$(make -n -s -C "$top/openwrt/net/l3bond" TOPDIR="$sdk" \
+		CONFIG_PACKAGE_l3bond-exporter=y build 2>&1 |
+		grep -o 'L3BOND_EXPORTER=[A-Z]*' || true)
+	if [[ $off == L3BOND_EXPORTER=OFF && $on == L3BOND_EXPORTER=ON ]]; then
+		ok "package Makefile: the exporter built only with its package selected"
+	else
+		bad "package Makefile: L3BOND_EXPORTER without the package '$off', with it '$on'"
 	fi
 	# the exporter and the collector: packages of their own, each
 	# depending on l3bond (the daemon it asks, l3bondctl it runs)
