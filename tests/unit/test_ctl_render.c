@@ -437,6 +437,10 @@ static void test_facts_round_trip(void **state)
 			assert_string_equal(c.text[i], b->text);
 		} else if (a->is_float) {
 			assert_true(a->d == b->d);
+		} else if (!strcmp(a->name, "uptime_ms")) {
+			/* the daemon's clock: snapshot() walks again, later
+			 * (an ASan run under load crossed a millisecond) */
+			assert_true(b->u >= a->u && b->u - a->u < 1000);
 		} else {
 			assert_true(a->u == b->u);
 		}
