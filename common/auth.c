@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Tunnel authentication over libsodium; see auth.h for the constructions.
  *
  * The packet functions rebuild RFC 8439's AEAD from libsodium's own pieces

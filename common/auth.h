@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Tunnel authentication: keys, key derivation and per-packet protection.
  *
  * Pure library over libsodium (no home-made primitives, no I/O, no state

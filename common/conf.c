@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The configuration file: libconfig syntax, read into a validated struct conf.
  *
  * This file is the reader: errors, the typed getters, the walk over a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The configuration: one libconfig file read into a validated struct.
  *
  * This is the only module that touches libconfig (common/conf*.c; the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* libconfig 1.5's integer wrap: a second, tiny lexer of libconfig's syntax.
  *
  * libconfig 1.5 reads a decimal integer literal with atoi() and a hex one

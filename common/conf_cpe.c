@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The CPEs of a configuration: the top-level one, a concentrator's cpes
  * and cpe_dir, and the array that holds them.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The keys of the configuration file: each declared once, in the tables
  * below, with everything the rest of l3bond derives from it.
  *
@@ -642,13 +643,13 @@ const struct key conf_top_keys[] = {
 	{KEY("prefixes", CONF_TOP, CONF_RELOAD, CONF_KEY_CONCENTRATOR, NO_RANGE,
 	     NULL, "the CPE's LAN prefixes: traffic to bond to it"),
 	 .parse = parse_prefixes, LIST_AT(struct conf, prefix, nprefixes)},
+	/* a list of groups has no UCI form: on OpenWrt, cpe_dir */
 	{KEY("cpes", CONF_TOP, CONF_RELOAD,
 	     CONF_KEY_CONCENTRATOR | CONF_KEY_NO_UCI, NO_RANGE, NULL,
 	     "more CPEs: a list of groups"),
 	 .parse = conf_parse_cpes, NOWHERE},
-	{KEY("cpe_dir", CONF_TOP, CONF_RELOAD,
-	     CONF_KEY_CONCENTRATOR | CONF_KEY_NO_UCI, NO_RANGE, NULL,
-	     "more CPEs: a directory of NAME.conf files"),
+	{KEY("cpe_dir", CONF_TOP, CONF_RELOAD, CONF_KEY_CONCENTRATOR, NO_RANGE,
+	     NULL, "more CPEs: a directory of NAME.conf files"),
 	 .parse = conf_parse_cpe_dir, NOWHERE},
 	{KEY("release_mark", CONF_TOP, CONF_RUNTIME, CONF_KEY_HEX, 0,
 	     UINT32_MAX, "0", "mark of the released packets (0: none)"),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* What the parts of the config reader share, and nothing else includes:
  *
  *	conf.c		the reader: errors, typed getters, the walk over a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* conf_set: one key of a running daemon's config, typed at l3bondctl.
  *
  * The value is read as libconfig would read it in the file, by the key's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* One NFQUEUE driven over a libmnl netlink socket (API: nfqueue.h).
  *
  * Receive: the kernel sends each queued packet as its own netlink datagram.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The NFQUEUE seam: one netfilter queue driven over libmnl.
  *
  * Packets are drained in a budgeted loop until EAGAIN; verdicts are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The parameters of the ingress scheduler and the egress resequencer:
  * plain values, no behaviour.
  *

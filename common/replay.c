@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* RFC 6479 replay window; see replay.h.
  *
  * Invariant once started: the ring holds the words pn / 64 for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Replay window over 64-bit packet numbers, RFC 6479 style.
  *
  * One window per path of a session.  top is the highest packet number

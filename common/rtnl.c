@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Interface watcher over a libmnl NETLINK_ROUTE socket (see rtnl.h).
  *
  * Notifications: every RTM_NEWLINK / RTM_DELLINK / RTM_NEWADDR /

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The rtnetlink seam: watches a few interfaces by name and reports what
  * happens to them, so that the daemon can rebind a path's socket when its
  * WAN interface changes (a PPPoE reconnect destroys and recreates ppp0: a

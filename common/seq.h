@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Serial-number arithmetic (RFC 1982 style) for 32-bit sequence numbers.
  *
  * Global and local sequence numbers wrap at 2^32; every comparison goes

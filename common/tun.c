@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* A TUN device as the way back into the kernel for inner packets whose
  * family differs from their outer packet's (see tun.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The TUN seam: hands whole inner packets to the kernel as if they had
  * been received on a network device of ours.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Encoding and validation of the l3bond wire format (see wire.h).
  *
  * Parsing copies fields into host structs through the be*() readers; every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The l3bond wire format: one header for every packet on the tunnel.
  *
  * Packet on the wire (inside outer IPv4/IPv6 + UDP):

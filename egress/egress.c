@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* One direction's egress: loss accounting in front of the resequencer. */
 #include "egress/egress.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The egress of one direction: per-path loss accounting feeding the
  * resequencer.  The daemon and the simulator both go through egr_on_data so
  * that they run the same logic. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Per-path loss accounting from gaps in the local sequence (see loss.h). */
 #include "egress/loss.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Per-path loss accounting at the egress.
  *
  * Paths are FIFO, so a gap in a path's local sequence is loss on that path.

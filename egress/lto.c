@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The adaptive reorder timeout (lto.h). */
 #include "egress/lto.h"
 

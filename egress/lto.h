@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The adaptive reorder timeout: how long the resequencer waits for a hole.
  *
  * It should be how much later than on the fastest live path a packet can

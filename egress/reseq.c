@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The egress resequencer (see reseq.h for the rules it keeps).
  *
  * A ring of capacity slots indexed by gseq & mask holds, for each global

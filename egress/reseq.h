@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The egress resequencer ("Multipath bonding at Layer 3", 4.3, extended).
  *
  * Packets are identified by their global sequence number; the resequencer

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Control messages on a link: built, sealed under the session keys and
  * sent; those received taken in.  REPORT carries the egress's loss
  * accounting to the peer's scheduler; PROBE and PROBE_ACK measure each

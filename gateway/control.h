@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Control messages (control.c): built, sealed under the session keys and
  * sent on a link; those received (REPORT, PROBE, PROBE_ACK) taken in.
  */

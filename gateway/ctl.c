@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The control socket of l3bondctl: an AF_UNIX stream socket in the loop.
  *
  * One request per connection, one line of at most CTL_LINE_MAX bytes:
@@ -113,11 +114,6 @@ static void do_help(FILE *out)
 		     "reply: \"ok\" or \"error: <why>\" on the first line, "
 		     "then the body\n");
 }
-
-/* The build passes the project's version (CMake PROJECT_VERSION). */
-#ifndef L3BOND_VERSION
-#define L3BOND_VERSION "unknown"
-#endif
 
 /* The walk as status data (facts.h); false when out of memory. */
 static bool do_status(struct gw *gw, FILE *out)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The control socket of l3bondctl (ctl.c): requests in, the stats walk
  * out as data (facts.h). */
 #ifndef L3BOND_GW_CTL_H

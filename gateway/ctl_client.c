@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The client's side of the control socket (ctl_client.h). */
 #include <errno.h>
 #include <poll.h>

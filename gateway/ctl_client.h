@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* A client's side of the control socket (ctl.c): one request, the whole
  * reply.  Shared by l3bondctl and l3bond-exporter; plain libc, blocking
  * with a deadline, no event loop. */

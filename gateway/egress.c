@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The egress: the tunnel's packets arrive on egress_queue (raw
  * PREROUTING, before conntrack and routing).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* l3bond-exporter: the daemon's metrics over HTTP for Prometheus.
  *
  *	l3bond-exporter [-s SOCKET] [-l ADDRESS] [-p PORT] [-c CONNECTIONS]
@@ -413,6 +414,7 @@ static void usage(FILE *f)
 		"  -c, --max-connections N   connections at once (default "
 		"%d)\n"
 		"  -h, --help                this text\n"
+		"  -V, --version             print the version and exit\n"
 		"The metrics have no authentication: keep the listener on the "
 		"loopback\n"
 		"or a management network.\n",
@@ -446,6 +448,7 @@ int main(int argc, char **argv)
 		{"port", required_argument, NULL, 'p'},
 		{"max-connections", required_argument, NULL, 'c'},
 		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
 	static struct exporter x = {.max_conns = DEFAULT_CONNECTIONS};
@@ -460,7 +463,7 @@ int main(int argc, char **argv)
 	if (!x.socket || !*x.socket) {
 		x.socket = DEFAULT_SOCKET;
 	}
-	while ((opt = getopt_long(argc, argv, "s:l:p:c:h", opts, NULL)) !=
+	while ((opt = getopt_long(argc, argv, "s:l:p:c:hV", opts, NULL)) !=
 	       -1) {
 		switch (opt) {
 		case 's':
@@ -482,6 +485,9 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
+			return 0;
+		case 'V':
+			printf("l3bond-exporter %s\n", L3BOND_VERSION);
 			return 0;
 		default:
 			usage(stderr);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The status data of the control socket (facts.h): written by the
  * daemon, parsed by its clients.  Both sides are here so that the format
  * has one definition.  Parsing is in place: fields are cut and unescaped

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The status data of the control socket: the stats walk (stats.h) as
  * text lines, written by the daemon (ctl.c), read back by its clients
  * (l3bondctl, l3bond-exporter), which present it (show.h).  The daemon

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* l3bondd: the daemon's context.
  *
  * One struct gw holds everything the daemon owns (config, path sockets, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The egress (egress.c): the queue of the tunnel packets, each checked,
  * its inner packet resequenced per session and released in order; the
  * REPORTs that tell the peer's ingress what was lost.  (The core's

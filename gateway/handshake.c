@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The handshake and the packet checks as a state machine (handshake.h):
  * a packet and the time in, what to send and what happened out. */
 #include "gateway/handshake.h"

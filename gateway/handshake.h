@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* A session's security as a state machine: keys, the handshake, and the
  * checks every tunnel packet passes before it may touch any state.  No
  * sockets, no event loop, no session: its inputs are a packet and the

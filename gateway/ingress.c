@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The ingress: the traffic to bond arrives on ingress_queue; each packet
  * is scheduled, encapsulated and sent on its path, and the original gets
  * NF_DROP.

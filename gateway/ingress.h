@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The ingress (ingress.c): the queue of the traffic to bond, each packet
  * sent through the tunnel to its session's peer, or accepted natively.
  */

@@ -1,8 +1,10 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* l3bondctl: the operator's client of l3bondd's control socket (ctl.c).
  *
  *	l3bondctl [-s SOCKET] status [--json] | metrics | set KEY VALUE |
  *	          reload | help
  *	l3bondctl genkey
+ *	l3bondctl --version
  *
  * One request line, one reply: "ok" or "error: <why>", then the body.
  * The daemon answers status as data (facts.h); this client presents it:
@@ -65,6 +67,9 @@ static void usage(FILE *f)
 		"$L3BOND_SOCKET,\n"
 		"                       else " DEFAULT_SOCKET ")\n"
 		"  -h, --help           this text\n"
+		"  -V, --version        print l3bondctl's version and exit "
+		"(the daemon's:\n"
+		"                       status)\n"
 		"exit: 0 ok, 1 refused by the daemon, 2 usage, 3 daemon "
 		"unreachable\n");
 }
@@ -200,6 +205,7 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{"socket", required_argument, NULL, 's'},
 		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *path = getenv("L3BOND_SOCKET");
@@ -213,13 +219,16 @@ int main(int argc, char **argv)
 		path = DEFAULT_SOCKET;
 	}
 	/* options stop at the command: "status --json" is the command's */
-	while ((opt = getopt_long(argc, argv, "+s:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+s:hV", opts, NULL)) != -1) {
 		switch (opt) {
 		case 's':
 			path = optarg;
 			break;
 		case 'h':
 			usage(stdout);
+			return EXIT_OK;
+		case 'V':
+			printf("l3bondctl %s\n", L3BOND_VERSION);
 			return EXIT_OK;
 		default:
 			usage(stderr);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* A path as one session sees it: the peer's address on it, and whether it
  * is alive.
  *

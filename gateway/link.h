@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* A path as one session sees it (link.c): the peer's address on it,
  * whether it is alive, its round trip, its counters; the PROBEs that keep
  * it measured and NAT bindings open, and the peer's address followed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Logging: one line per message on stderr, "l3bondd[pid]: level: text",
  * filtered by the configured level.  stderr is what systemd's journal and
  * procd collect; the packet path only logs at debug level, through

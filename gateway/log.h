@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Leveled logging to stderr, and the rate limit of messages on the packet
  * path (log.c). */
 #ifndef L3BOND_GW_LOG_H

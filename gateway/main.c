@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* l3bondd: the bonding daemon of the CPE and of the concentrator.
  *
  *	l3bondd -c FILE [-f] [-v] [--status-file PATH]
@@ -5,6 +6,7 @@
  *	l3bondd -c FILE --print-rules iptables|ip6tables|nft
  *	l3bondd --genkey
  *	l3bondd --list-tunables
+ *	l3bondd --version
  *
  * It always runs in the foreground (systemd and procd supervise it); -f is
  * accepted for symmetry with other daemons.  Startup: config, path
@@ -43,6 +45,7 @@ static void usage(FILE *f)
 		"       l3bondd -c FILE --print-rules iptables|ip6tables|nft\n"
 		"       l3bondd --genkey\n"
 		"       l3bondd --list-tunables\n"
+		"       l3bondd --version\n"
 		"  -c, --config FILE      configuration (libconfig syntax)\n"
 		"  -f, --foreground       run in the foreground (always so)\n"
 		"  -v, --verbose          log level debug\n"
@@ -58,7 +61,8 @@ static void usage(FILE *f)
 		"      --genkey           print a fresh pre-shared key (for "
 		"`key`) and exit\n"
 		"      --list-tunables    print the keys a reload applies "
-		"without a restart\n");
+		"without a restart\n"
+		"  -V, --version          print the version and exit\n");
 }
 
 /* The top-level keys a reload (SIGHUP) applies without a restart, one a
@@ -321,6 +325,7 @@ int main(int argc, char **argv)
 		{"control-socket", required_argument, NULL, OPT_CTL},
 		{"genkey", no_argument, NULL, OPT_GENKEY},
 		{"list-tunables", no_argument, NULL, OPT_LIST_TUNABLES},
+		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
 	static struct gw gw; /* large (batches): not on the stack */
@@ -342,7 +347,7 @@ int main(int argc, char **argv)
 				"randomness source)\n");
 		return 1;
 	}
-	while ((opt = getopt_long(argc, argv, "c:fvh", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "c:fvhV", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
 			gw.conf_file = optarg;
@@ -354,6 +359,9 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
+			return 0;
+		case 'V':
+			printf("l3bondd %s\n", L3BOND_VERSION);
 			return 0;
 		case OPT_CHECK:
 			check = true;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Readiness notification to systemd: the sd_notify protocol by hand.
  *
  * A service of Type=notify finds $NOTIFY_SOCKET in its environment: the

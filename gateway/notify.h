@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Readiness notification to systemd (notify.c). */
 #ifndef L3BOND_GW_NOTIFY_H
 #define L3BOND_GW_NOTIFY_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The outer headers of a tunnel packet, IPv4 or IPv6, parsed by hand with
  * bounds checks (the egress queue hands us the whole IP packet).  The
  * source comes out as a sockaddr_in6, v4-mapped for IPv4, as the paths'

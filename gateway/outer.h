@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The outer IPv4 or IPv6 and UDP headers of a tunnel packet, and the
  * addresses they carry (outer.c).  Addresses are held v4-mapped for IPv4
  * (::ffff:a.b.c.d), so that one comparison serves both families. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The paths: one UDP socket per outer family each, bound to the path's
  * WAN device and marked with its fwmark, all bound to the tunnel port;
  * their MTU; the rtnetlink watch of their interfaces.

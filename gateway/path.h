@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* A path of this box (path.c): its two UDP sockets (IPv4, IPv6), bound to
  * the path's WAN device and marked with its fwmark; its MTU; the
  * rtnetlink watch that opens a socket again when its interface comes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The configuration while the daemon runs: read (with what the daemon
  * needs beyond a valid file), and applied on SIGHUP and l3bondctl
  * set/reload.  Only tunables apply; what the key table marks CONF_RESTART

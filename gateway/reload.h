@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The configuration read and applied while the daemon runs (reload.c):
  * SIGHUP, l3bondctl set and reload. */
 #ifndef L3BOND_GW_RELOAD_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The daemon's own firewall rules, and rp_filter.
  *
  * Chains (iptables, and the same in ip6tables for IPv6):

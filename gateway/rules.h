@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The packet filter rules (rules.c): the queues' iptables/ip6tables or
  * nft rules, the TCP MSS clamp, rp_filter.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* A session's security, the daemon's side: the state machine of
  * handshake.h on a session, its HELLO and HELLO_ACK sent on the path
  * sockets, and what a new session means for the rest of the daemon.

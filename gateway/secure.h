@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* A session's security, the daemon's side (secure.c): the state machine
  * of handshake.h on a session, its HELLOs sent on the path sockets.
  */

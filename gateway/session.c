@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The sessions: one per CPE of the configuration (conf.cpe[]).  A CPE has
  * one, with its concentrator; a concentrator one per CPE it serves, all on
  * the same port and paths.  Each session has its own keys (secure.c), its

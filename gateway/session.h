@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The sessions (session.c): one per CPE, on a CPE the one with its
  * concentrator; their tables by session id and by routed prefix.
  */

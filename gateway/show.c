@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The presentations of the status data (show.h): the table, JSON and the
  * Prometheus exposition, from a parsed snapshot (facts.h). */
 #include <errno.h>
@@ -16,6 +17,12 @@ static int stream_err(FILE *f)
 }
 
 /* ---- the table ------------------------------------------------------------ */
+
+/* The daemon's version, from the first line of its status data. */
+static const char *version_of(const struct facts *s)
+{
+	return s->version ? s->version : "unknown";
+}
 
 static uint64_t val_u(const struct facts *s, enum gw_stat_scope scope,
 		      uint32_t session, const char *path, const char *name)
@@ -317,6 +324,7 @@ int show_table(FILE *f, const struct facts *s)
 
 	fprintf(f, "role      %s\n",
 		val_s(s, GW_SCOPE_DAEMON, 0, NULL, "role", v, CELL));
+	fprintf(f, "version   %s\n", version_of(s));
 	ms = val_u(s, GW_SCOPE_DAEMON, 0, NULL, "uptime_ms");
 	fprintf(f, "uptime    %llud %02llu:%02llu:%02llu (%llu ms)\n",
 		(unsigned long long)(ms / 86400000),
@@ -466,14 +474,21 @@ static int json_build(struct json_object *top, const struct facts *s)
 
 int show_json(FILE *f, const struct facts *s)
 {
-	struct json_object *top = json_object_new_object();
+	struct json_object *top = json_object_new_object(), *v;
 	const char *text;
 	int ret;
 
 	if (!top) {
 		return -ENOMEM;
 	}
-	ret = json_build(top, s);
+	/* first, as in the data; no value of the walk is named so */
+	v = json_object_new_string(version_of(s));
+	if (!v || json_object_object_add(top, "version", v)) {
+		json_object_put(v);
+		ret = -ENOMEM;
+	} else {
+		ret = json_build(top, s);
+	}
 	if (!ret) {
 		text = json_object_to_json_string_ext(
 			top, JSON_C_TO_STRING_PLAIN |
@@ -847,7 +862,7 @@ void expo_facts(struct expo *e, const struct facts *s)
 		e->oom = true;
 		return;
 	}
-	label(lf, &any, "version", s->version ? s->version : "unknown");
+	label(lf, &any, "version", version_of(s));
 	if (fclose(lf) || !labels) {
 		free(labels);
 		e->oom = true;

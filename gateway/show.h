@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The presentations of the daemon's status data (facts.h), made by its
  * clients: l3bondctl's table and JSON, and the Prometheus exposition of
  * `l3bondctl metrics` and of l3bond-exporter.  Pure: a parsed snapshot in,
@@ -12,14 +13,15 @@
 
 #include "gateway/facts.h"
 
-/* The table of `l3bondctl status`. */
+/* The table of `l3bondctl status`: role, the daemon's version, uptime,
+ * the queues, each session. */
 int show_table(FILE *f, const struct facts *s);
 
-/* `l3bondctl status --json`: daemon values at the top, the queues' own
- * values in "ingress" and "egress", then "sessions", each with its
- * values, "ingress", "egress" and "paths" (each with its "name");
- * labelled values as an object by label value ("wire": {"short": 3});
- * floats as %.10g, a float that is not finite as null. */
+/* `l3bondctl status --json`: the daemon's "version" and values at the
+ * top, the queues' own values in "ingress" and "egress", then "sessions",
+ * each with its values, "ingress", "egress" and "paths" (each with its
+ * "name"); labelled values as an object by label value ("wire":
+ * {"short": 3}); floats as %.10g, a float that is not finite as null. */
 int show_json(FILE *f, const struct facts *s);
 
 /* The Prometheus text exposition format 0.0.4.  The walk yields one

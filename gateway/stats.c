@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Every counter and state of the daemon as one walk (stats.h).
  *
  * The order is fixed and is the contract of the renderers: daemon scope,

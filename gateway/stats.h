@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The daemon's counters and state as one flat list of named values.
  *
  * gw_stats_walk() calls fn once per value, in a fixed order: the daemon

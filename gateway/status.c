@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The stats walk (stats.h) as "key=value" lines, one per value: written
  * to --status-file every GW_KSTATS_MS (atomically, by rename) and on
  * SIGUSR1; without a status file SIGUSR1 logs them.  Tests and scripts

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The failure detector of one path (see detect.h for the rules).
  *
  * Invariants: acked_next never passes sent_next; psent holds the send

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The failure detector of one path, as its sender sees it (issue 14).
  *
  * A state machine over a clock the caller passes in; no globals, no I/O.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Flows at the ingress (see flow.h). */
 #include "ingress/flow.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Flows at the ingress: which packet of a flow went last, and whether the
  * flow is sparse.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Packets in flight per path (see inflight.h).
  *
  * Each path has a ring of entries (max_pkts, a power of two) and a byte

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Packets in flight per path, kept for sending again (issue 14).
  *
  * The ingress keeps, per path, a copy of every DATA packet it sent that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Inner packets too large for the tunnel; see mtu.h.
  *
  * Invariants: every read of pkt is preceded by a check against len (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* What the ingress does with an inner packet too large for the tunnel.
  *
  * Each path carries inner packets of at most mtu_inner_max() bytes: its MTU

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The ingress scheduler: smooth WRR with the paper's adaptive mobile weight.
  *
  * Weight adaptation runs once per applied report (AWI/IWI on fixed-path

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The ingress scheduler: smooth weighted round robin over the paths, with
  * the mobile weight adapted to the loss the peer's egress reports (AWI, IWI,
  * DWD, from "Multipath bonding at Layer 3", section 3).

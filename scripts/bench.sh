@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # The forwarding benchmark: highest loss-free rate of the bonded path
 # against a bare NFQUEUE accept loop, the daemons' CPU share and memory,
 # and userspace instructions per packet; prints one table (also written

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # The optimised builds packagers make, with warnings as errors: Release
 # (-O3) and MinSizeRel (-Os), each with gcc and with clang-14 (Debian 12:
 # scripts/deps.sh installs it), into build-matrix/<compiler>-<type>/.

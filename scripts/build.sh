@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Builds l3bond: build/ (release with debug info) or, with --asan,
 # build-asan/ (AddressSanitizer + UndefinedBehaviorSanitizer).  Both with
 # warnings as errors (L3BOND_WERROR, off in a plain cmake build).

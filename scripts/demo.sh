@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # The main job of the quick start: the paper's experiment on the real
 # daemons.  Installs what it needs (scripts/deps.sh) and builds (build/),
 # brings up the two-box testbed in network namespaces (tests/netns/lib.sh:

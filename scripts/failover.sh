@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Issue 14's failover benchmark: a line cut under load, figures only (no
 # asserts), on the namespace testbed of tests/netns/lib.sh (dsl 64 Mbit/s
 # 13 ms, lte 60 Mbit/s 25-45 ms), l3bondd with its defaults on both ends.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Fuzzes the wire decoder and the config reader for a bounded time.
 #
 #   scripts/fuzz.sh [OUT_DIR]          (default: build-fuzz/out)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # What an idle bond costs on the LTE (issue 14's goal: <= 50 MB a month,
 # both directions): l3bondd on both ends of the namespace testbed
 # (tests/netns/lib.sh), no user traffic, and the bytes the emulated LTE

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # shellcheck shell=bash
 # scripts/lib.sh: what the namespace entry points (demo.sh, paper.sh)
 # share.  Sourced from the repository root.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # The paper's experiments on the real daemons, with plots and a report:
 # installs what it needs (scripts/deps.sh), builds (build/), and runs
 # tests/paper/run.sh (see tests/paper/README.md).  As root (re-runs itself

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # The quality benchmark: TCP goodput (iperf3, cubic and bbr), latency under
 # load (RRUL: ping, irtt), the paper's ramp and a 40 Mbit/s flow, for link
 # buffers of 30, 50, 100 and 200 ms, each beside DSL alone and the paper's

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # The test command: installs dependencies, builds twice (plain and with
 # ASan+UBSan) and runs every test in both builds; before that, the
 # optimised builds (Release and MinSizeRel, gcc and clang) must compile

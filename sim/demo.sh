@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # The simulator demo: installs the dependencies, builds, prints the paper's
 # k x T_dwd loss table next to ours, and plots the default setting
 # (k = 0.5, T_dwd = 250 ms) like the paper's Figure 3.

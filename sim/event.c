@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Binary min-heap keyed by (time, push order). */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The event queue: a binary min-heap of timed events.
  *
  * Time is in integer microseconds.  Events due at the same time come out in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Fixed-bin delay histogram; no allocation. */
 #include <math.h>
 #include <string.h>

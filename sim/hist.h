@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Histogram of delays: 100 us bins up to SIM_HIST_BINS * 100 us, plus an
  * overflow count.  Percentiles are reported as the lower edge of the bin,
  * so a delay of zero reads as 0.0 ms. */

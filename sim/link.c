@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Bottleneck link model; see link.h for the exact rules. */
 #include <math.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* One path of one direction, as a bottleneck link:
  *
  *   enqueue -> FIFO (tail drop at rate * buffer) -> serialisation at rate

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* l3bond-sim: command line and wiring.
  *
  * Flags are read in two passes: first the ones that decide the set of paths

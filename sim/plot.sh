@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Draws an l3bond-sim CSV like the paper's Figure 3: per-path throughput and
 # offered load over time (top), w_mobile over time (bottom).
 # usage: sim/plot.sh CSV PNG [title]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Packet record pool.  Growth doubles the array and threads the new records
  * onto the free list; nothing is ever returned to the allocator before the
  * run ends, so the steady state does no allocation at all. */

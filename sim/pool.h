@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Packet records: a pool with a free list that only grows.
  *
  * A record lives from the moment the source emits a packet until it is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Traffic profiles; see profile.h for the exact curves. */
 #include <errno.h>
 #include <math.h>

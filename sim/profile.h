@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Traffic profiles: the offered load over time, as a step function.
  *
  * Every profile is a table of steps (from time t the source sends at rate r,

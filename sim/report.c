@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Output: the per-interval CSV header and the run summary.
  *
  * The summary is meant to be read by people and by scripts: one "key value"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* xoshiro256** (Blackman and Vigna, public domain reference) seeded with
  * splitmix64, which never yields the all-zero state xoshiro cannot leave. */
 #include "sim/rng.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The simulator's pseudo-random numbers: xoshiro256** seeded by splitmix64.
  *
  * Every random process (each link's jitter and loss, report loss) draws from

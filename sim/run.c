@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* One simulation run: the event loop wiring the traffic source, the links
  * and the core (scheduler, egress) together.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* l3bond-sim: a discrete-event simulation of one direction of the two-box
  * system, driving the daemon's own scheduler (ingress/sched.h) and egress
  * (egress/egress.h).

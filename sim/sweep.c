@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The paper's parameter grid (section 5.2): the ramp profile for
  * k in {0.1, 0.5, 1} x T_dwd in {50, 250, 500} ms with w_mobile_max 45,
  * printed beside the paper's loss rates.  Everything else (links, seed,

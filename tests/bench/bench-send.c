@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* l3b-bench-send: the paced UDP sender of the forwarding benchmark
  * (tests/bench/bench_fwd.sh).
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # The forwarding benchmark of l3bond (issue 5): how fast the bonded path
 # forwards, against a bare NFQUEUE accept loop on the same machine, in the
 # same run.  Prints figures, asserts nothing.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The invariants of a struct conf that conf_load or conf_set accepted,
  * written from the contract (conf.h and the commented sample configs), not
  * from conf.c: a value conf.c lets through that the contract forbids is a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Shared by the fuzz targets and their regression runner.
  *
  * Each target defines LLVMFuzzerTestOneInput().  Built with clang and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* fuzz_conf: conf_load() on an arbitrary file.
  *
  * conf_load takes a path and opens it twice (its prescan, then libconfig),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* fuzz_conf_set: a sequence of conf_set() calls on a valid config.
  *
  * The input is up to MAX_OPS operations "key=value" separated by NUL bytes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* fuzz_wire: the wire format v3 on arbitrary bytes, in both directions.
  *
  * Parse: the input is a packet.  wire_parse_hdr() gives WIRE_OK or one of

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """Writes the seed corpora of the fuzz targets into corpus/<target>/.
 
 The seeds are one valid input of each kind the target knows (every packet

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Runs a fuzz target's LLVMFuzzerTestOneInput() once on each file named
  * or found in the directories named (not recursively; dot files and *.md
  * skipped), in name order, each from an exact-size heap copy.  This is

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # shellcheck shell=bash
 # tests/netns/checks.sh: the checks of the test scripts, one output format:
 # "PASS: NAME" or "FAIL: NAME: why" per check, "N passed, M failed" at the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # shellcheck shell=bash
 # tests/netns/daemon_lib.sh: the l3bondd part of the namespace test library
 # (lib.sh sources it; the checks, JSON and traffic helpers are there): the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """IPv6 traffic for test_ipv6.sh (l3b-traffic speaks IPv4 only).
 
 Every payload is checkable on its own: a datagram carries its sequence

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # shellcheck shell=bash
 # tests/netns/lib.sh: the namespace test library.  Every script of
 # tests/netns sources it (and tests/paper, tests/bench for the testbed); a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Many CPEs on one concentrator: two CPE sites with their own keys and
 # prefixes on one concentrator daemon (one UDP port, one pair of queues),
 # on the testbed of lib.sh plus its second site (tb_site2_setup):

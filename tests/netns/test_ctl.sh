@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # End-to-end test of l3bondd's control socket and of l3bondctl, on the
 # testbed of lib.sh with a CPE and a concentrator daemon:
 #
@@ -13,9 +14,10 @@
 # root only).  Checks, each asserting what it claims:
 #   - sockets: modes 0660 root:group and 0600, the warning about the
 #     missing group;
-#   - status: the table lists both paths; status --json parses, and its
-#     counters agree with l3b-traffic's figures for a UDP flow each way
-#     (receiver's packets <= released by the receiving daemon's egress,
+#   - status: the table lists both paths; the table, the JSON and the
+#     metrics give the daemon's version, CMakeLists.txt's; status --json
+#     parses, and its counters agree with l3b-traffic's figures for a UDP
+#     flow each way (receiver's packets <= released by the receiving daemon's egress,
 #     and >= 99 % of it; tx_pkts over the paths of the sending daemon ==
 #     ing bonded); srtt_us > 0 on the CPE's paths (only the CPE probes);
 #   - set k 0.7 shows in the table, the JSON and the status file; bad sets
@@ -158,6 +160,11 @@ check "status: exit 0, a row for each path, up" \
 	"l=$(grep -cE '^lte +mobile +up +10\.22\.0\.1:7040 ' "$TB_DIR/out")" \
 	"h=$(grep -cE '^path +class +state +peer' "$TB_DIR/out")"
 cp "$TB_DIR/out" "$TB_DIR/table.txt"
+# the version from its one source, CMakeLists.txt, not from this script
+VERSION=$(sed -n 's/^project(l3bond VERSION \([0-9.]*\).*/\1/p' "$here/../../CMakeLists.txt")
+check "status: the daemon's version line is CMakeLists.txt's ($VERSION)" \
+	'v != "" && n == 1' "v=$VERSION" \
+	"n=$(grep -cxF "version   $VERSION" "$TB_DIR/table.txt" || true)"
 
 # flow FROM TO DST NAME SENDER RECEIVER: a UDP flow, JSON status of both
 # daemons before and after; checks the daemons' counters against it
@@ -186,6 +193,8 @@ for box in cpe conc; do
 	[ "$box" = cpe ] && f=$TB_DIR/up.tx1.json
 	check "$box: status --json parses: role, 2 paths named dsl and lte" \
 		'r == 1' "r=$(jx "$f" "int(d['role'] in ('cpe', 'concentrator') and [x['name'] for x in p] == ['dsl', 'lte'])")"
+	check "$box: status --json: version is CMakeLists.txt's ($VERSION)" \
+		'v == 1' "v=$(jx "$f" "int(d['version'] == '$VERSION')")"
 	echo "  $box: srtt/rttvar dsl $(jx "$f" "p[0]['srtt_us']")/$(jx "$f" "p[0]['rttvar_us']") us, lte $(jx "$f" "p[1]['srtt_us']")/$(jx "$f" "p[1]['rttvar_us']") us"
 done
 # Both ends probe every path (the CPE to keep the carrier's NAT open, the
@@ -266,8 +275,9 @@ check "help: exit 0, says set is runtime only" 'rc == 0 && n == 1' "rc=$rc" \
 	"n=$(grep -c 'a reload or a restart reads the file again' "$TB_DIR/out" || true)"
 
 ctl cpe metrics
-check "metrics: exit 0, the exposition (role, k of the session, dsl up)" \
-	'rc == 0 && r == 1 && k == 1 && u == 1' "rc=$rc" \
+check "metrics: exit 0, the exposition (role, k of the session, dsl up, build_info of CMakeLists.txt's version)" \
+	'rc == 0 && r == 1 && k == 1 && u == 1 && b == 1' "rc=$rc" \
+	"b=$(grep -cxF "l3bond_build_info{version=\"$VERSION\"} 1" "$TB_DIR/out" || true)" \
 	"r=$(grep -c '^l3bond_role_info{role=\"cpe\"} 1$' "$TB_DIR/out" || true)" \
 	"k=$(grep -c '^l3bond_k{session=\"4242\"} 0.5$' "$TB_DIR/out" || true)" \
 	"u=$(grep -c '^l3bond_path_up{session=\"4242\",path=\"dsl\"} 1$' "$TB_DIR/out" || true)"

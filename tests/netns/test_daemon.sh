@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # End-to-end test of l3bondd: a CPE daemon and a concentrator daemon on the
 # testbed of lib.sh, bonding dsl (fixed) and lte (mobile, carrier NAT):
 #

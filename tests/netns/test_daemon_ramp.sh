@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # The paper's experiment through the real daemons: one UDP flow of
 # 1492-byte packets ramping 63 -> 105 -> 63 Mbit/s over 40 s
 # (l3b-traffic --profile paper), downstream srv -> cli, then upstream,

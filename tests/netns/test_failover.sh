@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Path failover of l3bondd, measured: a link cut (both directions) in the
 # middle of a downstream UDP flow srv -> cli, on the testbed of lib.sh:
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # The failure detector of l3bondd (DESIGN.md, "Failure detection") on
 # lines that are not simply cut (issue 14), on the testbed of lib.sh
 # (dsl 64 Mbit/s 13 ms, lte 60 Mbit/s 25-45 ms), the daemons' defaults:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Hostile traffic at the tunnel ports of running l3bondd daemons (issue 4):
 # forged, truncated, wrong-key and replayed packets from an attacker
 # namespace, during a bonded UDP flow, on the testbed of lib.sh:

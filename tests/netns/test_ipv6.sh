@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # IPv6 through l3bondd, on the testbed of lib.sh with IPv6 added here
 # (ULA addresses beside the IPv4 ones; no NAT66):
 #

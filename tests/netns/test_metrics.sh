@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # End-to-end test of the Prometheus metrics: `l3bondctl metrics` and the
 # HTTP exporter l3bond-exporter (gateway/exporter.c, libmicrohttpd), which
 # asks the daemon's control socket on each scrape; the daemons of
@@ -23,8 +24,8 @@
 #     _total with integer values, no duplicate series);
 #   - `l3bondctl metrics` passes the checker and has the exporter's series
 #     but the exporter's own (l3bond_metrics_*);
-#   - the series the operators rely on exist (build, role, path up, path
-#     tx bytes); idle, the metrics equal the status file (the same walk);
+#   - the series the operators rely on exist (build, with CMakeLists.txt's
+#     version, role, path up, path tx bytes); idle, the metrics equal the status file (the same walk);
 #   - during a UDP flow l3bond_path_tx_bytes_total{path="dsl"} grows scrape
 #     after scrape; the counters agree with l3b-traffic: ingress bonded =
 #     packets sent, paths' DATA = bonded, egress released = packets
@@ -560,9 +561,11 @@ check "GET /metrics: 200, Content-Type $CT, Content-Length = body, Connection: c
 	"len=$(hval "$M.hdr" content-length)" "size=$(stat -c %s "$M" 2>/dev/null || echo -1)" \
 	"conn=$(hval "$M.hdr" connection)"
 expo_ok "first scrape" "$M"
-check "series present: build, role, path up, path tx bytes, egress wire by reason (no session label: the queue's own)" \
-	'b == 1 && r == 1 && up == 2 && tx >= 0 && tx != "" && w > 5' \
-	"b=$(grep -c '^l3bond_build_info{version="[^"]*"} 1$' "$M")" \
+# the version from its one source, CMakeLists.txt, not from this script
+VERSION=$(sed -n 's/^project(l3bond VERSION \([0-9.]*\).*/\1/p' "$here/../../CMakeLists.txt")
+check "series present: build (CMakeLists.txt's version $VERSION), role, path up, path tx bytes, egress wire by reason (no session label: the queue's own)" \
+	'v != "" && b == 1 && r == 1 && up == 2 && tx >= 0 && tx != "" && w > 5' \
+	"v=$VERSION" "b=$(grep -cxF "l3bond_build_info{version=\"$VERSION\"} 1" "$M" || true)" \
 	"r=$(mval "$M" 'l3bond_role_info{role="cpe"}')" \
 	"up=$(msum "$M" "l3bond_path_up{$S,path=\"dsl\"}" "l3bond_path_up{$S,path=\"lte\"}")" \
 	"tx=$(mval "$M" "l3bond_path_tx_bytes_total{$S,path=\"dsl\"}")" \

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # MTU through the bond, end to end, on the testbed of lib.sh with both
 # daemons (CPE and concentrator l3bondd), in both directions (cli -> srv,
 # where the CPE's ingress decides, and srv -> cli, the concentrator's):

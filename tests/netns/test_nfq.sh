@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # End-to-end tests of the NFQUEUE seam (common/nfqueue.c) through nfq-probe,
 # as root, in network namespaces.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Sessions of l3bondd under NAT rebinding, restarts and WAN address
 # changes, measured on the testbed of lib.sh:
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # End-to-end test of the testbed itself (no bonding daemon yet): the link
 # emulator and the traffic tool, on the topology of lib.sh:
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # The daemons under the constraints of systemd/l3bondd.service, as far as a
 # machine without systemd as PID 1 can impose them, on the testbed of
 # lib.sh:

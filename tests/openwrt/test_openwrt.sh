@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # tests/openwrt/test_openwrt.sh BUILD_DIR: the OpenWrt package
 # (openwrt/net/l3bond) on a Debian machine.
 #
@@ -7,11 +8,13 @@
 #      installed): the shipped sample, a CPE, a concentrator and a file of
 #      syntax edge cases (quotes, escapes, comments, ';', lists, booleans,
 #      hex and 64-bit integers, CR LF line ends) give exactly the files in
-#      cases/ (written by hand), which `l3bondd --check` accepts; each file
-#      in bad/ fails with exit 1, nothing on stdout and the message its
+#      cases/ (written by hand), which `l3bondd --check` accepts; each .uci
+#      file in bad/ fails with exit 1, nothing on stdout and the message its
 #      first line expects (file, line, section, option); a value only the
 #      daemon refuses leads back to its UCI line (a bad key without
-#      being quoted whole); usage errors exit 2.
+#      being quoted whole); usage errors exit 2; a concentrator's cpe_dir
+#      (a directory made for the test, with a CPE file) is passed on and
+#      read by --check.
 #   3. The init script's logic, sourced into dash and busybox ash as
 #      rc.common would, with stand-ins for what only exists on OpenWrt:
 #      procd's shell API (procd_open_instance, procd_set_param, ...,
@@ -27,7 +30,11 @@
 #      bad file keeps the running instance on its previous file; one
 #      instance per box; stop removes the files and the fw4 rule; the
 #      generated file, which holds the key, is mode 0600.
-#   4. The hotplug script: reload on ifup of a path device only.
+#   4. The hotplug script: reload on ifup of a path device only.  The
+#      exporter's init script, the same way (rc.common's config_load and
+#      config_get stood in for too): nothing while disabled; the socket of
+#      l3bond's enabled instance, or its options socket, listen and port;
+#      not started, saying why, without either; its reload triggers.
 #   5. As root, in a network namespace of its own: `--print-rules nft` of
 #      each translated file passes `nft -c` (with the queue statement,
 #      which this kernel lacks, swapped for a verdict, as
@@ -36,11 +43,20 @@
 #      OpenWrt), and the fw4 fragment is valid inside fw4-like chains.
 #   6. The package Makefile, read by GNU make with stand-ins for OpenWrt's
 #      rules.mk, package.mk and cmake.mk (sdk/): its steps run in OpenWrt's
-#      order with OpenWrt's flags (Release, -Os) on the host compiler; the
-#      package holds exactly the expected files, modes and fw4 links, its
-#      version comes from CMakeLists.txt, DEPENDS and conffiles are set.
-#   7. With musl-gcc (Debian: musl-tools): the daemon's sources compile
-#      against musl's headers with the project's -Werror warnings.
+#      order with OpenWrt's flags (Release, -Os) on the host compiler; its
+#      three packages (l3bond, l3bond-exporter,
+#      prometheus-node-exporter-lua-l3bond) hold exactly the expected
+#      files, modes and fw4 links; the version comes from CMakeLists.txt,
+#      the license is BSD-2-Clause with its file, DEPENDS and conffiles are
+#      set.  The NEEDED entries (readelf -d) of every binary of a package,
+#      mapped through a table from library to OpenWrt package, must each
+#      have their package in that package's DEPENDS: the check fails naming
+#      the library otherwise, or when the table has no entry for it; shown
+#      failing on the Makefiles of bad/makefile-*.sed (a library's package
+#      left out) and with a library left out of the table.
+#   7. With musl-gcc (Debian: musl-tools): the sources of the three
+#      programs compile against musl's headers with the project's -Werror
+#      warnings.
 #   8. With lua5.1: the prometheus-node-exporter-lua collector passes on
 #      what `l3bondctl metrics` prints from a (stand-in) daemon, and prints
 #      nothing when no daemon answers.
@@ -56,6 +72,8 @@ top=$(cd "$here/../.." && pwd)
 files=$top/openwrt/net/l3bond/files
 uci2conf=$files/l3bond-uci2conf
 l3bondd=$(cd "$build" && pwd)/gateway/l3bondd
+# the version's one source
+version=$(sed -n 's/^project(l3bond VERSION \([0-9.]*\).*/\1/p' "$top/CMakeLists.txt")
 
 if ! command -v shellcheck >/dev/null; then
 	echo "SKIP: shellcheck is not installed (scripts/deps.sh installs it)"
@@ -112,7 +130,8 @@ run_sh() {
 
 # ---- 1. shellcheck ------------------------------------------------------------
 
-for f in "$files/l3bond-uci2conf" "$files/l3bond.init" "$files/l3bond.hotplug"; do
+for f in "$files/l3bond-uci2conf" "$files/l3bond.init" "$files/l3bond.hotplug" \
+	"$files/l3bond-exporter.init"; do
 	if shellcheck -s sh "$f" >"$tmp/sc.out" 2>&1; then
 		ok "shellcheck -s sh ${f#"$top"/}"
 	else
@@ -142,7 +161,29 @@ good_cases=(
 	"$tmp/crlf|edge.uci|edge|$here/cases/edge.conf|edge cases, CR LF"
 )
 
+# cpe_dir: a concentrator's further CPEs, a file each in a directory that
+# must exist for --check (hence made here, not in cases/)
+mkdir -p "$tmp/cpedir/cpe.d"
+sed -e "s|^\toption early_release '1'|\toption cpe_dir '$tmp/cpedir/cpe.d'|" \
+	"$here/cases/concentrator.uci" >"$tmp/cpedir/conc.uci"
+printf '%s\n' 'session_id = 7;' \
+	"key = \"$("$l3bondd" --genkey)\";" \
+	'prefixes = [ "192.0.2.0/24" ];' >"$tmp/cpedir/cpe.d/bob.conf"
+dline=$(grep -n "option cpe_dir" "$tmp/cpedir/conc.uci" | cut -d: -f1)
+
 for r in "${runners[@]}"; do
+	out=$tmp/$r-cpedir.conf
+	if (cd "$tmp/cpedir" && run_sh "$r" "$uci2conf" -f conc.uci conc) \
+		>"$out" 2>"$tmp/err" &&
+		grep -qxF "cpe_dir = \"$tmp/cpedir/cpe.d\"; # line $dline" "$out" &&
+		"$l3bondd" -c "$out" --check >"$tmp/check" 2>&1; then
+		ok "$r: option cpe_dir: passed on with its UCI line, l3bondd --check reads the CPE file in it"
+	else
+		bad "$r: option cpe_dir:"
+		show "$tmp/err"
+		show "$out"
+		show "$tmp/check"
+	fi
 	for c in "${good_cases[@]}"; do
 		IFS='|' read -r dir uci inst want label <<<"$c"
 		out=$tmp/$r-$inst-${label// /_}.conf
@@ -260,6 +301,18 @@ procd_running() {
 }
 start() { start_service "$@"; }
 EOF
+# rc.common's config_load and config_get (/lib/functions.sh), enough for a
+# file of one section per name: the option's value without its quotes
+cat >"$tmp/config-stubs.sh" <<'EOF'
+config_load() { CONFIG_FILE="${UCI_CONFIG_DIR:-/etc/config}/$1"; }
+config_get() {
+	v=$(awk -v s="$2" -v o="$3" -v q="'" '
+		$1 == "config" { cur = $3; gsub(q, "", cur) }
+		$1 == "option" && cur == s && $2 == o { v = $3; gsub(q, "", v); print v; exit }
+	' "$CONFIG_FILE")
+	eval "$1=\${v:-\$4}"
+}
+EOF
 stubbin=$tmp/stubbin
 mkdir -p "$stubbin"
 # stub NAME: a program NAME that logs its arguments to $STUB_LOG
@@ -287,18 +340,20 @@ init_env() {
 	: >"$box/stub.log"
 }
 
-# init_do RUNNER RUNNING COMMANDS: COMMANDS in the init script, as rc.common
-# runs it (a new shell each time); RUNNING: what procd runs.
+# init_do RUNNER RUNNING COMMANDS: COMMANDS in the init script $init_script,
+# as rc.common runs it (a new shell each time); RUNNING: what procd runs.
+init_script=$files/l3bond.init
 init_do() {
 	local r=$1 running=$2 cmds=$3
 	: >"$box/procd.log"
 	: >"$box/stub.log"
-	L3BOND_UCI=$box/l3bond L3BOND_PROG=$l3bondd \
+	UCI_CONFIG_DIR=$box L3BOND_EXPORTER_PROG=/usr/sbin/l3bond-exporter \
+		L3BOND_UCI=$box/l3bond L3BOND_PROG=$l3bondd \
 		L3BOND_UCI2CONF=$uci2conf L3BOND_CONF_DIR=$box/etc \
 		L3BOND_RUN_DIR=$box/run L3BOND_SYS_NET=$box/sys \
 		PROCD_LOG=$box/procd.log STUB_LOG=$box/stub.log \
 		PROCD_RUNNING=$running PATH="$stubbin:$PATH" \
-		run_sh "$r" -c ". '$tmp/procd-stubs.sh'; . '$files/l3bond.init'; $cmds" \
+		run_sh "$r" -c ". '$tmp/procd-stubs.sh'; . '$tmp/config-stubs.sh'; . '$init_script'; $cmds" \
 		>"$box/out" 2>&1 || echo "exit $?" >>"$box/out"
 }
 
@@ -458,8 +513,9 @@ for r in dash busybox; do
 	# a UCI syntax error on reload: the running instance keeps its file
 	cp "$box/l3bond" "$tmp/good.uci"
 	sed -i "s/option role 'cpe'/option role 'cpe/" "$box/l3bond"
+	qline=$(grep -n "option role 'cpe\$" "$box/l3bond" | cut -d: -f1)
 	init_do "$r" cpe reload_service
-	if grep -qF "l3bond-uci2conf: $box/l3bond:19: unterminated ' quote" "$box/stub.log" &&
+	if grep -qF "l3bond-uci2conf: $box/l3bond:$qline: unterminated ' quote" "$box/stub.log" &&
 		grep -qF "instance cpe: keeps running on its previous configuration" "$box/stub.log" &&
 		has "$box/procd.log" "set command $l3bondd -c $conf" &&
 		cmp -s "$conf" "$tmp/before.conf"; then
@@ -471,7 +527,7 @@ for r in dash busybox; do
 	fi
 	# and from stopped: nothing starts
 	init_do "$r" "" "stop_service; start_service"
-	if grep -qF "l3bond-uci2conf: $box/l3bond:19: unterminated ' quote" "$box/stub.log" &&
+	if grep -qF "l3bond-uci2conf: $box/l3bond:$qline: unterminated ' quote" "$box/stub.log" &&
 		grep -qF "nothing started" "$box/stub.log" &&
 		! grep -q '^open' "$box/procd.log"; then
 		ok "$r: init start, UCI syntax error: nothing started, error logged with its line"
@@ -570,6 +626,58 @@ EOF
 			bad "$r: hotplug $action '$dev': got '$got', want '$want'"
 		fi
 	done
+
+	# ---- 4b. the exporter's init script (same box) ----
+	init_script=$files/l3bond-exporter.init
+	cp "$files/l3bond-exporter.config" "$box/l3bond-exporter"
+	init_do "$r" "" start_service
+	if ! grep -q '^open' "$box/procd.log" && ! grep -q '^exit' "$box/out"; then
+		ok "$r: exporter init, sample (disabled): nothing declared"
+	else
+		bad "$r: exporter init, disabled sample:"
+		show "$box/procd.log"
+		show "$box/out"
+	fi
+	sed -i "s/option enabled '0'/option enabled '1'/" "$box/l3bond-exporter"
+	init_do "$r" "" start_service
+	if has "$box/procd.log" "open " &&
+		has "$box/procd.log" "set command /usr/sbin/l3bond-exporter -s $box/run/cpe.sock -l 127.0.0.1 -p 9470" &&
+		has "$box/procd.log" "set respawn" && has "$box/procd.log" "close"; then
+		ok "$r: exporter init, enabled: the socket of l3bond's enabled instance cpe, 127.0.0.1:9470, respawn"
+	else
+		bad "$r: exporter init, enabled:"
+		show "$box/procd.log"
+		show "$box/out"
+	fi
+	sed -i -e "s|#option socket '/var/run/l3bond/cpe.sock'|option socket '/tmp/x.sock'|" \
+		-e "s/option listen '127.0.0.1'/option listen '::'/" \
+		-e "s/option port '9470'/option port '9101'/" "$box/l3bond-exporter"
+	init_do "$r" "" start_service
+	if has "$box/procd.log" "set command /usr/sbin/l3bond-exporter -s /tmp/x.sock -l :: -p 9101"; then
+		ok "$r: exporter init: options socket, listen and port"
+	else
+		bad "$r: exporter init, options:"
+		show "$box/procd.log"
+	fi
+	sed -i "s|option socket '/tmp/x.sock'|#option socket '/tmp/x.sock'|" "$box/l3bond-exporter"
+	sed -i "s/option enabled '1'/option enabled '0'/" "$box/l3bond"
+	init_do "$r" "" start_service
+	if ! grep -q '^open' "$box/procd.log" && grep -q '^exit 1' "$box/out" &&
+		grep -qF "no enabled l3bond instance" "$box/out"; then
+		ok "$r: exporter init, no enabled l3bond instance and no socket: not started, says why"
+	else
+		bad "$r: exporter init without an l3bond instance:"
+		show "$box/procd.log"
+		show "$box/out"
+	fi
+	init_do "$r" "" service_triggers
+	if has "$box/procd.log" "trigger l3bond-exporter l3bond"; then
+		ok "$r: exporter init: reload triggers on l3bond-exporter and l3bond"
+	else
+		bad "$r: exporter init, service_triggers:"
+		show "$box/procd.log"
+	fi
+	init_script=$files/l3bond.init
 done
 
 # ---- 5. nft and iptables, as root --------------------------------------------------
@@ -643,18 +751,95 @@ fi
 # say what they do): enough for GNU make to read net/l3bond/Makefile and
 # run its steps in OpenWrt's order with OpenWrt's compiler flags, on the
 # host's compiler.  Not the real build system: see openwrt/README.md.
+# mksdk DIR: a stand-in SDK there
+mksdk() {
+	mkdir -p "$1"
+	ln -s "$here/sdk/rules.mk" "$1/rules.mk"
+	ln -s "$here/sdk/include" "$1/include"
+}
+
+# The library of each NEEDED entry of a binary -> the OpenWrt packages that
+# provide it (any one of them will do); "-": the C library, on every
+# OpenWrt system (musl: libc, libm, libpthread and the loader are one).
+# A library with no entry fails the check: add it here with its package.
+lib_pkgs=(
+	'libconfig.so.*|libconfig'
+	'libev.so.*|libev'
+	'libmnl.so.*|libmnl'
+	'libsodium.so.*|libsodium'
+	'libjson-c.so.*|libjson-c'
+	'libmicrohttpd.so.*|libmicrohttpd-no-ssl libmicrohttpd-ssl'
+	'libc.so.*|-'
+	'libm.so.*|-'
+	'libpthread.so.*|-'
+	'ld-linux*|-'
+	'ld-musl-*|-'
+)
+
+# is_elf FILE: FILE starts with the ELF magic
+is_elf() {
+	[[ $(head -c 4 "$1" | od -An -c | tr -d ' ') == '177ELF' ]]
+}
+
+# needed_check PKG ROOT FIELDS: each ELF file in the package root ROOT
+# links only libraries whose package is in the DEPENDS of FIELDS; prints
+# one line per library that is not so, or that the table lacks, and fails.
+needed_check() {
+	local pkg=$1 root=$2 fields=$3 deps f lib e want p found rc=0
+	deps=" $(sed -n 's/^DEPENDS=//p' "$fields") "
+	while IFS= read -r -d '' f; do
+		is_elf "$f" || continue
+		while read -r lib; do
+			want=
+			for e in "${lib_pkgs[@]}"; do
+				# shellcheck disable=SC2053 # the table's globs
+				if [[ $lib == ${e%%|*} ]]; then
+					want=${e#*|}
+					break
+				fi
+			done
+			if [[ -z $want ]]; then
+				echo "$pkg: ${f#"$root"/} links $lib, which has no entry in the table of libraries to packages"
+				rc=1
+				continue
+			fi
+			[[ $want == - ]] && continue
+			found=
+			for p in $want; do
+				[[ $deps == *" +$p "* || $deps == *" $p "* ]] && found=$p
+			done
+			if [[ -z $found ]]; then
+				echo "$pkg: ${f#"$root"/} links $lib, of ${want// / or }, which DEPENDS lacks"
+				rc=1
+			fi
+		done < <(readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p')
+	done < <(find "$root" -type f -print0)
+	return $rc
+}
+
+# elves ROOT: the ELF files of a package root and what they link, a line each
+elves() {
+	local f
+	while IFS= read -r -d '' f; do
+		is_elf "$f" || continue
+		echo "${f#"$1"/}: $(readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p' | tr '\n' ' ')"
+	done < <(find "$1" -type f -print0 | sort -z)
+}
+
 sdk=$tmp/sdk
-mkdir -p "$sdk"
-ln -s "$here/sdk/rules.mk" "$sdk/rules.mk"
-ln -s "$here/sdk/include" "$sdk/include"
-if make -C "$top/openwrt/net/l3bond" TOPDIR="$sdk" >"$tmp/make.log" 2>&1; then
-	ok "package Makefile: prepare, configure, compile, install and Package/l3bond/install run"
-	version=$(sed -n 's/^project(l3bond VERSION \([0-9.]*\).*/\1/p' "$top/CMakeLists.txt")
+mksdk "$sdk"
+packages=(l3bond l3bond-exporter prometheus-node-exporter-lua-l3bond)
+if ! command -v readelf >/dev/null; then
+	bad "readelf is not installed (binutils): the packages' libraries cannot be checked"
+elif make -C "$top/openwrt/net/l3bond" TOPDIR="$sdk" \
+	CONFIG_PACKAGE_l3bond-exporter=y >"$tmp/make.log" 2>&1; then
+	ok "package Makefile: prepare, configure, compile, install and the install of ${packages[*]} run"
 	fields=$sdk/build_dir/root-l3bond.fields
 	deps=$(sed -n 's/^DEPENDS=//p' "$fields")
 	missing=
-	for d in +libconfig +libev +libmnl +libjson-c +iptables-nft +iptables-mod-nfqueue \
-		+iptables-mod-ipopt +iptables-mod-extra +kmod-ipt-conntrack; do
+	for d in +libconfig +libev +libmnl +libsodium +libjson-c +iptables-nft \
+		+IPV6:ip6tables-nft +iptables-mod-nfqueue +iptables-mod-ipopt +iptables-mod-extra \
+		+kmod-ipt-conntrack; do
 		[[ " $deps " == *" $d "* ]] || missing="$missing $d"
 	done
 	if has "$fields" "PKG_VERSION=$version" && [[ -n $version ]] &&
@@ -665,25 +850,136 @@ if make -C "$top/openwrt/net/l3bond" TOPDIR="$sdk" >"$tmp/make.log" 2>&1; then
 		bad "package Makefile: fields (missing DEPENDS:$missing):"
 		show "$fields"
 	fi
-	root=$sdk/build_dir/root-l3bond
-	(cd "$root" && find . ! -type d -printf '%M %p %l\n' | sort -k2) >"$tmp/files"
-	cat >"$tmp/files.want" <<'EOF'
--rw------- ./etc/config/l3bond 
--rw-r--r-- ./etc/hotplug.d/iface/30-l3bond 
--rwxr-xr-x ./etc/init.d/l3bond 
--rw-r--r-- ./usr/lib/lua/prometheus-collectors/l3bond.lua 
--rwxr-xr-x ./usr/sbin/l3bond-uci2conf 
--rwxr-xr-x ./usr/sbin/l3bondctl 
--rwxr-xr-x ./usr/sbin/l3bondd 
-lrwxrwxrwx ./usr/share/nftables.d/chain-pre/forward/30-l3bond.nft /var/etc/l3bond/fw4.nft
-lrwxrwxrwx ./usr/share/nftables.d/chain-pre/input/30-l3bond.nft /var/etc/l3bond/fw4.nft
-EOF
-	if diff -u "$tmp/files.want" "$tmp/files" >"$tmp/diff"; then
-		ok "package Makefile: the package holds exactly the expected files and links"
+	copy=$sdk/build_dir/l3bond-$version
+	if has "$fields" "PKG_LICENSE=BSD-2-Clause" &&
+		has "$fields" "PKG_LICENSE_FILES=LICENSE" &&
+		cmp -s "$copy/LICENSE" "$top/LICENSE"; then
+		ok "package Makefile: PKG_LICENSE BSD-2-Clause, PKG_LICENSE_FILES LICENSE, in the source copy"
 	else
-		bad "package Makefile: package files:"
-		show "$tmp/diff"
+		bad "package Makefile: license fields, or LICENSE in the source copy:"
+		show "$fields"
 	fi
+	# the exporter is configured in only when its package is selected (a
+	# .config's CONFIG_PACKAGE_l3bond-exporter): libmicrohttpd is built
+	# for l3bond only then
+	off=$(make -n -s -C "$top/openwrt/net/l3bond" TOPDIR="$sdk" build 2>&1 |
+		grep -o 'L3BOND_EXPORTER=[A-Z]*' || true)
+	on=$(make -n -s -C "$top/openwrt/net/l3bond" TOPDIR="$sdk" \
+		CONFIG_PACKAGE_l3bond-exporter=y build 2>&1 |
+		grep -o 'L3BOND_EXPORTER=[A-Z]*' || true)
+	if [[ $off == L3BOND_EXPORTER=OFF && $on == L3BOND_EXPORTER=ON ]]; then
+		ok "package Makefile: the exporter built only with its package selected"
+	else
+		bad "package Makefile: L3BOND_EXPORTER without the package '$off', with it '$on'"
+	fi
+	# the exporter and the collector: packages of their own, each
+	# depending on l3bond (the daemon it asks, l3bondctl it runs)
+	efields=$sdk/build_dir/root-l3bond-exporter.fields
+	cfields=$sdk/build_dir/root-prometheus-node-exporter-lua-l3bond.fields
+	edeps=" $(sed -n 's/^DEPENDS=//p' "$efields") "
+	cdeps=" $(sed -n 's/^DEPENDS=//p' "$cfields") "
+	if [[ $edeps == *" +l3bond "* && $cdeps == *" +l3bond "* &&
+		$cdeps == *" +prometheus-node-exporter-lua "* ]] &&
+		has "$cfields" "PKGARCH=all" && has "$cfields" "SECTION=utils" &&
+		has "$efields" "CONFFILES=/etc/config/l3bond-exporter"; then
+		ok "package Makefile: l3bond-exporter depends on l3bond, its conffile; prometheus-node-exporter-lua-l3bond on l3bond and prometheus-node-exporter-lua, architecture all"
+	else
+		bad "package Makefile: the exporter's and the collector's fields:"
+		show "$efields"
+		show "$cfields"
+	fi
+	# exactly these files in each package
+	printf '%s\n' \
+		'-rw------- ./etc/config/l3bond ' \
+		'-rw-r--r-- ./etc/hotplug.d/iface/30-l3bond ' \
+		'-rwxr-xr-x ./etc/init.d/l3bond ' \
+		'-rwxr-xr-x ./usr/sbin/l3bond-uci2conf ' \
+		'-rwxr-xr-x ./usr/sbin/l3bondctl ' \
+		'-rwxr-xr-x ./usr/sbin/l3bondd ' \
+		'lrwxrwxrwx ./usr/share/nftables.d/chain-pre/forward/30-l3bond.nft /var/etc/l3bond/fw4.nft' \
+		'lrwxrwxrwx ./usr/share/nftables.d/chain-pre/input/30-l3bond.nft /var/etc/l3bond/fw4.nft' \
+		>"$tmp/files.want.l3bond"
+	printf '%s\n' \
+		'-rw------- ./etc/config/l3bond-exporter ' \
+		'-rwxr-xr-x ./etc/init.d/l3bond-exporter ' \
+		'-rwxr-xr-x ./usr/sbin/l3bond-exporter ' \
+		>"$tmp/files.want.l3bond-exporter"
+	printf '%s\n' '-rw-r--r-- ./usr/lib/lua/prometheus-collectors/l3bond.lua ' \
+		>"$tmp/files.want.prometheus-node-exporter-lua-l3bond"
+	for pkg in "${packages[@]}"; do
+		(cd "$sdk/build_dir/root-$pkg" &&
+			find . ! -type d -printf '%M %p %l\n' | sort -k2) >"$tmp/files.$pkg"
+		if diff -u "$tmp/files.want.$pkg" "$tmp/files.$pkg" >"$tmp/diff"; then
+			ok "package $pkg: exactly the expected files and links"
+		else
+			bad "package $pkg: its files:"
+			show "$tmp/diff"
+		fi
+	done
+	root=$sdk/build_dir/root-l3bond
+
+	# What each package's binaries link (the NEEDED entries of the
+	# binaries this build made: glibc's sonames for the C library, the
+	# others as on OpenWrt) against its DEPENDS.
+	for pkg in "${packages[@]}"; do
+		if needed_check "$pkg" "$sdk/build_dir/root-$pkg" \
+			"$sdk/build_dir/root-$pkg.fields" >"$tmp/needed" 2>&1; then
+			ok "package $pkg: DEPENDS has the package of every library its binaries link"
+			elves "$sdk/build_dir/root-$pkg" | sed 's/^/    /'
+		else
+			bad "package $pkg: libraries without their package in DEPENDS:"
+			show "$tmp/needed"
+		fi
+	done
+	# The check fails as it should: on Makefiles made to miss a library's
+	# package (bad/makefile-*.sed, each applied to a copy of the Makefile;
+	# its first line says which package's check must fail, and on what),
+	# and on a library its table lacks.
+	for f in "$here"/bad/makefile-*.sed; do
+		name=$(basename "$f" .sed)
+		want=$(sed -n '1s/^# expect: //p' "$f")
+		pkg=${want%%: *}
+		feed=$tmp/$name/openwrt/net/l3bond
+		mkdir -p "$feed"
+		ln -s "$top/CMakeLists.txt" "$tmp/$name/CMakeLists.txt"
+		sed -f "$f" "$top/openwrt/net/l3bond/Makefile" >"$feed/Makefile"
+		mksdk "$tmp/$name/sdk"
+		rc=0
+		if [[ -z $want ]] ||
+			cmp -s "$feed/Makefile" "$top/openwrt/net/l3bond/Makefile"; then
+			bad "bad/$name.sed: no expectation, or the Makefile unchanged (its sed matches nothing)"
+		elif ! make -C "$feed" TOPDIR="$tmp/$name/sdk" fields \
+			>"$tmp/make.bad" 2>&1; then
+			bad "bad/$name.sed: make fields failed:"
+			show "$tmp/make.bad"
+		else
+			needed_check "$pkg" "$sdk/build_dir/root-$pkg" \
+				"$tmp/$name/sdk/build_dir/root-$pkg.fields" \
+				>"$tmp/needed" 2>&1 || rc=$?
+			if [[ $rc -ne 0 ]] && grep -qF -- "$want" "$tmp/needed"; then
+				ok "bad/$name.sed: the check fails: $(head -n 1 "$tmp/needed")"
+			else
+				bad "bad/$name.sed: exit $rc, want 1 and '$want':"
+				show "$tmp/needed"
+			fi
+		fi
+	done
+	saved=("${lib_pkgs[@]}")
+	lib_pkgs=()
+	for e in "${saved[@]}"; do
+		[[ $e == libev.so.* ]] || lib_pkgs+=("$e")
+	done
+	rc=0
+	needed_check l3bond "$root" "$fields" >"$tmp/needed" 2>&1 || rc=$?
+	lib_pkgs=("${saved[@]}")
+	if [[ $rc -ne 0 ]] &&
+		grep -q '^l3bond: usr/sbin/l3bondd links libev\.so\.[0-9]*, which has no entry in the table' "$tmp/needed"; then
+		ok "the check fails on a library with no entry in its table (libev left out)"
+	else
+		bad "the check with libev left out of its table: exit $rc:"
+		show "$tmp/needed"
+	fi
+
 	# the links point where the init script writes: its default directory
 	# (sourced without the overrides) and the file section 3 saw written
 	confdir=$(env -u L3BOND_CONF_DIR sh -c \
@@ -695,7 +991,6 @@ EOF
 	else
 		bad "package Makefile: the fw4 links do not point to $target"
 	fi
-	copy=$sdk/build_dir/l3bond-$version
 	if [[ -f $copy/CMakeLists.txt && ! -e $copy/.git && ! -e $copy/openwrt ]] &&
 		! compgen -G "$copy/build-*" >/dev/null; then
 		ok "package Makefile: the source copy leaves out build trees, .git and the feed"
@@ -717,9 +1012,9 @@ fi
 
 # ---- 7. musl: OpenWrt's C library ------------------------------------------------
 
-# The daemon's and l3bondctl's sources against musl's headers (musl-gcc of
-# Debian's musl-tools, with the kernel, libconfig, libev and libmnl headers
-# beside them), with the project's warnings as errors: what the OpenWrt
+# The sources of the daemon, l3bondctl and the exporter against musl's
+# headers (musl-gcc of Debian's musl-tools, with the kernel's and the
+# libraries' headers beside them), with the project's warnings as errors: what the OpenWrt
 # build would stumble on first.  Syntax only: no musl builds of the
 # libraries here to link with.
 if command -v musl-gcc >/dev/null; then
@@ -734,14 +1029,15 @@ if command -v musl-gcc >/dev/null; then
 	ln -s /usr/include/sodium.h "$inc/sodium.h"
 	ln -s /usr/include/sodium "$inc/sodium"
 	ln -s /usr/include/json-c "$inc/json-c"
+	ln -s /usr/include/microhttpd.h "$inc/microhttpd.h"
 	nbad=0
 	nsrc=0
 	for f in "$top"/common/*.c "$top"/ingress/*.c "$top"/egress/*.c \
 		"$top"/gateway/*.c; do
-		# not built for OpenWrt: the HTTP exporter
-		[[ $f == */exporter.c ]] && continue
 		nsrc=$((nsrc + 1))
+		# L3BOND_VERSION: as CMake defines it (l3bond_version)
 		if ! musl-gcc -fsyntax-only -std=gnu11 -D_GNU_SOURCE -Os -Wall \
+			-DL3BOND_VERSION="\"$version\"" \
 			-Wextra -Werror -Wshadow -Wstrict-prototypes \
 			-Wmissing-prototypes -Wformat=2 \
 			-Wno-missing-field-initializers -Wno-strict-aliasing \
@@ -752,7 +1048,7 @@ if command -v musl-gcc >/dev/null; then
 		fi
 	done
 	if [[ $nbad -eq 0 ]]; then
-		ok "musl: the $nsrc sources of l3bondd and l3bondctl compile against musl's headers (-Werror)"
+		ok "musl: the $nsrc sources of l3bondd, l3bondctl and l3bond-exporter compile against musl's headers (-Werror)"
 	fi
 else
 	echo "note: musl-gcc is not installed (Debian: musl-tools): the musl check is left out"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # The key generators: `l3bondctl genkey` and `l3bondd --genkey`.
 #
 #   - exit 0, one line on stdout, nothing on stderr;

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # The install: what "cmake --install" puts where, and whether it is sound.
 #
 #   1. DESTDIR installs with --prefix /usr and --prefix /opt/l3bond: exactly
@@ -10,6 +11,8 @@
 #   2. the man pages: groff -man -ww and man --warnings print nothing;
 #      every option of l3bondd (gateway/main.c) has its entry in l3bondd(8)
 #      (the keys of the configuration: tests/unit/test_conf.c, docs_*);
+#      the version of CMakeLists.txt in each page's title line and in what
+#      each installed program's --version prints;
 #   3. systemd-analyze verify on the installed units (copies whose
 #      ExecStart= names the staged binary, which is where it is on this
 #      machine), man pages found in the staged tree; the security
@@ -199,6 +202,27 @@ elif [ -z "$missing" ]; then
 else
 	bad "l3bondd(8) lacks the options:$missing"
 fi
+
+# The version, from its one source (CMakeLists.txt): in the installed
+# pages' title line, and what each installed program's --version prints.
+version=$(sed -n 's/^project(l3bond VERSION \([0-9.]*\).*/\1/p' "$src/CMakeLists.txt")
+for page in "${pages[@]}"; do
+	th=$(grep -m1 '^\.TH ' "$page" || true)
+	if [ -n "$version" ] && [[ $th == *"\"l3bond $version\""* ]]; then
+		ok "$(basename "$page"): title line says l3bond $version"
+	else
+		bad "$(basename "$page"): title line '$th', want \"l3bond $version\""
+	fi
+done
+for prog in l3bondd l3bondctl l3bond-exporter; do
+	rc=0
+	out=$("$usr/usr/sbin/$prog" --version 2>&1) || rc=$?
+	if [ $rc -eq 0 ] && [ -n "$version" ] && [ "$out" = "$prog $version" ]; then
+		ok "$prog --version: '$out', exit 0"
+	else
+		bad "$prog --version: '$out', exit $rc; want '$prog $version', exit 0"
+	fi
+done
 
 # ---- 3. systemd-analyze ----------------------------------------------------
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """The paper's experiments: turn one run's raw files into its CSV and
 summary (merge), and all runs into the markdown report (report).
 

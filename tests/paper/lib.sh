@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # shellcheck shell=bash
 # tests/paper/lib.sh: one cell of the paper's experiments on the namespace
 # testbed with both daemons real.  Source it from run.sh or demo.sh after

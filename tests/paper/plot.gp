@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # tests/paper/plot.gp: one run of the paper's experiments, laid out like
 # the paper's figures.  Variables (gnuplot -e): csv (run.csv of
 # analyse.py), png, kind (ramp | flows | tcp), ttl (title).

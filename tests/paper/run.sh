@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # The paper's experiments (sections 5.2-5.4 of "Multipath bonding at
 # Layer 3") on the namespace testbed with both daemons real, downstream
 # srv -> cli.  One testbed for the whole set; both daemons restarted with

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """Samples the testbed every INTERVAL while an experiment runs.
 
 Per row: the wall-clock time (seconds since the epoch, the clock bash's

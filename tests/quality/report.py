@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """tests/quality/report.py OUT: the quality benchmark's report.
 
 Reads OUT/results.tsv (buffer_ms, mode, case, metric, value) written by

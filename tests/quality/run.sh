@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # tests/quality/run.sh: l3bond measured the way users measure it (entry:
 # scripts/quality.sh).  On the namespace testbed with both daemons real,
 # for each link buffer, in the same run: DSL alone (no daemon: the traffic

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Regression: the paper's k x T_dwd grid in the simulator.
 #
 # 1. With the paper's algorithm (--queue-target-ms 0), the paper's trends

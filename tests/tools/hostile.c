@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* l3b-hostile: hostile traffic at a tunnel port, for the namespace tests.
  *
  *	l3b-hostile --to ADDR:PORT [options] MODE [N]

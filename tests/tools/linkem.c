@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* l3b-linkem: a link emulator on an NFQUEUE.
  *
  *	l3b-linkem --queue N [--delay MS] [--jitter MS] [--loss P]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* l3b-linkem core: the link model, without any kernel access.
  *
  * A link delays each packet by delay + uniform jitter in [0, jitter] and

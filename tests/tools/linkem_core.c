@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* l3b-linkem core: delay/jitter/loss model and the FIFO ring of held
  * packets.  See linkem.h for the invariants. */
 #include "linkem.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* nfq-blast: paced UDP sender for the NFQUEUE tests and benchmark.
  *
  *   nfq-blast [--size=B] [--rate=PPS] [--count=N] [--seconds=S]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* nfq-probe: drives one NFQUEUE through common/nfqueue.h for the namespace
  * tests (tests/netns/test_nfq.sh) and the accept-loop benchmark.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Unit tests of the testbed tools' models: the link emulator's FIFO delay
  * and loss, and l3b-traffic's probe format, receiver accounting and rate
  * profiles.  No root, no sockets. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* l3b-traffic: test traffic for the namespace testbed.
  *
  *	send     paced UDP probes (constant rate, the paper's ramp, or a file)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* l3b-traffic core: probe format, payload pattern, receiver accounting and
  * rate profiles, without sockets (unit-tested in test_testtools.c).
  *

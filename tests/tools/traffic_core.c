@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* l3b-traffic core: see traffic.h. */
 #include "traffic.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Unit tests for tunnel authentication (common/auth.c).
  *
  * The .c file is included to reach its nonce-level helpers, which run

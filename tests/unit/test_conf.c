@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Unit tests of common/conf*.c: the two sample configs, defaults, and a
  * numbered table of bad files, each with the exact error it must give
  * (file:line, key, value) and the check that the caller's struct conf is

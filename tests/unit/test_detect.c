@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Unit tests for the path failure detector (ingress/detect.c).
  *
  * Written from ingress/detect.h.  Every transition runs on a fake clock

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Unit tests of the egress glue (egress/egress.c): egr_on_data feeds the
  * per-path loss accounting and the resequencer with the same packet.
  *

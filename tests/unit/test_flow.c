@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Unit tests of the ingress's flows (ingress/flow.c) and of the scheduler's
  * per-flow pick (ing_sched_pick_flow):
  * - the hash: what keys a flow (addresses, protocol, ports of port

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Unit tests of the handshake state machine (gateway/handshake.c), written
  * from gateway/handshake.h: a CPE and a concentrator machine talk to each
  * other in memory, no sockets, no event loop.  Every packet goes through

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Unit tests for the in-flight store (ingress/inflight.c).
  *
  * Written from ingress/inflight.h: acknowledgement (new, old, beyond what

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Unit tests of per-path loss accounting (egress/loss.c), written from
  * egress/loss.h and DESIGN.md (Loss accounting).
  *

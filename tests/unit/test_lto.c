@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Unit tests of the adaptive reorder timeout (egress/lto.c), written from
  * egress/lto.h: a numbered table of measurements -> target, the step
  * towards it, RFC 6298 smoothing, and egr_adapt_lto on a resequencer.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Unit tests for the too-big inner packet module (ingress/mtu.c).
  *
  * - mtu_inner_max() / mtu_mss4() / mtu_mss6(): a table, and agreement with

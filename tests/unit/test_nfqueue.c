@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Unit tests of the parts of common/nfqueue.c that need no kernel: the
  * /proc/net/netfilter/nfnetlink_queue parser, fed fixtures through
  * fmemopen(), and the netlink message codec (verdict layout, packet

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* gw_notify() (gateway/notify.c) against real AF_UNIX datagram sockets:
  * what arrives, at a path and at an abstract name; MONOTONIC_USEC with
  * RELOADING=1 and only then; every malformed $NOTIFY_SOCKET with its

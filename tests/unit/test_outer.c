@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Unit tests of gateway/outer.c: the outer IPv4 and IPv6 headers of
  * tunnel packets the egress queue hands over, good ones and a table of
  * malformed ones, and addresses as the status prints them.

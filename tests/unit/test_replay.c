@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Unit tests for the replay window (common/replay.c).
  *
  * - a numbered vector table in the manner of WireGuard's counter selftest:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Unit tests of the egress resequencer (egress/reseq.c).
  *
  * Written from egress/reseq.h and the contract in DESIGN.md (Resequencer), not

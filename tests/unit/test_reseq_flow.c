@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Unit tests of the resequencer's per-flow release (egress/reseq.c,
  * egr_reseq_push_flow), written from reseq.h's rules:
  * - vectors: a sparse flow is not held behind another flow's hole; a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Unit tests of the rtnetlink watcher (common/rtnl.c).
  *
  * Without root: the state machine fed hand-built netlink messages through

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Unit tests of gateway/rules.c: the rules the daemon generates (exact
  * text, as --print-rules prints and iptables-restore installs), for
  * iptables, ip6tables and nft, a buffer too small, and the TCP MSS the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Unit tests for the ingress scheduler (ingress/sched.c).
  *
  * Written from ingress/sched.h and the semantics notes, not from the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Unit tests of gateway/session.c: the lookup tables (session by id, by
  * address with the longest prefix, IPv4 and IPv6 apart) against a
  * brute-force reference, and a

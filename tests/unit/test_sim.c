@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Unit tests of the simulator's internals (sim/): random numbers, event
  * heap, packet pool, delay histogram, link model, traffic profiles, and
  * whole runs checked for conservation and determinism, through the

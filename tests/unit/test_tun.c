@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Tests of the TUN seam (common/tun.c) through the kernel.
  *
  * Without root: argument checks, and a closed (zeroed) struct.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Unit tests for the wire format, version 3 (common/wire.c).
  *
  * Written from common/wire.h and the semantics notes, not from the

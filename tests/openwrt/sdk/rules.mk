@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Stand-in for OpenWrt's rules.mk, for tests/openwrt/test_openwrt.sh: the
 # variables openwrt/net/l3bond/Makefile uses, with OpenWrt's values.
 INCLUDE_DIR:=$(TOPDIR)/include

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """Known answers for the key derivations of common/auth.h, computed with
 Python's hashlib BLAKE2b (an implementation independent of libsodium), so
 that tests/unit/test_auth.c pins the constructions byte for byte: a changed

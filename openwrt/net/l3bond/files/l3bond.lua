@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: BSD-2-Clause
 -- l3bond: l3bondd's counters and state for prometheus-node-exporter-lua
 -- (installed in /usr/lib/lua/prometheus-collectors/).  l3bondd serves no
 -- HTTP: `l3bondctl metrics` asks the daemon's control socket and prints the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Stand-in for OpenWrt's cmake.mk, for tests/openwrt/test_openwrt.sh: the
 # host's cmake and compiler instead of the cross toolchain, with the flags
 # OpenWrt gives (Release, CMAKE_C_FLAGS_RELEASE=-DNDEBUG, TARGET_CFLAGS as
