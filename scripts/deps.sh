@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Installs what l3bond needs to build, test and plot on Debian 12.
 # Idempotent: does nothing when everything is already there.
 #

@@ -220,6 +220,15 @@ check_installed() {
 	else
 		bad "$mode: a binary does not run: $(ldd /usr/sbin/l3bondd /usr/sbin/l3bondctl /usr/sbin/l3bond-exporter 2>&1 | grep 'not found' || true)"
 	fi
+	# the one version: CMakeLists.txt's, in what each program says
+	for b in l3bondd l3bondctl l3bond-exporter; do
+		out=$(/usr/sbin/$b --version 2>&1 || true)
+		if [ "$out" = "$b $cmake_version" ]; then
+			ok "$mode: $b --version says $cmake_version"
+		else
+			bad "$mode: $b --version says '$out', not '$b $cmake_version'"
+		fi
+	done
 	for b in cpe concentrator; do
 		if out=$(/usr/sbin/l3bondd -c "/usr/share/doc/l3bond/examples/$b.conf" --check 2>&1); then
 			ok "$mode: l3bondd --check accepts examples/$b.conf"

@@ -49,9 +49,6 @@ excluded=(
 	'^debian/changelog$'
 	'^debian/copyright$'
 	'^debian/source/format$'
-	# Being edited on the debian-pkg branch at the same time: its line is
-	# added when that branch is merged, and this entry removed with it.
-	'^scripts/deps\.sh$'
 )
 
 tag='SPDX-License-Identifier: BSD-2-Clause'
