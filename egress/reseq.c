@@ -53,6 +53,7 @@ struct egr_reseq_slot {
 	uint32_t w_of;
 	uint32_t waiter;
 	uint64_t arrival_us;
+	uint64_t skip_us; /* SLOT_SKIPPED: when it was given up */
 	uint64_t cookie;
 };
 
@@ -197,6 +198,7 @@ static void skip_head(struct egr_reseq *r, uint64_t *counter)
 
 	s->state = SLOT_SKIPPED;
 	s->gseq = g;
+	s->skip_us = r->now_us;
 	(*counter)++;
 	r->next++;
 	wake(r, g);
@@ -448,7 +450,9 @@ enum egr_verdict egr_reseq_push_flow(struct egr_reseq *r, uint32_t g,
 			return drop_dup(r, slot_of(r, g), flags);
 		}
 		if ((uint32_t) - (int64_t)d < r->p.capacity &&
-		    holds(r, g, SLOT_SKIPPED)) {
+		    holds(r, g, SLOT_SKIPPED) &&
+		    ((flags & WIRE_F_RESENT) ||
+		     r->now_us - slot_of(r, g)->skip_us <= r->p.t_lto_us)) {
 			/* after its hole was given up (the reorder timeout
 			 * was shorter than this path's lag, or a copy sent
 			 * again after its path failed): out of order is
@@ -456,7 +460,13 @@ enum egr_verdict egr_reseq_push_flow(struct egr_reseq *r, uint32_t g,
 			 * fast retransmit it undoes on the DSACK), a jitter
 			 * buffer as a late packet; dropped, it would be a
 			 * loss to repair.  Its slot says released so that
-			 * another copy is a dup. */
+			 * another copy is a dup.  Not a packet that comes
+			 * more than a timeout after that: its path is
+			 * bloated (a queue far longer than the others'), and
+			 * the drop is the congestion signal its TCP senders
+			 * need, as an AQM drops what sat too long (released,
+			 * cubic filled 200-ms buffers: 170 ms added to a
+			 * ping under RRUL instead of 80). */
 			slot_of(r, g)->state = SLOT_RELEASED;
 			slot_of(r, g)->resent = (flags & WIRE_F_RESENT) != 0;
 			if (flags & WIRE_F_RESENT) {

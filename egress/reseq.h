@@ -24,11 +24,13 @@
  *      header's pgap), or every path that is up has delivered a later global
  *      sequence number (FIFO paths cannot bring it any more);
  * - a packet behind the head is dropped as a duplicate if it was released;
- *   one that comes after its hole was given up is released at once, out of
- *   order (late: the hole's timeout was shorter than its path's lag, e.g.
- *   behind a mobile queue that filled while the other path was down; late
- *   is better than lost), and dropped only when its slot was reused since
- *   (too_old: it cannot tell late from duplicate);
+ *   one that comes at most t_lto after its hole was given up is released
+ *   at once, out of order (late: the hole's timeout was shorter than its
+ *   path's lag, e.g. behind a mobile queue that filled while the other
+ *   path was down; late is better than lost); it is dropped (too_old)
+ *   when it comes later than that (its path is bloated: the drop is its
+ *   senders' congestion signal) or its slot was reused since (it cannot
+ *   tell late from duplicate);
  * - a copy sent again after its path failed (WIRE_F_RESENT) is a packet
  *   like its original: it fills the hole, or is dropped when the other
  *   copy came first, counted apart (resent_dup); one that comes after its
@@ -71,9 +73,10 @@ struct egr_reseq_stats {
 	uint64_t late;		/* released out of order: behind the head,
 				 * after its hole was given up (also in
 				 * released) */
-	uint64_t too_old;	/* dropped: behind the head, its slot
-				 * reused (capacity or more behind): late
-				 * or a duplicate, it cannot tell */
+	uint64_t too_old;	/* dropped: behind the head, more than
+				 * t_lto after its hole was given up, or
+				 * its slot reused (capacity or more
+				 * behind: late or dup, it cannot tell) */
 	uint64_t dup;		/* dropped: duplicate */
 	uint64_t hole_timeout;	/* holes given up after t_lto */
 	uint64_t hole_early;	/* holes given up early (known lost) */

@@ -206,8 +206,7 @@ static void on_data(struct gw_sess *s, const struct nfqueue_pkt *pk,
 		}
 		return;
 	case EGR_DROP_LATE:
-		s->est.too_old++;
-		break;
+		break; /* counted by the resequencer: too_old, resent_too_old */
 	case EGR_DROP_DUP:
 		s->est.dup++;
 		break;

@@ -196,7 +196,6 @@ static void det_event(struct gw_sess *s, struct gw_link *l,
 		}
 		return;
 	case ING_DET_EV_UP:
-		/* (and not held) */
 		ing_sched_set_suspect(&s->sched, l->idx, false);
 		if (!l->alive) {
 			set_alive(s, l, true);
@@ -205,7 +204,6 @@ static void det_event(struct gw_sess *s, struct gw_link *l,
 		}
 		return;
 	case ING_DET_EV_HOLD:
-		ing_sched_set_held(&s->sched, l->idx, true);
 		gw_swarn(s,
 			 "path %s: answers again but flapped (%llu times): "
 			 "held until it stays good",

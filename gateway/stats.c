@@ -369,9 +369,11 @@ static void walk_egress(struct gw_sess *se, struct walker *w)
 		"it came, packets",
 		rs->late);
 	counter(w, "too_old",
-		"DATA dropped: too far behind what was released to tell "
-		"late from duplicate, packets",
-		es->too_old);
+		"DATA dropped: more than t_lto after its hole was given up "
+		"(a bloated path: the drop is its senders' congestion "
+		"signal), or too far behind to tell late from duplicate, "
+		"packets",
+		rs->too_old);
 	counter(w, "dup", "DATA dropped: duplicate, packets", es->dup);
 	counter(w, "hole_timeout", "holes given up after t_lto",
 		rs->hole_timeout);

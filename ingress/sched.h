@@ -45,6 +45,9 @@ enum {
 	/* A standing queue over the target is drained over this many
 	 * report intervals (sched.c, queue_increase). */
 	ING_QUEUE_REPORTS = 4,
+	/* The weights wait for a suspect (down, held) path this long at
+	 * most (sched.c, frozen): the longest hold after flapping. */
+	ING_FREEZE_MS = 30000,
 	/* A mobile path queues when its standing queue is this many targets
 	 * over its floor (and over twice its variation). */
 	ING_MOBILE_TARGETS = 4,
@@ -79,7 +82,9 @@ struct ing_sched_path {
 	bool up;	/* usable: neither down nor suspect */
 	bool down;	/* ing_sched_set_up(false) */
 	bool suspect;	/* ing_sched_set_suspect(true) */
-	bool held;	/* ing_sched_set_held(true): suspect, and settled */
+	/* reports the weights still wait for it while it is suspect (down
+	 * or held included): ING_FREEZE_MS */
+	uint32_t freeze_left;
 	/* the loss the peer reports for lseq before forgive_to was the cut
 	 * that made the path suspect: it moves no weight (sched.c,
 	 * forgive) */
@@ -195,11 +200,6 @@ void ing_sched_set_up(struct ing_sched *s, unsigned path, bool up);
  * ing_sched_set_up: a path is used when it is up and not suspect. */
 void ing_sched_set_suspect(struct ing_sched *s, unsigned path, bool suspect);
 
-/* A suspect path that answers again but is held back after flapping
- * (ingress/detect.h, hold) is settled like a path down: the bond runs
- * without it for seconds, and the reports describe the load again, so
- * they move weight.  Cleared with ing_sched_set_suspect(false) too. */
-void ing_sched_set_held(struct ing_sched *s, unsigned path, bool held);
 
 /* Picks the path for a copy sent again (ingress/inflight.h) of an inner
  * packet of len bytes, as ing_sched_pick_flow would for a bulk packet,

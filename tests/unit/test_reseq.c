@@ -1023,6 +1023,7 @@ struct ref_pkt {
 struct ref_write {
 	uint32_t g;
 	uint8_t kind;
+	uint64_t t; /* when (W_SKIP: when the hole was given up) */
 };
 
 struct ref {
@@ -1030,6 +1031,7 @@ struct ref {
 	bool early;
 	unsigned npaths;
 	bool started;
+	uint64_t now; /* of the last push or poll */
 	uint32_t head;
 	struct ref_pkt *buf;
 	unsigned nbuf;
@@ -1067,6 +1069,7 @@ static void ref_log(struct ref *r, uint32_t g, uint8_t kind)
 	}
 	r->log[r->nlog].g = g;
 	r->log[r->nlog].kind = kind;
+	r->log[r->nlog].t = r->now;
 	r->nlog++;
 }
 
@@ -1232,22 +1235,25 @@ static void ref_free(struct ref *r)
 	free(r->out_cookie);
 }
 
-/* Whether g (behind the head) was last written to its slot as kind: the
- * slot still tells what happened to it. */
-static bool ref_slot_says(const struct ref *r, uint32_t g, uint8_t kind)
+/* The last write of g (behind the head) to its slot if it was of kind:
+ * the slot still tells what happened to it; NULL otherwise. */
+static const struct ref_write *ref_slot_says(const struct ref *r, uint32_t g,
+					     uint8_t kind)
 {
 	uint32_t mask = r->cap - 1;
 	unsigned i;
 
 	if (r->head - g >= r->cap) {
-		return false;
+		return NULL;
 	}
 	for (i = r->nlog; i-- > 0;) {
 		if ((r->log[i].g & mask) == (g & mask)) {
-			return r->log[i].kind == kind && r->log[i].g == g;
+			return r->log[i].kind == kind && r->log[i].g == g
+				       ? &r->log[i]
+				       : NULL;
 		}
 	}
-	return false;
+	return NULL;
 }
 
 /* The burst rule's conditions on the range (prev, g), other than the count
@@ -1277,11 +1283,13 @@ static enum egr_verdict ref_push(struct ref *r, uint32_t g, unsigned path,
 				 uint32_t missing, uint16_t pgap, uint64_t now,
 				 uint64_t cookie)
 {
+	const struct ref_write *w;
 	enum egr_verdict v;
 	uint32_t prev;
 	bool prev_ok;
 	int32_t d;
 
+	r->now = now;
 	if (!r->started) {
 		r->started = true;
 		r->head = g;
@@ -1323,8 +1331,9 @@ static enum egr_verdict ref_push(struct ref *r, uint32_t g, unsigned path,
 		if (ref_slot_says(r, g, W_REL)) {
 			r->st.dup++;
 			v = EGR_DROP_DUP;
-		} else if (ref_slot_says(r, g, W_SKIP)) {
-			/* given up before it came: out of order */
+		} else if ((w = ref_slot_says(r, g, W_SKIP)) &&
+			   now - w->t <= r->t_lto) {
+			/* given up a timeout ago at most: out of order */
 			ref_emit(r, g, cookie);
 			r->st.late++;
 			v = EGR_RELEASED;
@@ -1400,6 +1409,7 @@ static void ref_poll(struct ref *r, uint64_t now)
 {
 	uint64_t when;
 
+	r->now = now;
 	while (ref_deadline(r, &when) && when <= now) {
 		ref_unmark(r, r->head);
 		ref_log(r, r->head, W_SKIP);

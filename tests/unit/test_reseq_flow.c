@@ -181,10 +181,27 @@ static void test_timeout(void **state)
 	assert_int_equal(r.st.hole_timeout, 1);
 	assert_int_equal(r.next, 5);
 	assert_false(egr_reseq_deadline(&r, &when));
-	/* the lost packet comes after all: late, out of order */
+	/* the lost packet comes after all, 9 ms after its hole was given
+	 * up: late, out of order */
 	assert_int_equal(push(&r, 1, 1, 1, 0, 60000), EGR_RELEASED);
 	WANT(&l, 0, 2, 3, 4, 1);
 	assert_int_equal(r.st.late, 1);
+	/* one more than t_lto after: its path is bloated, dropped */
+	assert_int_equal(push(&r, 6, 0, 0, 0, 70000), EGR_BUFFERED);
+	egr_reseq_poll(&r, 70000 + 50000);
+	WANT(&l, 0, 2, 3, 4, 1, 6);
+	assert_int_equal(push(&r, 5, 1, 0, 0, 120000 + 50000), EGR_RELEASED);
+	assert_int_equal(push(&r, 7, 0, 0, 0, 120000 + 50001), EGR_RELEASED);
+	WANT(&l, 0, 2, 3, 4, 1, 6, 5, 7);
+	assert_int_equal(r.st.late, 2);
+	assert_int_equal(push(&r, 5, 1, 0, 0, 170002), EGR_DROP_DUP);
+	egr_reseq_poll(&r, 170003);
+	assert_int_equal(push(&r, 9, 0, 0, 0, 170010), EGR_BUFFERED);
+	egr_reseq_poll(&r, 170010 + 50000);
+	assert_int_equal(push(&r, 8, 1, 0, 0, 220010 + 50001),
+			 EGR_DROP_LATE);
+	assert_int_equal(r.st.too_old, 1);
+	assert_int_equal(r.st.late, 2);
 	egr_reseq_free(&r);
 }
 
