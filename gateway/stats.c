@@ -285,7 +285,9 @@ static void walk_ingress(struct gw_sess *se, struct walker *w)
 		se->repace.st.backoffs);
 	counter(w, "resend_bytes", "DATA sent again, inner bytes",
 		se->repace.st.bytes);
-	counter(w, "frozen", "REPORTs that moved no weight: a path was suspect",
+	counter(w, "frozen",
+		"REPORTs that moved no weight: a path was suspect (for 30 s "
+		"at most)",
 		ss->frozen);
 	counter(w, "forgiven",
 		"DATA lost at a cut, not taken as congestion, packets",

@@ -130,7 +130,7 @@ before=$(share conc d0 dsl)
 counters_mark conc d1 path.dsl.tx_pkts path.lte.tx_pkts path.dsl.down_events \
 	path.dsl.suspects
 counters_mark cpe d1 path.dsl.rx_pkts path.dsl.data_lost path.lte.data_lost \
-	egr.late egr.hole_timeout egr.hole_early egr.released
+	egr.late egr.too_old egr.hole_timeout egr.hole_early egr.released
 tb_linkem_set dsl both loss 0.5
 flow_bg srv cli "$TB_CLI_IP" lossy 40 8
 flow_end
@@ -148,7 +148,8 @@ echo "  dsl at 50 % loss, at the cpe: lost on the dsl" \
 	"$(counters_delta cpe d1 path.dsl.data_lost), on the lte" \
 	"$(counters_delta cpe d1 path.lte.data_lost); resequencer released" \
 	"$(counters_delta cpe d1 egr.released), late" \
-	"$(counters_delta cpe d1 egr.late), holes given up at the timeout" \
+	"$(counters_delta cpe d1 egr.late), too old" \
+	"$(counters_delta cpe d1 egr.too_old), holes given up at the timeout" \
 	"$(counters_delta cpe d1 egr.hole_timeout), early" \
 	"$(counters_delta cpe d1 egr.hole_early)"
 check "dsl at 50 % loss: not declared down, still up" \
@@ -165,7 +166,7 @@ check "dsl at 50 % loss: a smaller share than before" 'a < b - 10' \
 # dsl, flips on it; the egress goes by what arrives: rx_up)
 check "dsl at 50 % loss: the flow loses what the dsl loses, the lte's packets are not late" \
 	'late * 100 < rel && l < a * 0.5 + 8' \
-	"late=$(counters_delta cpe d1 egr.late)" \
+	"late=$(($(counters_delta cpe d1 egr.late) + $(counters_delta cpe d1 egr.too_old)))" \
 	"rel=$(counters_delta cpe d1 egr.released)" "l=$(loss lossy)" "a=$after"
 
 # ---- 3. a flapping DSL: 300 ms cut / 300 ms healed for 10 s ----------------
