@@ -192,7 +192,7 @@ static void resend_paced(struct gw_sess *s, uint64_t now)
 		ing_inflight_take(&s->infl, i, &b, resend_one, s);
 		left = left || ing_inflight_count(&s->infl, i) > 0;
 	}
-	ing_repace_spent(&s->repace, b0, b);
+	ing_repace_spent(&s->repace, b0 - b);
 	if (!left) {
 		ing_repace_stop(&s->repace);
 		ev_timer_stop(s->gw->loop, &s->resend_timer);
@@ -223,23 +223,12 @@ void gw_ing_resend(struct gw_sess *s, struct gw_link *l)
 	}
 }
 
-/* A REPORT from the peer: the survivors' queue sets the pace. */
+/* A REPORT from the peer: the survivors' queue, as the scheduler just
+ * measured it, sets the pace. */
 void gw_ing_resend_on_report(struct gw_sess *s)
 {
-	uint32_t q = 0;
-	unsigned i;
-
-	if (!s->repace.active) {
-		return;
-	}
-	for (i = 0; i < s->sched.n; i++) {
-		const struct ing_sched_path *p = &s->sched.path[i];
-
-		if (p->up && p->have_report && p->rep_qdelay_us > q) {
-			q = p->rep_qdelay_us;
-		}
-	}
-	ing_repace_on_report(&s->repace, q, s->gw->conf.sched.queue_target_us);
+	ing_repace_on_report(&s->repace, ing_sched_queue_us(&s->sched),
+			     s->gw->conf.sched.queue_target_us);
 }
 
 void gw_ing_resend_open(struct gw_sess *s)

@@ -286,18 +286,17 @@ uint64_t ing_repace_budget(struct ing_repace *p, uint64_t now_us)
 	}
 	/* no burst after a pause (the loop was busy): at most one tick's
 	 * worth and a largest packet */
-	cap = p->rate_Bps * ING_REPACE_TICK_US / 1e6 + 65536;
+	cap = p->rate_Bps * ING_REPACE_TICK_US / 1e6 + ING_REPACE_PKT_MAX;
 	if (p->tokens > cap) {
 		p->tokens = cap;
 	}
 	return (uint64_t)p->tokens;
 }
 
-void ing_repace_spent(struct ing_repace *p, uint64_t budget_before,
-		      uint64_t budget_after)
+void ing_repace_spent(struct ing_repace *p, uint64_t bytes)
 {
-	p->tokens -= (double)(budget_before - budget_after);
-	p->st.bytes += budget_before - budget_after;
+	p->tokens -= (double)bytes;
+	p->st.bytes += bytes;
 }
 
 void ing_inflight_reset(struct ing_inflight *f, unsigned path)

@@ -147,6 +147,9 @@ enum {
 	ING_REPACE_SPREAD_US = 400000,
 	ING_REPACE_TICK_US = 2000,
 	ING_REPACE_MIN_BPS = 125000, /* 1 Mbit/s */
+	/* a budget holds a largest inner packet at least, else a slow pace
+	 * would never reach one */
+	ING_REPACE_PKT_MAX = 65536,
 };
 #define ING_REPACE_FLOOR 0.05
 
@@ -174,9 +177,8 @@ void ing_repace_on_report(struct ing_repace *p, uint32_t queue_us,
 			  uint32_t target_us);
 /* The bytes that may go now (0 when no episode). */
 uint64_t ing_repace_budget(struct ing_repace *p, uint64_t now_us);
-/* What ing_inflight_take left of a budget: the rest was spent. */
-void ing_repace_spent(struct ing_repace *p, uint64_t budget_before,
-		      uint64_t budget_after);
+/* bytes of the budget went (what ing_inflight_take took from it). */
+void ing_repace_spent(struct ing_repace *p, uint64_t bytes);
 
 /* Forgets path (its local sequence restarted). */
 void ing_inflight_reset(struct ing_inflight *f, unsigned path);

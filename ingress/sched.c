@@ -771,6 +771,7 @@ void ing_sched_on_report(struct ing_sched *s, uint32_t seq,
 	queue = target && qf > target && qf + target >= s->prev_qf;
 	draining = target && qf > target && !queue;
 	s->prev_qf = qf;
+	s->prev_qm = qm;
 	/* The mobile path queues too: the bond is full, and feeding it more
 	 * would only fill its buffer. */
 	mobile_full = target && qm > target;

@@ -172,6 +172,7 @@ struct ing_sched {
 	uint32_t quiet_reports; /* consecutive loss-free reports */
 	uint32_t prev_qf;	/* the fixed paths' standing queue in the
 				 * previous report, us */
+	uint32_t prev_qm;	/* the mobile paths' (over their floor) */
 	bool have_report_seq;
 	uint32_t report_seq; /* last applied report sequence */
 	struct ing_flows flows;
@@ -200,6 +201,14 @@ void ing_sched_set_up(struct ing_sched *s, unsigned path, bool up);
  * ing_sched_set_up: a path is used when it is up and not suspect. */
 void ing_sched_set_suspect(struct ing_sched *s, unsigned path, bool suspect);
 
+
+/* The largest standing queue of the usable paths in the last report
+ * (a mobile path's over its floor), us: what ing_sched_on_report judges
+ * against queue_target_us, for the pace of the copies (ing_repace). */
+static inline uint32_t ing_sched_queue_us(const struct ing_sched *s)
+{
+	return s->prev_qf > s->prev_qm ? s->prev_qf : s->prev_qm;
+}
 
 /* Picks the path for a copy sent again (ingress/inflight.h) of an inner
  * packet of len bytes, as ing_sched_pick_flow would for a bulk packet,

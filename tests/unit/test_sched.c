@@ -721,6 +721,9 @@ static void test_mobile_floor(void **state)
 	}
 	assert_int_equal(s.st.mobile_full, 0);
 	assert_int_equal(s.st.qwi, 10);
+	/* the queue the copies' pace goes by: the fixed path's, the mobile
+	 * one's jitter is no queue */
+	assert_int_equal(ing_sched_queue_us(&s), 15000);
 	/* jumping between 2 and 40 ms: the floor is 2; an excess of 38 is
 	 * over four targets (20) but, once the variation is learnt (about
 	 * 38 ms; the first jumps read as a queue), under twice it */
@@ -740,6 +743,7 @@ static void test_mobile_floor(void **state)
 		ing_sched_on_report(&s, ++seq, &r);
 	}
 	assert_true(s.st.mobile_full > 0);
+	assert_int_equal(ing_sched_queue_us(&s), 22000);
 	s.st.mobile_full = 0;
 	/* the mobile queue grows to 100 ms: the fixed path's queue raises
 	 * nothing any more */
