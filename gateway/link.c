@@ -390,15 +390,10 @@ static bool probe_due(const struct gw_sess *s, struct gw_link *l,
 		return false;
 	}
 	/* the interval as it is now: a probe unanswered, or the first data,
-	 * brings the next one forward to probe_interval_ms after the last;
-	 * half a tick early at most, so that the ticks do not add up to one
-	 * interval late */
-	if (l->last_probe_us &&
-	    now_us + (uint64_t)gw->conf.probe_interval_ms * 500 <
-		    l->last_probe_us + ms * 1000) {
-		return false;
-	}
-	return true;
+	 * brings the next one forward to probe_interval_ms after the last */
+	return ing_detect_probe_due(l->last_probe_us != 0, l->last_probe_us,
+				    (uint32_t)ms, gw->conf.probe_interval_ms,
+				    now_us);
 }
 
 /* Every probe_interval_ms: the CPE's HELLOs (secure.c), and a PROBE on

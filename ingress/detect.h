@@ -204,6 +204,19 @@ static inline bool ing_detect_usable(const struct ing_detect *d)
  * peer's egress did: forget the data bookkeeping, keep the state. */
 void ing_detect_reset_seq(struct ing_detect *d);
 
+/* Whether a probe is due at now_us: interval_ms after the last one (sent
+ * at last_us; any false: none yet, due at once), judged on a tick every
+ * tick_ms, half a tick early at most so that the ticks do not add up to
+ * one interval late.  The daemon's keepalive tick (gateway/link.c) and
+ * the simulator's. */
+static inline bool ing_detect_probe_due(bool any, uint64_t last_us,
+					uint32_t interval_ms, uint32_t tick_ms,
+					uint64_t now_us)
+{
+	return !any || now_us + (uint64_t)tick_ms * 500 >=
+			       last_us + (uint64_t)interval_ms * 1000;
+}
+
 /* The peer restarted (a new session): ing_detect_reset_seq, and the
  * flaps forgotten, for the path did not flap, its peer did: a path held
  * comes UP at now_us (returned), the next suspect is no flap. */

@@ -373,9 +373,8 @@ static void on_probe(struct run *r, unsigned path)
 	struct ing_detect *d = &r->det[path];
 	uint64_t ms = ing_detect_probe_interval(d, r->now);
 
-	if (!r->probed[path] ||
-	    r->now + (uint64_t)r->c->probe_ms * 500 >=
-		    r->last_probe[path] + ms * 1000) {
+	if (ing_detect_probe_due(r->probed[path], r->last_probe[path],
+				 (uint32_t)ms, r->c->probe_ms, r->now)) {
 		r->probed[path] = true;
 		r->last_probe[path] = r->now;
 		ing_detect_probe_sent(d, r->now);

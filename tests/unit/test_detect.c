@@ -379,6 +379,23 @@ static void test_idle_interval(void **state)
 	assert_false(ing_detect_idle(&d, MS(6000)));
 }
 
+/* The probe tick's rule: none sent, due at once; else interval after the
+ * last, half a tick early at most. */
+static void test_probe_due(void **state)
+{
+	(void)state;
+	assert_true(ing_detect_probe_due(false, 0, 200, 200, 0));
+	assert_false(ing_detect_probe_due(true, MS(1000), 200, 200,
+					  MS(1099)));
+	assert_true(ing_detect_probe_due(true, MS(1000), 200, 200, MS(1100)));
+	assert_true(ing_detect_probe_due(true, MS(1000), 200, 200, MS(1200)));
+	/* an idle interval on the same tick */
+	assert_false(ing_detect_probe_due(true, MS(1000), 20000, 200,
+					  MS(20899)));
+	assert_true(ing_detect_probe_due(true, MS(1000), 20000, 200,
+					 MS(20900)));
+}
+
 /* An idle path is cut: its idle probe misses (T), the next two come fast,
  * and the last answer is long past: SUSPECT, then DOWN at once. */
 static void test_idle_cut(void **state)
@@ -575,6 +592,7 @@ int main(void)
 		cmocka_unit_test(test_ack_clears_probe_misses),
 		cmocka_unit_test(test_idle_interval),
 		cmocka_unit_test(test_idle_cut),
+		cmocka_unit_test(test_probe_due),
 		cmocka_unit_test(test_flap_hold),
 		cmocka_unit_test(test_flap_backoff_grows),
 		cmocka_unit_test(test_flap_window_forgets),
