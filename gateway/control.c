@@ -67,6 +67,13 @@ void gw_send_probe(struct gw_sess *s, struct gw_link *l, uint64_t now_us)
 	};
 	uint8_t pb[WIRE_PROBE_LEN];
 
+	/* a path down for months: its floor stays within the serial window
+	 * (a probe a quarter of it old is stale anyway) */
+	if (l->have_floor &&
+	    ((s->probe_id - l->probe_floor) & GW_PROBE_SEQ_MASK) >
+		    GW_PROBE_SEQ_MASK / 4) {
+		l->probe_floor = s->probe_id - GW_PROBE_SEQ_MASK / 4;
+	}
 	wire_put_probe(pb, sizeof(pb), &pr);
 	/* a probe that cannot go out (the path's socket is gone) is one
 	 * unanswered all the same; a path with no peer is not fed to its
@@ -129,10 +136,9 @@ void gw_on_control(struct gw_sess *s, struct gw_link *l,
 		 * worked then, not now, as a late acknowledgement of data
 		 * does not (ingress/detect.h).  Probe numbers are serial in
 		 * the id's upper bits. */
-		d = (n - s->link[probed].probe_floor) &
-		    (UINT32_MAX >> GW_PROBE_PATH_BITS);
+		d = (n - s->link[probed].probe_floor) & GW_PROBE_SEQ_MASK;
 		if (s->link[probed].have_floor &&
-		    (d == 0 || d > (UINT32_MAX >> (GW_PROBE_PATH_BITS + 1)))) {
+		    (d == 0 || d > GW_PROBE_SEQ_MASK / 2)) {
 			s->link[probed].st.acks_stale++;
 			break;
 		}

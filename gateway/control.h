@@ -18,6 +18,8 @@ enum {
 	/* a PROBE's id: a counter above the probed path's index */
 	GW_PROBE_PATH_BITS = 4,
 	GW_PROBE_PATH_MASK = (1u << GW_PROBE_PATH_BITS) - 1,
+	/* the probe number above them, serial */
+	GW_PROBE_SEQ_MASK = UINT32_MAX >> GW_PROBE_PATH_BITS,
 };
 _Static_assert(WIRE_MAX_PATHS <= GW_PROBE_PATH_MASK + 1,
 	       "a probe id names every path");

@@ -197,6 +197,8 @@ static void det_event(struct gw_sess *s, struct gw_link *l,
 		return;
 	case ING_DET_EV_UP:
 		ing_sched_set_suspect(&s->sched, l->idx, false);
+		/* answers of any probe count again (control.c) */
+		l->have_floor = false;
 		if (!l->alive) {
 			set_alive(s, l, true);
 		} else {

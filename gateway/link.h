@@ -52,8 +52,9 @@ struct gw_link {
 	bool rx_up; /* our egress waits for its holes (link.c, rx_update) */
 	uint64_t last_rx_us;
 	uint64_t last_probe_us; /* its last PROBE (link.c, probe_due) */
-	/* the session's probe counter when the path last turned suspect:
-	 * the answer to a probe sent before is no answer (control.c) */
+	/* while the path is not up again: the session's probe counter when
+	 * it turned suspect; the answer to a probe sent before is no answer
+	 * (control.c) */
 	uint32_t probe_floor;
 	bool have_floor;
 	struct ing_detect det; /* its failure detector (ingress/detect.h) */
