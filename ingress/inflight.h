@@ -135,7 +135,8 @@ int ing_inflight_take(struct ing_inflight *f, unsigned path,
  * control with the survivors' queue as its signal:
  * - an episode starts at the backlog spread over ING_REPACE_SPREAD_US;
  * - each REPORT (every t_report_ms) gives the largest standing queue of
- *   the usable paths: over the target (queue_target_ms) halves the pace,
+ *   the usable paths (ing_sched_queue_us): over the target
+ *   (queue_target_ms) halves the pace,
  *   at or under it raises it by a quarter; never under ING_REPACE_FLOOR
  *   of the start, so that an episode ends;
  * - the caller takes the budget every ING_REPACE_TICK_US; a budget is at
