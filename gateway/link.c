@@ -15,7 +15,8 @@
  * and whose acknowledgement stalls for T, or whose probes go unanswered,
  * is suspect: the scheduler stops using it at once
  * (ing_sched_set_suspect).
- * Suspect and no answer for dead_after_ms: down, as before.  Our egress
+ * Suspect and no answer for dead_after_ms: down, as before; meanwhile
+ * probed ING_DET_SUSPECT_PROBE_DIV times as often (sprobe_timer).  Our egress
  * goes by the other direction (rx_update: up, or heard within
  * dead_after_ms); when that ends it gives up the path's holes
  * (on_link_alive_changed).  An answer brings it back up at once, unless
@@ -167,6 +168,48 @@ static void det_arm(struct gw_sess *s, uint64_t now_us, bool force)
 	ev_timer_start(s->gw->loop, &s->det_timer);
 }
 
+/* A suspect link is probed every ing_detect_busy_probe_ms, quicker than
+ * the keepalive tick (probe_interval_ms): one repeating timer per session
+ * while a link of it is suspect (started when one turns suspect, stopped
+ * by the first tick that finds none). */
+static void on_sprobe_timer(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct gw_sess *s = container_of(w, struct gw_sess, sprobe_timer);
+	uint64_t now = gw_now_us();
+	bool any = false;
+	unsigned i;
+
+	(void)revents;
+	for (i = 0; i < s->gw->npaths; i++) {
+		struct gw_link *l = &s->link[i];
+		uint32_t ms = ing_detect_busy_probe_ms(&l->det);
+
+		if (l->det.state != ING_DET_SUSPECT) {
+			continue;
+		}
+		any = true;
+		if (l->have_peer &&
+		    ing_detect_probe_due(l->last_probe_us != 0,
+					 l->last_probe_us, ms, ms, now)) {
+			gw_send_probe(s, l, now);
+		}
+	}
+	if (!any) {
+		ev_timer_stop(loop, w);
+	}
+}
+
+static void sprobe_arm(struct gw_sess *s, const struct gw_link *l)
+{
+	double t = ing_detect_busy_probe_ms(&l->det) / 1000.;
+
+	if (ev_is_active(&s->sprobe_timer)) {
+		return;
+	}
+	ev_timer_set(&s->sprobe_timer, t, t);
+	ev_timer_start(s->gw->loop, &s->sprobe_timer);
+}
+
 /* What the detector of l decided. */
 static void det_event(struct gw_sess *s, struct gw_link *l,
 		      enum ing_det_event ev)
@@ -178,8 +221,9 @@ static void det_event(struct gw_sess *s, struct gw_link *l,
 		return;
 	case ING_DET_EV_SUSPECT:
 		/* its weight goes to the others at once; down only after
-		 * dead_after_ms */
+		 * dead_after_ms, probed the quicker meanwhile */
 		ing_sched_set_suspect(&s->sched, l->idx, true);
+		sprobe_arm(s, l);
 		l->probe_floor = s->probe_id;
 		l->have_floor = true;
 		gw_swarn(s, "path %s: suspect: no answer for %llu ms", cp->name,
@@ -248,12 +292,14 @@ void gw_links_detect_open(struct gw_sess *s)
 	}
 	ev_timer_init(&s->det_timer, on_det_timer, 0., 0.);
 	s->det_at_us = 0;
+	ev_timer_init(&s->sprobe_timer, on_sprobe_timer, 0., 0.);
 }
 
 void gw_links_detect_close(struct gw_sess *s)
 {
 	ev_timer_stop(s->gw->loop, &s->det_timer);
 	s->det_at_us = 0;
+	ev_timer_stop(s->gw->loop, &s->sprobe_timer);
 }
 
 void gw_links_detect_tunables(struct gw *gw)
@@ -385,7 +431,8 @@ static bool probe_due(const struct gw_sess *s, struct gw_link *l,
 {
 	const struct gw *gw = s->gw;
 	bool idle = gw_link_idle(s, l, now_us);
-	uint64_t ms = idle ? l->det.p.idle_probe_ms : l->det.p.probe_ms;
+	uint64_t ms = idle ? l->det.p.idle_probe_ms
+			   : ing_detect_busy_probe_ms(&l->det);
 
 	if (idle && gw->conf.role != ROLE_CPE &&
 	    now_us - l->last_rx_us < 2 * ms * 1000) {

@@ -46,6 +46,8 @@ struct gw_sess {
 	/* the links' failure detectors' next deadline (link.c), 0: none */
 	ev_timer det_timer;
 	uint64_t det_at_us;
+	/* the suspect links' quicker probes, while some are (link.c) */
+	ev_timer sprobe_timer;
 	uint32_t probe_id;
 	struct ing_sched sched;
 	/* DATA sent and not acknowledged yet, per path, for sending again

@@ -281,10 +281,21 @@ bool ing_detect_idle(const struct ing_detect *d, uint64_t now_us)
 	       ing_detect_quiet(d, now_us);
 }
 
+uint32_t ing_detect_busy_probe_ms(const struct ing_detect *d)
+{
+	uint32_t ms = d->p.probe_ms;
+
+	if (d->state == ING_DET_SUSPECT) {
+		ms /= ING_DET_SUSPECT_PROBE_DIV;
+	}
+	return ms ? ms : 1;
+}
+
 uint32_t ing_detect_probe_interval(const struct ing_detect *d,
 				   uint64_t now_us)
 {
-	return ing_detect_idle(d, now_us) ? d->p.idle_probe_ms : d->p.probe_ms;
+	return ing_detect_idle(d, now_us) ? d->p.idle_probe_ms
+					  : ing_detect_busy_probe_ms(d);
 }
 
 void ing_detect_reset_seq(struct ing_detect *d)

@@ -363,8 +363,18 @@ static void on_fo_tick(struct run *r)
 	}
 }
 
-/* Every probe_ms, as the daemon's keepalive tick (gateway/link.c,
- * probe_due): a probe on path when one is due at the interval the
+/* The probe check's tick: a suspect path's interval (ing_detect.h,
+ * ING_DET_SUSPECT_PROBE_DIV), which the daemon's keepalive tick and its
+ * suspect-probe timer (gateway/link.c) give between them. */
+static uint32_t sprobe_ms(const struct run *r)
+{
+	uint32_t ms = r->c->probe_ms / ING_DET_SUSPECT_PROBE_DIV;
+
+	return ms ? ms : 1;
+}
+
+/* Every sprobe_ms, as the daemon's timers (gateway/link.c, probe_due and
+ * on_sprobe_timer): a probe on path when one is due at the interval the
  * detector gives now (an idle path's probe unanswered for T brings the
  * busy interval back), answered after a round trip if the link is up when
  * it leaves and when the answer comes (a cut takes both directions). */
@@ -374,7 +384,7 @@ static void on_probe(struct run *r, unsigned path)
 	uint64_t ms = ing_detect_probe_interval(d, r->now);
 
 	if (ing_detect_probe_due(r->probed[path], r->last_probe[path],
-				 (uint32_t)ms, r->c->probe_ms, r->now)) {
+				 (uint32_t)ms, sprobe_ms(r), r->now)) {
 		r->probed[path] = true;
 		r->last_probe[path] = r->now;
 		ing_detect_probe_sent(d, r->now);
@@ -385,7 +395,7 @@ static void on_probe(struct run *r, unsigned path)
 		}
 	}
 	if (!finished(r)) {
-		push(r, r->now + (uint64_t)r->c->probe_ms * 1000, EV_PROBE,
+		push(r, r->now + (uint64_t)sprobe_ms(r) * 1000, EV_PROBE,
 		     path);
 	}
 }

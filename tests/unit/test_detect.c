@@ -287,6 +287,9 @@ static void test_down_and_back(void **state)
 	ing_detect_acked(&d, 4, MS(1600)); /* last answer at 1.6 s */
 	assert_int_equal(ing_detect_tick(&d, MS(1600) + T),
 			 ING_DET_EV_SUSPECT);
+	/* probed four times as often while suspect */
+	assert_int_equal(ing_detect_busy_probe_ms(&d), 50);
+	assert_int_equal(ing_detect_probe_interval(&d, MS(1600) + T), 50);
 	assert_true(ing_detect_deadline(&d, &when));
 	assert_int_equal(when, MS(2600));
 	assert_int_equal(ing_detect_tick(&d, MS(2600) - 1), ING_DET_EV_NONE);
@@ -295,7 +298,9 @@ static void test_down_and_back(void **state)
 	assert_false(ing_detect_usable(&d));
 	assert_false(ing_detect_deadline(&d, &when));
 	assert_int_equal(ing_detect_tick(&d, MS(9000)), ING_DET_EV_NONE);
+	/* down: back to the busy interval */
 	assert_int_equal(ing_detect_probe_interval(&d, MS(9000)), 200);
+	assert_int_equal(ing_detect_busy_probe_ms(&d), 200);
 	assert_int_equal(ing_detect_answered(&d, MS(9000)), ING_DET_EV_UP);
 	assert_int_equal(d.st.recovered, 1);
 }
