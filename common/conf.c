@@ -337,6 +337,7 @@ int conf_get_name(struct loader *l, const config_setting_t *s, const char *why,
 int conf_get_choice(struct loader *l, const config_setting_t *s,
 		    const char *const *names, size_t n, unsigned *out)
 {
+	char list[128] = "";
 	const char *v;
 	unsigned i;
 
@@ -351,9 +352,14 @@ int conf_get_choice(struct loader *l, const config_setting_t *s,
 			return 0;
 		}
 	}
-	/* every choice set we have has exactly two members */
-	return conf_bad(l, s, "expected \"%s\" or \"%s\"", names[0],
-			names[n - 1]);
+	/* "a", "b" or "c" */
+	for (i = 0; i + 1 < n; i++) {
+		size_t at = strlen(list);
+
+		snprintf(list + at, sizeof(list) - at, "%s\"%s\"",
+			 i ? ", " : "", names[i]);
+	}
+	return conf_bad(l, s, "expected %s or \"%s\"", list, names[n - 1]);
 }
 
 /* ---- one parser per key ---------------------------------------------- */

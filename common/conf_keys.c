@@ -58,6 +58,7 @@ static const char *const role_names[] = {
 static const char *const class_names[] = {
 	[PATH_FIXED] = "fixed",
 	[PATH_MOBILE] = "mobile",
+	[PATH_BACKUP] = "backup",
 };
 
 static const char *const log_level_names[] = {
@@ -187,7 +188,7 @@ static int parse_class(struct loader *l, const config_setting_t *s, void *obj,
 	int ret;
 
 	(void)k;
-	ret = conf_get_choice(l, s, class_names, 2, &v);
+	ret = conf_get_choice(l, s, class_names, PATH_NCLASS, &v);
 	if (!ret) {
 		p->cls = (enum path_class)v;
 	}

@@ -15,9 +15,17 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* A path's class (its config key `class`; names in common/conf_keys.c):
+ * fixed lines carry a constant weight, mobile ones the adaptive weight
+ * (ingress/sched.h), backup ones carry only while no fixed or mobile path
+ * is up (suspect counts as down), evenly, and never get the adaptive
+ * weight; the daemon spares them its periodic traffic meanwhile
+ * (gateway/link.c, gw_link_idle; gateway/egress.c, send_report). */
 enum path_class {
 	PATH_FIXED = 0,
 	PATH_MOBILE = 1,
+	PATH_BACKUP = 2,
+	PATH_NCLASS,
 };
 
 /* ingress/sched.h */

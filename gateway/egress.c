@@ -457,6 +457,25 @@ static void adapt_lto(struct gw_sess *s)
 	}
 }
 
+/* Whether the reports go on path i: every path, but a backup path while
+ * another is usable (it would carry 20 reports a second on the costly
+ * line while the others carry everything and the reports with it). */
+static bool report_on(const struct gw_sess *s, unsigned i)
+{
+	unsigned j;
+
+	if (s->gw->conf.path[i].cls != PATH_BACKUP) {
+		return true;
+	}
+	for (j = 0; j < s->gw->npaths; j++) {
+		if (s->gw->conf.path[j].cls != PATH_BACKUP &&
+		    ing_detect_usable(&s->link[j].det)) {
+			return false;
+		}
+	}
+	return true;
+}
+
 /* The cumulative counters go on every path: a lost report loses nothing
  * and the peer ignores the copies by report sequence.  Before the report
  * resets the interval's queueing delays, they set the reorder timeout.
@@ -491,6 +510,9 @@ static void send_report(struct gw_sess *s, uint64_t now_us)
 		return;
 	}
 	for (i = 0; i < s->gw->npaths; i++) {
+		if (!report_on(s, i)) {
+			continue;
+		}
 		gw_send_ctrl(s, &s->link[i], WIRE_REPORT, seq, body,
 			     (size_t)len, now_us);
 	}

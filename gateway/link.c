@@ -409,7 +409,10 @@ void gw_links_on_path_reopened(struct gw *gw, unsigned path)
  * concentrator only once the CPE's are overdue (nothing heard for two idle
  * intervals: a CPE gone is down there too): its own probes would double an
  * idle line's cost, and the data rule finds a dead path within T of its
- * first DATA. */
+ * first DATA.  A backup path (class "backup") is idle when it is, whatever
+ * the others carry: it waits for them to fail at the idle cost, and is
+ * known up then from its last idle probe (its first DATA brings the busy
+ * interval). */
 bool gw_link_idle(const struct gw_sess *s, const struct gw_link *l,
 		  uint64_t now_us)
 {
@@ -417,6 +420,9 @@ bool gw_link_idle(const struct gw_sess *s, const struct gw_link *l,
 
 	if (!ing_detect_idle(&l->det, now_us)) {
 		return false;
+	}
+	if (s->gw->conf.path[l->idx].cls == PATH_BACKUP) {
+		return true;
 	}
 	for (i = 0; i < s->gw->npaths; i++) {
 		if (!ing_detect_quiet(&s->link[i].det, now_us)) {

@@ -29,7 +29,7 @@ int ing_sched_init(struct ing_sched *s, const struct ing_sched_params *p,
 	}
 	*s = (struct ing_sched){.p = *p, .n = n};
 	for (unsigned i = 0; i < n; i++) {
-		if (cls[i] != PATH_FIXED && cls[i] != PATH_MOBILE) {
+		if ((unsigned)cls[i] >= PATH_NCLASS) {
 			return -EINVAL;
 		}
 		s->path[i].cls = cls[i];
@@ -94,7 +94,9 @@ void ing_sched_set_suspect(struct ing_sched *s, unsigned path, bool suspect)
 		return;
 	}
 	p = &s->path[path];
-	if (suspect && !p->suspect) {
+	/* a backup path carries only while the others do not: its loss
+	 * says nothing of their weights */
+	if (suspect && !p->suspect && p->cls != PATH_BACKUP) {
 		/* what it carried until now may be lost at the cut */
 		p->forgive = true;
 		p->forgive_to = p->lseq;
@@ -152,9 +154,9 @@ static int32_t forgive(struct ing_sched *s, struct ing_sched_path *p,
 }
 
 /* Paths up, per class. */
-static void count_up(const struct ing_sched *s, unsigned up[2])
+static void count_up(const struct ing_sched *s, unsigned up[PATH_NCLASS])
 {
-	up[PATH_FIXED] = up[PATH_MOBILE] = 0;
+	up[PATH_FIXED] = up[PATH_MOBILE] = up[PATH_BACKUP] = 0;
 	for (unsigned i = 0; i < s->n; i++) {
 		if (s->path[i].up) {
 			up[s->path[i].cls]++;
@@ -163,12 +165,16 @@ static void count_up(const struct ing_sched *s, unsigned up[2])
 }
 
 static double weight(const struct ing_sched *s, unsigned path,
-		     const unsigned up[2])
+		     const unsigned up[PATH_NCLASS])
 {
 	const struct ing_sched_path *p = &s->path[path];
 
 	if (!p->up) {
 		return 0;
+	}
+	if (p->cls == PATH_BACKUP) {
+		/* only while no other path is up, evenly */
+		return up[PATH_FIXED] + up[PATH_MOBILE] ? 0 : 1.0;
 	}
 	if (p->cls == PATH_FIXED) {
 		return s->p.w_fixed;
@@ -182,7 +188,7 @@ static double weight(const struct ing_sched *s, unsigned path,
 
 double ing_sched_weight(const struct ing_sched *s, unsigned path)
 {
-	unsigned up[2];
+	unsigned up[PATH_NCLASS];
 
 	if (path >= s->n) {
 		return 0;
@@ -196,7 +202,7 @@ static int wrr(struct ing_sched *s)
 {
 	double w[WIRE_MAX_PATHS], total = 0;
 	int best = -1;
-	unsigned up[2];
+	unsigned up[PATH_NCLASS];
 
 	count_up(s, up);
 	for (unsigned i = 0; i < s->n; i++) {
@@ -220,13 +226,16 @@ static int wrr(struct ing_sched *s)
 	return best;
 }
 
-/* The path that is up with the lowest delay (ties: the first), or -1. */
+/* The path that is up with the lowest delay (ties: the first), or -1; a
+ * backup path only while no other is up. */
 static int lowest_delay(const struct ing_sched *s)
 {
+	unsigned up[PATH_NCLASS];
 	int best = -1;
 
+	count_up(s, up);
 	for (unsigned i = 0; i < s->n; i++) {
-		if (s->path[i].up &&
+		if (weight(s, i, up) > 0 &&
 		    (best < 0 || s->path[i].delay_us < s->path[best].delay_us)) {
 			best = (int)i;
 		}

@@ -8,7 +8,11 @@
  * - the mobile weight w_mobile starts at 0 and stays in [0, w_mobile_max];
  *   it is shared equally by the mobile paths that are up;
  * - if no fixed path is up, the mobile paths that are up share the traffic
- *   equally, whatever w_mobile is; if no path is up, nothing is picked;
+ *   equally, whatever w_mobile is;
+ * - a backup path is picked only while no fixed or mobile path is up (a
+ *   suspect one is not up); the backup paths that are up then share the
+ *   traffic equally; its reports move no weight and its suspicion freezes
+ *   none; if no path is up, nothing is picked;
  * - the pick is smooth (nginx-style SWRR): no path gets a run of picks longer
  *   than its weight ratio requires;
  * - each pick consumes one global and one local (per path) sequence number.
@@ -197,7 +201,8 @@ void ing_sched_set_up(struct ing_sched *s, unsigned path, bool up);
  * IWI, DWD and the queue target wait: they describe a bond that lost a
  * path, not the load), and the loss the peer later reports for the
  * packets it carried until then (the cut) is forgiven, so w_mobile is
- * where it was when the path comes back.  Independent of
+ * where it was when the path comes back (not for a backup path: the
+ * weights are not its).  Independent of
  * ing_sched_set_up: a path is used when it is up and not suspect. */
 void ing_sched_set_suspect(struct ing_sched *s, unsigned path, bool suspect);
 

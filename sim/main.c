@@ -102,7 +102,7 @@ static void usage(FILE *f)
 		"paths (default: dsl fixed 64 Mbit/s 13 ms, lte mobile 60 "
 		"Mbit/s "
 		"25 ms + 0..20 ms jitter):\n"
-		"  --path NAME:fixed|mobile[:RATE_MBIT:DELAY_MS:JITTER_MS:"
+		"  --path NAME:fixed|mobile|backup[:RATE_MBIT:DELAY_MS:JITTER_MS:"
 		"BUFFER_MS[:LOSS]]\n"
 		"                        the first --path replaces the default "
 		"set\n"
@@ -220,7 +220,9 @@ static void path_defaults(struct sim_link_cfg *p, const char *name,
 	struct sim_cfg d;
 
 	sim_cfg_defaults(&d);
+	/* a backup path has the mobile one's link */
 	*p = d.path[cls == PATH_FIXED ? 0 : 1];
+	p->cls = cls;
 	snprintf(p->name, sizeof(p->name), "%s", name);
 }
 
@@ -250,7 +252,7 @@ static void parse_path(struct cli *cl, const char *flag, const char *val,
 	struct sim_link_cfg p;
 	char buf[256], name[SIM_NAME_MAX];
 	char *tok[8], *save = NULL, *s;
-	enum path_class cls;
+	unsigned cls;
 	int n = 0;
 
 	if (strlen(val) >= sizeof(buf)) {
@@ -263,18 +265,18 @@ static void parse_path(struct cli *cl, const char *flag, const char *val,
 	}
 	if (s || (n != 2 && n != 6 && n != 7)) {
 		bad(flag, val,
-		    "want NAME:fixed|mobile[:RATE_MBIT:DELAY_MS:JITTER_MS:"
+		    "want NAME:fixed|mobile|backup[:RATE_MBIT:DELAY_MS:JITTER_MS:"
 		    "BUFFER_MS[:LOSS]]");
 	}
 	if (!good_name(tok[0], strlen(tok[0]))) {
 		bad(flag, val, "path name must be 1-15 of [a-z0-9_-]");
 	}
-	if (strcmp(tok[1], "fixed") == 0) {
-		cls = PATH_FIXED;
-	} else if (strcmp(tok[1], "mobile") == 0) {
-		cls = PATH_MOBILE;
-	} else {
-		bad(flag, val, "class must be fixed or mobile");
+	for (cls = 0; cls < PATH_NCLASS &&
+		      strcmp(tok[1], conf_class_name((enum path_class)cls));
+	     cls++) {
+	}
+	if (cls == PATH_NCLASS) {
+		bad(flag, val, "class must be fixed, mobile or backup");
 		return;
 	}
 	if (first) {
@@ -287,7 +289,7 @@ static void parse_path(struct cli *cl, const char *flag, const char *val,
 		bad(flag, val, "too many paths (16 at most)");
 	}
 	snprintf(name, sizeof(name), "%s", tok[0]);
-	path_defaults(&p, name, cls);
+	path_defaults(&p, name, (enum path_class)cls);
 	if (n >= 6) {
 		p.rate_bps = num(flag, tok[2], 0.001, 1e5) * 1e6;
 		p.delay_us = ms_us(flag, tok[3], 0, 10000);

@@ -7,6 +7,7 @@
  */
 #include <stdio.h>
 
+#include "common/conf.h"
 #include "sim/sim.h"
 
 void sim_csv_header(FILE *f, const struct sim_cfg *c)
@@ -121,7 +122,7 @@ void sim_print_summary(FILE *f, const struct sim_cfg *c,
 		fprintf(f,
 			"path                   %s %s %.3f Mbit/s delay %.1f "
 			"ms jitter %.1f ms (%s) buffer %.1f ms loss %g\n",
-			p->name, p->cls == PATH_FIXED ? "fixed" : "mobile",
+			p->name, conf_class_name(p->cls),
 			p->rate_bps / 1e6, p->delay_us / 1000.0,
 			p->jitter_us / 1000.0,
 			p->jitter_period_us ? "wandering" : "per packet",

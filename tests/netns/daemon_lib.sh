@@ -96,9 +96,10 @@ counters_delta() {
 
 # write_confs [K [EXTRA]]: cpe.conf and conc.conf for the testbed, with k,
 # the key TB_KEY and EXTRA (more "key = value;" lines, e.g.
-# "encrypt = true;") in both.
+# "encrypt = true;") in both; the lte's class TB_LTE_CLASS (default
+# mobile) on both.
 write_confs() {
-	local k=${1:-0.5} extra=${2:-}
+	local k=${1:-0.5} extra=${2:-} lte=${TB_LTE_CLASS:-mobile}
 	cat >"$TB_DIR/cpe.conf" <<-EOF
 		role = "cpe";
 		session_id = 4242;
@@ -111,7 +112,7 @@ write_confs() {
 		paths = (
 			{ name = "dsl"; class = "fixed"; interface = "dsl";
 			  fwmark = $TB_DSL_MARK; peer = "$TB_CONC_DSL_IP"; },
-			{ name = "lte"; class = "mobile"; interface = "lte";
+			{ name = "lte"; class = "$lte"; interface = "lte";
 			  fwmark = $TB_LTE_MARK; peer = "$TB_CONC_LTE_IP"; }
 		);
 	EOF
@@ -125,7 +126,7 @@ write_confs() {
 		prefixes = [ "10.0.1.0/24" ];
 		paths = (
 			{ name = "dsl"; class = "fixed"; interface = "dsl"; },
-			{ name = "lte"; class = "mobile"; interface = "lte"; }
+			{ name = "lte"; class = "$lte"; interface = "lte"; }
 		);
 	EOF
 }

@@ -339,8 +339,8 @@ static const struct bad_case bad_cases[] = {
 	/* 64: class */
 	{PATH2("name = \"lte\"; class = \"wireless\"; interface = "
 	       "\"wan-lte\"; " PEER),
-	 ":5: paths[1].class: bad value 'wireless': expected \"fixed\" or "
-	 "\"mobile\""},
+	 ":5: paths[1].class: bad value 'wireless': expected \"fixed\", "
+	 "\"mobile\" or \"backup\""},
 	{PATH2("name = \"lte\"; interface = \"wan-lte\"; " PEER),
 	 ":5: paths[1].class: missing"},
 	/* 66: interface */
@@ -640,6 +640,11 @@ static const struct bad_case bad_cases[] = {
 	 ":5: paths[1].mtu: bad value '1500': expected an integer"},
 	{PATH2(LTE_KEYS PEER "mtu = 1500.0;"),
 	 ":5: paths[1].mtu: bad value '1500': expected an integer"},
+	/* a backup path is no fixed one */
+	{HEAD "paths = (\n{ " LTE_KEYS PEER "},\n"
+	      "{ name = \"lte2\"; class = \"backup\"; interface = "
+	      "\"wan-lte2\"; " PEER "}\n);\n",
+	 ":3: paths: bad value '(2 entries)': no path of class \"fixed\""},
 };
 
 static void test_bad_files(void **state)
@@ -776,6 +781,7 @@ static void test_names(void **state)
 	assert_string_equal(conf_role_name((enum conf_role)7), "?");
 	assert_string_equal(conf_class_name(PATH_FIXED), "fixed");
 	assert_string_equal(conf_class_name(PATH_MOBILE), "mobile");
+	assert_string_equal(conf_class_name(PATH_BACKUP), "backup");
 	assert_string_equal(conf_class_name((enum path_class) - 1), "?");
 	assert_string_equal(conf_log_level_name(CONF_LOG_ERROR), "error");
 	assert_string_equal(conf_log_level_name(CONF_LOG_WARNING), "warning");
@@ -989,6 +995,16 @@ static void test_edges(void **state)
 			sizeof(path));
 	assert_int_equal(ret, 0);
 	assert_true(c.sched.k == 0.1);
+
+	/* a backup path beside the fixed one */
+	ret = load_text(PATH2("name = \"lte\"; class = \"backup\"; "
+			      "interface = \"wan-lte\"; " PEER),
+			&c, err, sizeof(err), path, sizeof(path));
+	if (ret) {
+		print_error("%s\n", err);
+	}
+	assert_int_equal(ret, 0);
+	assert_int_equal(c.path[1].cls, PATH_BACKUP);
 }
 
 /* The daemon's keys at the edges of their ranges. */

@@ -54,7 +54,7 @@ struct fx {
 	uint32_t lnext[WIRE_MAX_PATHS]; /* lseq_next the peer acknowledges */
 };
 
-/* classes: one letter per path, F fixed, M mobile */
+/* classes: one letter per path, F fixed, M mobile, B backup */
 static void fx_init(struct fx *f, struct ing_sched_params p, const char *classes)
 {
 	unsigned i;
@@ -62,7 +62,9 @@ static void fx_init(struct fx *f, struct ing_sched_params p, const char *classes
 	memset(f, 0, sizeof(*f));
 	f->n = (unsigned)strlen(classes);
 	for (i = 0; i < f->n; i++) {
-		f->cls[i] = classes[i] == 'M' ? PATH_MOBILE : PATH_FIXED;
+		f->cls[i] = classes[i] == 'M'	? PATH_MOBILE
+			    : classes[i] == 'B' ? PATH_BACKUP
+						: PATH_FIXED;
 		/* nonzero start: the first report must only set baselines */
 		f->lost[i] = 1000 + i;
 		f->rx[i] = 50000;
@@ -1689,6 +1691,79 @@ static void test_suspect_freezes_weight(void **state)
 	assert_int_equal(f.s.st.frozen, 3 + ING_FREEZE_MS / f.s.p.t_report_ms);
 }
 
+/* n picks; on[i]: how many went on path i. */
+static void picks(struct ing_sched *s, unsigned n, unsigned *on)
+{
+	struct wire_hdr h;
+
+	memset(on, 0, WIRE_MAX_PATHS * sizeof(*on));
+	while (n--) {
+		int p = ing_sched_pick(s, &h);
+
+		assert_true(p >= 0);
+		on[p]++;
+	}
+}
+
+/* A backup path: nothing while a fixed or mobile path is up (suspect is
+ * not up), everything (shared evenly between backups) while none is; no
+ * weight of its own, its loss and its suspicion move and freeze nothing;
+ * a sparse flow does not take it for its lower delay. */
+static void test_backup(void **state)
+{
+	unsigned on[WIRE_MAX_PATHS];
+	struct wire_hdr h;
+	struct fx f;
+
+	(void)state;
+	fx_init(&f, prm(0.5, 0, 50, 45), "FMBB");
+	fx_set_w(&f, 10);
+	picks(&f.s, 600, on);
+	assert_int_equal(on[0], 500);
+	assert_int_equal(on[1], 100);
+	assert_int_equal(on[2] + on[3], 0);
+	assert_near(ing_sched_weight(&f.s, 2), 0);
+	/* its loss moves no weight (DWD at t_dwd 0 takes 1), its suspicion
+	 * freezes none */
+	fx_loss(&f, 2, 50);
+	fx_report(&f);
+	fx_report(&f);
+	assert_near(f.s.w_mobile, 8);
+	ing_sched_set_suspect(&f.s, 3, true);
+	fx_report(&f);
+	assert_near(f.s.w_mobile, 7);
+	assert_int_equal(f.s.st.frozen, 0);
+	ing_sched_set_suspect(&f.s, 3, false);
+	/* the fixed one suspect: the mobile one carries all */
+	ing_sched_set_suspect(&f.s, 0, true);
+	picks(&f.s, 100, on);
+	assert_int_equal(on[1], 100);
+	/* the mobile one down too: the backups, evenly */
+	ing_sched_set_up(&f.s, 1, false);
+	picks(&f.s, 100, on);
+	assert_int_equal(on[2], 50);
+	assert_int_equal(on[3], 50);
+	assert_near(ing_sched_weight(&f.s, 2), 1);
+	/* one backup suspect: the other */
+	ing_sched_set_suspect(&f.s, 2, true);
+	picks(&f.s, 10, on);
+	assert_int_equal(on[3], 10);
+	ing_sched_set_suspect(&f.s, 2, false);
+	/* a sparse packet takes the lowest delay among the paths in use:
+	 * a backup only while no other is up */
+	ing_sched_set_delay(&f.s, 1, 40000);
+	ing_sched_set_delay(&f.s, 2, 30000);
+	ing_sched_set_delay(&f.s, 3, 5000);
+	assert_int_equal(ing_sched_pick_flow(&f.s, &h, 7, 100, 1000000), 3);
+	ing_sched_set_up(&f.s, 1, true);
+	assert_int_equal(ing_sched_pick_flow(&f.s, &h, 7, 100, 2000000), 1);
+	/* the fixed one back: the backups carry nothing again */
+	ing_sched_set_suspect(&f.s, 0, false);
+	picks(&f.s, 100, on);
+	assert_int_equal(on[2] + on[3], 0);
+	assert_int_equal(ing_sched_pick_flow(&f.s, &h, 7, 100, 3000000), 0);
+}
+
 /* The fixed path's cut: the loss the peer reports for what it carried
  * until it turned suspect is forgiven, up to the report whose lseq_next
  * passes the cut; loss after that counts again. */
@@ -1804,6 +1879,7 @@ int main(void)
 		cmocka_unit_test(test_suspect_freezes_weight),
 		cmocka_unit_test(test_suspect_forgives_cut),
 		cmocka_unit_test(test_pick_resend),
+		cmocka_unit_test(test_backup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
