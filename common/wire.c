@@ -154,13 +154,14 @@ static enum wire_drop get_report(const uint8_t *p, size_t len,
 		if (e[0] >= WIRE_MAX_PATHS || (seen & 1u << e[0])) {
 			return WIRE_E_REPORT_COUNT;
 		}
-		/* reserved, so that a flag gets its meaning only with a new
+		/* an unknown flag: a bit gets its meaning only with a new
 		 * version */
-		if (e[1] != 0) {
+		if (e[1] & ~WIRE_RF_ALL) {
 			return WIRE_E_REPORT_COUNT;
 		}
 		seen |= 1u << e[0];
 		r->p[i].path = e[0];
+		r->p[i].flags = e[1];
 		r->p[i].rx_pkts = be32(e + 4);
 		r->p[i].lost_pkts = be32(e + 8);
 		r->p[i].delay_us = be32(e + 12);
@@ -282,7 +283,8 @@ int wire_put_report(uint8_t *buf, size_t cap, const struct wire_report *r)
 		return -EINVAL;
 	}
 	for (unsigned i = 0; i < r->n; i++) {
-		if (r->p[i].path >= WIRE_MAX_PATHS) {
+		if (r->p[i].path >= WIRE_MAX_PATHS ||
+		    (r->p[i].flags & ~WIRE_RF_ALL)) {
 			return -EINVAL;
 		}
 	}
@@ -295,6 +297,7 @@ int wire_put_report(uint8_t *buf, size_t cap, const struct wire_report *r)
 		uint8_t *e = buf + 4 + i * WIRE_REPORT_ENTRY;
 
 		e[0] = r->p[i].path;
+		e[1] = r->p[i].flags;
 		put32(e + 4, r->p[i].rx_pkts);
 		put32(e + 8, r->p[i].lost_pkts);
 		put32(e + 12, r->p[i].delay_us);

@@ -77,7 +77,7 @@
 #include <stdint.h>
 
 enum wire_limits {
-	WIRE_VERSION = 3,
+	WIRE_VERSION = 4,
 	WIRE_HDR_LEN = 32,
 	WIRE_TAG_LEN = 16,
 	WIRE_OUTER4_LEN = 28, /* outer IPv4 20 + UDP 8 */
@@ -154,6 +154,15 @@ struct wire_hdr {
 	uint8_t cls;
 };
 
+/* REPORT entry flags (version 4): what the reporting end asks of the
+ * path's sender. */
+enum wire_report_flags {
+	/* use the path towards me as a backup (carry on it only while no
+	 * other path is up): its data budget is spent (common/budget.h) */
+	WIRE_RF_BACKUP = 0x01,
+	WIRE_RF_ALL = WIRE_RF_BACKUP,
+};
+
 struct wire_report_path {
 	uint8_t path;
 	uint32_t rx_pkts;   /* cumulative DATA packets received on the path */
@@ -164,10 +173,11 @@ struct wire_report_path {
 	uint32_t lseq_next; /* the next local sequence number expected on
 			     * the path: one past the highest received (0
 			     * before any); acknowledges what arrived */
+	uint8_t flags;	    /* WIRE_RF_* */
 };
 
 /* Report body: u8 count, 3 bytes zero, then count entries of 20 bytes:
- * u8 path, u8 flags (reserved: must be 0, else WIRE_E_REPORT_COUNT), u16
+ * u8 path, u8 flags (WIRE_RF_*; another bit: WIRE_E_REPORT_COUNT), u16
  * zero, u32 rx, u32 lost, u32 delay_us, u32 lseq_next.  rx and lost are
  * cumulative (wrapping) so that a lost report loses no information; the
  * report sequence number travels in the header's gseq. */

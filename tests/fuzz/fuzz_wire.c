@@ -109,7 +109,11 @@ static void check_body(const struct wire_msg *m)
 
 			FUZZ_CHECK(p < WIRE_MAX_PATHS && !(seen & 1u << p),
 				   "report entry %u path %u", i, p);
-			FUZZ_CHECK(b[4 + i * WIRE_REPORT_ENTRY + 1] == 0,
+			FUZZ_CHECK(!(b[4 + i * WIRE_REPORT_ENTRY + 1] &
+				     ~WIRE_RF_ALL) &&
+					   m->u.report.p[i].flags ==
+						   b[4 + i * WIRE_REPORT_ENTRY +
+						     1],
 				   "report entry %u flags %u", i,
 				   b[4 + i * WIRE_REPORT_ENTRY + 1]);
 			seen |= 1u << p;
@@ -197,7 +201,8 @@ static bool same_body(const struct wire_msg *a, const struct wire_msg *b)
 			if (p->path != q->path || p->rx_pkts != q->rx_pkts ||
 			    p->lost_pkts != q->lost_pkts ||
 			    p->delay_us != q->delay_us ||
-			    p->lseq_next != q->lseq_next) {
+			    p->lseq_next != q->lseq_next ||
+			    p->flags != q->flags) {
 				return false;
 			}
 		}
@@ -222,7 +227,7 @@ static bool same_msg(const struct wire_msg *a, const struct wire_msg *b)
 
 /* The report's bytes that must be zero and that the parser ignores: the
  * three after the count and the two after each entry's flags byte (the
- * flags byte itself the parser refuses unless zero). */
+ * flags byte itself the parser refuses with an unknown flag). */
 static bool reserved(const struct wire_msg *m, size_t i)
 {
 	if (m->hdr.type != WIRE_REPORT) {
@@ -448,6 +453,8 @@ static void make_msg(struct reader *r, struct wire_msg *m, uint8_t *body)
 			m->u.report.p[i].lost_pkts = (uint32_t)take(r, 4);
 			m->u.report.p[i].delay_us = (uint32_t)take(r, 4);
 			m->u.report.p[i].lseq_next = (uint32_t)take(r, 4);
+			m->u.report.p[i].flags =
+				(uint8_t)(take(r, 1) & WIRE_RF_ALL);
 		}
 		m->body_len = 4 + (size_t)m->u.report.n * WIRE_REPORT_ENTRY;
 		break;

@@ -28,10 +28,11 @@ FLOW_FIRST, RESENT, DUP = 0x01, 0x02, 0x04
 
 
 def hdr(typ, path=0, pgap=0, session=42, pn=1, gseq=1, lseq=0, ts=1000,
-        fgap=0, flags=0, cls=0, ver=3):
-    """The wire v3 header: 32 bytes, pn (u64) after the session id, then
-    fgap, flags and cls after the timestamp.  (The v1 and v2 seeds are kept
-    in regress/fuzz_wire/ as they were written.)"""
+        fgap=0, flags=0, cls=0, ver=4):
+    """The wire v4 header: 32 bytes, pn (u64) after the session id, then
+    fgap, flags and cls after the timestamp (v3's layout; v4 gave the
+    report entries' flags byte a meaning).  (The v1, v2 and v3 seeds are
+    kept in regress/fuzz_wire/ as they were written.)"""
     return struct.pack(">BBHIQIIIHBB", ver << 4 | typ, path, pgap, session,
                        pn, gseq, lseq, ts, fgap, flags, cls)
 
@@ -53,7 +54,8 @@ def ipv6(payload_len):
 
 def report(entries, flags=0, zero=0):
     """entries: (path, rx, lost, delay_us, lseq_next); 20 bytes each, the
-    flags byte (reserved, must be 0) and the u16 zero after the path."""
+    flags byte (WIRE_RF_*: BACKUP 0x01, no other) and the u16 zero after
+    the path."""
     body = struct.pack(">B3x", len(entries))
     for p, rx, lost, delay, lnext in entries:
         body += struct.pack(">BBHIIII", p, flags, zero, rx, lost, delay,
@@ -100,8 +102,11 @@ def wire():
     put(t, "bad_flags_unknown", hdr(1, flags=0x08) + ipv4(8) + TAG)
     put(t, "bad_flags_first_with_fgap", hdr(1, fgap=1, flags=FLOW_FIRST) +
         ipv4(8) + TAG)
-    put(t, "bad_report_flags", hdr(2) + report([(1, 1, 1, 1, 1)], flags=1) +
+    put(t, "report_backup", hdr(2, pn=11, gseq=11) +
+        report([(1, 1, 1, 1, 1)], flags=1) + TAG)
+    put(t, "bad_report_flags", hdr(2) + report([(1, 1, 1, 1, 1)], flags=2) +
         TAG)
+    put(t, "bad_version_3", hdr(5, ver=3) + struct.pack(">Q", 1) + TAG)
     put(t, "bad_version_2", hdr(5, ver=2) + struct.pack(">Q", 1) + TAG)
     put(t, "bad_inner_len", hdr(1) + ipv4(8)[:-1] + TAG)
     put(t, "bad_hello_len", hdr(5, pn=hs) + struct.pack(">QQ", 1, 2) + TAG)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* Unit tests for the wire format, version 3 (common/wire.c).
+/* Unit tests for the wire format, version 4 (common/wire.c).
  *
  * Written from common/wire.h and the semantics notes, not from the
  * implementation, so that they are an independent check:
@@ -384,7 +384,7 @@ static void test_overhead(void **state)
 	/* 28 outer IPv4+UDP + 32 header + 16 tag; README.md ("Wire format
 	 * and overhead"), DESIGN.md and the TCP MSS clamp (1500 - 76 - 40 =
 	 * 1384) quote 76 bytes, so it must not change silently. */
-	assert_int_equal(WIRE_VERSION, 3);
+	assert_int_equal(WIRE_VERSION, 4);
 	assert_int_equal(WIRE_OVERHEAD, 76);
 	assert_int_equal(WIRE_HDR_LEN, HDR);
 	assert_int_equal(WIRE_TAG_LEN, TAG);
@@ -403,7 +403,7 @@ static void test_overhead(void **state)
 /* ---- hand-written vectors ---- */
 
 static const uint8_t vec_hdr[32] = {
-	0x31, 0x03, 0x12, 0x34,       /* v3 DATA, path 3, pgap */
+	0x41, 0x03, 0x12, 0x34,       /* v4 DATA, path 3, pgap */
 	0xde, 0xad, 0xbe, 0xef,       /* session */
 	0x01, 0x23, 0x45, 0x67,       /* pn, high half */
 	0x89, 0xab, 0xcd, 0xef,       /* pn, low half */
@@ -414,7 +414,7 @@ static const uint8_t vec_hdr[32] = {
 };
 
 static const uint8_t vec_probe[56] = {
-	0x33, 0x0f, 0x00, 0x00,       /* v3 PROBE, path 15, pgap 0 */
+	0x43, 0x0f, 0x00, 0x00,       /* v4 PROBE, path 15, pgap 0 */
 	0x80, 0x00, 0x00, 0x01,       /* session */
 	0xff, 0xff, 0xff, 0xff,       /* pn 2^64 - 1 */
 	0xff, 0xff, 0xff, 0xff,
@@ -442,7 +442,7 @@ static const uint8_t vec_report[4 + 40] = {
 };
 
 static const uint8_t vec_report_pkt[32 + 44 + 16] = {
-	0x32, 0x01, 0x00, 0x00,       /* v3 REPORT, path 1 */
+	0x42, 0x01, 0x00, 0x00,       /* v4 REPORT, path 1 */
 	0x00, 0x00, 0x00, 0x2a,       /* session 42 */
 	0x00, 0x00, 0x00, 0x00,       /* pn */
 	0x00, 0x00, 0x10, 0x01,
@@ -475,7 +475,7 @@ static const uint8_t vec_hello_ack_body[16] = {
 };
 
 static const uint8_t vec_hello[56] = {
-	0x35, 0x00, 0x00, 0x00,       /* v3 HELLO, path 0 */
+	0x45, 0x00, 0x00, 0x00,       /* v4 HELLO, path 0 */
 	0x00, 0x00, 0x00, 0x2a,       /* session 42 */
 	0x80, 0x00, 0x00, 0x00,       /* pn: random, top bit set */
 	0x12, 0x34, 0x56, 0x01,
@@ -490,7 +490,7 @@ static const uint8_t vec_hello[56] = {
 };
 
 static const uint8_t vec_hello_ack[64] = {
-	0x36, 0x0e, 0x00, 0x00,       /* v3 HELLO_ACK, path 14 */
+	0x46, 0x0e, 0x00, 0x00,       /* v4 HELLO_ACK, path 14 */
 	0x00, 0x00, 0x00, 0x2a,       /* session 42 */
 	0xfe, 0xdc, 0xba, 0x98,       /* pn */
 	0x76, 0x54, 0x32, 0x10,
@@ -507,7 +507,7 @@ static const uint8_t vec_hello_ack[64] = {
 
 /* the first packet of its flow: FLOW_FIRST, fgap 0 */
 static const uint8_t vec_data[32 + 20 + 16] = {
-	0x31, 0x03, 0x12, 0x34,       /* v3 DATA, path 3, pgap */
+	0x41, 0x03, 0x12, 0x34,       /* v4 DATA, path 3, pgap */
 	0xde, 0xad, 0xbe, 0xef,       /* session */
 	0x00, 0x00, 0x00, 0x00,       /* pn 0 */
 	0x00, 0x00, 0x00, 0x00,
@@ -526,7 +526,7 @@ static const uint8_t vec_data[32 + 20 + 16] = {
 
 /* a later packet of its flow, sent again: fgap set, RESENT, cls 255 */
 static const uint8_t vec_data_resent[32 + 40 + 16] = {
-	0x31, 0x00, 0x00, 0x00,       /* v3 DATA, path 0, pgap 0 */
+	0x41, 0x00, 0x00, 0x00,       /* v4 DATA, path 0, pgap 0 */
 	0x00, 0x00, 0x00, 0x01,       /* session */
 	0x00, 0x00, 0x00, 0x01,       /* pn 0x1000000ff */
 	0x00, 0x00, 0x00, 0xff,
@@ -553,7 +553,7 @@ static uint8_t *parse_vector(const uint8_t *vec, size_t len, struct wire_msg *m)
 	assert_int_equal(wire_parse_hdr(in, len, &split), WIRE_OK);
 	assert_int_equal(wire_parse_body(&split), WIRE_OK);
 	assert_true(same_msg(m, &split));
-	assert_int_equal(m->hdr.version, 3);
+	assert_int_equal(m->hdr.version, 4);
 	assert_ptr_equal(m->body, in + HDR);
 	assert_int_equal(m->body_len, len - MINLEN);
 	assert_ptr_equal(m->tag, in + len - TAG);
@@ -778,7 +778,7 @@ static void test_vectors_parse(void **state)
 				 WIRE_E_VERSION);
 	}
 	/* a v2 DATA packet as v2 wrote it: 28-byte header, inner IPv4 at
-	 * 28; the same bytes with version 3 read the inner packet's first 4
+	 * 28; the same bytes with version 4 (v3's layout) read the inner packet's first 4
 	 * bytes as fgap/flags/cls and leave a 16-byte inner packet */
 	{
 		uint8_t v2[28 + 20 + 16];
@@ -788,7 +788,7 @@ static void test_vectors_parse(void **state)
 		memcpy(v2 + 28, vec_data + 32, 20 + 16);
 		assert_int_equal(parse_exact(v2, sizeof(v2), &m),
 				 WIRE_E_VERSION);
-		v2[0] = 0x31; /* fgap 0x4500, flags 0x00, cls 0x14 */
+		v2[0] = 0x41; /* fgap 0x4500, flags 0x00, cls 0x14 */
 		assert_int_equal(parse_exact(v2, sizeof(v2), &m),
 				 WIRE_E_INNER_SHORT);
 	}
@@ -1062,10 +1062,10 @@ static const struct bad_row bad_rows[] = {
 	{ 5, "version 15", B_PROBE, 0, -1, -1, { P(0, 0xf3) }, WIRE_E_VERSION },
 	{ 6, "version 0 and type 0: version first", B_PROBE, 0, -1, -1, { P(0, 0x00) }, WIRE_E_VERSION },
 	{ 7, "version 1, path 200: version first", B_PROBE, 0, -1, -1, { P(0, 0x13), P(1, 200) }, WIRE_E_VERSION },
-	{ 8, "type 0", B_DATA4, 60, -1, -1, { P(0, 0x30) }, WIRE_E_TYPE },
-	{ 9, "type 7", B_DATA4, 60, -1, -1, { P(0, 0x37) }, WIRE_E_TYPE },
-	{ 10, "type 15", B_PROBE, 0, -1, -1, { P(0, 0x3f) }, WIRE_E_TYPE },
-	{ 11, "type 7, path 200: type first", B_PROBE, 0, -1, -1, { P(0, 0x37), P(1, 200) }, WIRE_E_TYPE },
+	{ 8, "type 0", B_DATA4, 60, -1, -1, { P(0, 0x40) }, WIRE_E_TYPE },
+	{ 9, "type 7", B_DATA4, 60, -1, -1, { P(0, 0x47) }, WIRE_E_TYPE },
+	{ 10, "type 15", B_PROBE, 0, -1, -1, { P(0, 0x4f) }, WIRE_E_TYPE },
+	{ 11, "type 7, path 200: type first", B_PROBE, 0, -1, -1, { P(0, 0x47), P(1, 200) }, WIRE_E_TYPE },
 	{ 12, "path 16", B_DATA4, 60, -1, -1, { P(1, 16) }, WIRE_E_PATH },
 	{ 13, "path 255", B_PROBE, 0, -1, -1, { P(1, 255) }, WIRE_E_PATH },
 	{ 14, "path 16 and inner version 5: path first", B_DATA4, 60, -1, -1, { P(1, 16), P(BODY, 0x55) }, WIRE_E_PATH },
@@ -1201,7 +1201,7 @@ static const struct bad_row bad_rows[] = {
 	{ 137, "DATA all three flags, fgap 0, cls 255 is valid", B_DATA6, 40, -1, -1, { P(O_FGAP, 0), P(O_FGAP + 1, 0), P(O_FLAGS, 0x07), P(O_CLS, 0xff) }, WIRE_OK },
 	{ 138, "DATA no flag, fgap 0 (unknown: global order), cls 0 is valid", B_DATA4, 20, -1, -1, { P(O_FGAP, 0), P(O_FGAP + 1, 0), P(O_CLS, 0) }, WIRE_OK },
 	{ 139, "DATA bad flags, version 2: version first", B_DATA4, 20, -1, -1, { P(0, 0x21), P(O_FLAGS, 0x80) }, WIRE_E_VERSION },
-	{ 140, "bad flags, type 7: type first", B_DATA4, 20, -1, -1, { P(0, 0x37), P(O_FLAGS, 0x80) }, WIRE_E_TYPE },
+	{ 140, "bad flags, type 7: type first", B_DATA4, 20, -1, -1, { P(0, 0x47), P(O_FLAGS, 0x80) }, WIRE_E_TYPE },
 	{ 141, "DATA bad flags, path 16: path first", B_DATA4, 20, -1, -1, { P(1, 16), P(O_FLAGS, 0x80) }, WIRE_E_PATH },
 	{ 142, "DATA bad flags and inner version 5: flags (header) first", B_DATA4, 60, -1, -1, { P(O_FLAGS, 0x08), P(BODY, 0x55) }, WIRE_E_FLAGS },
 	{ 143, "DATA FLOW_FIRST with fgap and a 19-byte inner: flags first", B_DATA4, 20, 19, -1, { P(O_FLAGS, 0x01) }, WIRE_E_FLAGS },
@@ -1217,7 +1217,7 @@ static const struct bad_row bad_rows[] = {
 	{ 153, "hello 9-byte body with fgap: seq first", B_HELLO, 0, 9, -1, { P(O_FGAP, 1) }, WIRE_E_CONTROL_SEQ },
 	{ 154, "probe with fgap, version 2: version first", B_PROBE, 0, -1, -1, { P(0, 0x23), P(O_FGAP, 1) }, WIRE_E_VERSION },
 	{ 155, "probe with fgap, flags and cls all ones", B_PROBE, 0, -1, -1, { P(O_FGAP, 0xff), P(O_FGAP + 1, 0xff), P(O_FLAGS, 0xff), P(O_CLS, 0xff) }, WIRE_E_CONTROL_SEQ },
-	{ 156, "report entry 0 with its reserved flags byte 1", B_REPORT, 2, -1, -1, { P(BODY + 4 + 1, 1) }, WIRE_E_REPORT_COUNT },
+	{ 156, "report entry 0 with the unknown flag 2", B_REPORT, 2, -1, -1, { P(BODY + 4 + 1, 2) }, WIRE_E_REPORT_COUNT },
 	{ 157, "report entry 1 of 2 with flags 0x80", B_REPORT, 2, -1, -1, { P(BODY + 4 + ENT + 1, 0x80) }, WIRE_E_REPORT_COUNT },
 	{ 158, "report last of 16 entries with flags 0xff", B_REPORT, 16, -1, -1, { P(BODY + 4 + 15 * ENT + 1, 0xff) }, WIRE_E_REPORT_COUNT },
 	{ 159, "report entry flags set, body one byte long: length first", B_REPORT, 2, 45, -1, { P(BODY + 4 + 1, 1) }, WIRE_E_BODY_LEN },
@@ -1285,7 +1285,7 @@ static uint8_t *build_row(const struct bad_row *row, size_t *len)
 	total = HDR + body_len + TAG;
 	pkt = malloc(total);
 	assert_non_null(pkt);
-	enc_hdr(pkt, 3, base_type[row->kind], 2, data ? 7 : 0, 0x01020304,
+	enc_hdr(pkt, WIRE_VERSION, base_type[row->kind], 2, data ? 7 : 0, 0x01020304,
 		hello ? 0x80000000deadbeefull : 0x1122334455667788ull,
 		0x11223344, data ? 0x55667788 : 0, 0x99aabbcc);
 	if (data) {
@@ -1411,12 +1411,12 @@ static void test_short_lengths(void **state)
 		 * complete v1 PROBE (20 + 8 + 16 = 44 bytes) cut short, a
 		 * complete v2 PROBE with no body (28 + 16 = 44 bytes) */
 		if (v == 0) {
-			enc_hdr(pkt, 3, WIRE_DATA, 0, 0, 0, 0, 0, 0, 0);
+			enc_hdr(pkt, WIRE_VERSION, WIRE_DATA, 0, 0, 0, 0, 0, 0, 0);
 			enc_flow(pkt, 0, WIRE_F_FLOW_FIRST, 1);
 			mk_ipv4(pkt + HDR, 20, 0);
 		} else if (v == 1) {
 			memset(pkt, 0, sizeof(pkt));
-			enc_hdr(pkt, 3, WIRE_PROBE, 0, 0, 0, UINT64_MAX, 0, 0, 0);
+			enc_hdr(pkt, WIRE_VERSION, WIRE_PROBE, 0, 0, 0, UINT64_MAX, 0, 0, 0);
 		} else if (v == 2) {
 			memset(pkt, 0xff, sizeof(pkt));
 		} else {
@@ -1454,23 +1454,24 @@ static void test_parse_hdr_no_body_read(void **state)
 		uint8_t flags, cls;
 		enum wire_drop want;
 	} hdrs[] = {
-		{ 0x31, 0, 0, 0, 0, 0, WIRE_OK }, { 0x32, 1, 0, 0, 0, 0, WIRE_OK },
-		{ 0x33, 2, 0, 0, 0, 0, WIRE_OK }, { 0x34, 3, 0, 0, 0, 0, WIRE_OK },
-		{ 0x35, 4, 0, 0, 0, 0, WIRE_OK }, { 0x36, 15, 0, 0, 0, 0, WIRE_OK },
+		{ 0x41, 0, 0, 0, 0, 0, WIRE_OK }, { 0x42, 1, 0, 0, 0, 0, WIRE_OK },
+		{ 0x43, 2, 0, 0, 0, 0, WIRE_OK }, { 0x44, 3, 0, 0, 0, 0, WIRE_OK },
+		{ 0x45, 4, 0, 0, 0, 0, WIRE_OK }, { 0x46, 15, 0, 0, 0, 0, WIRE_OK },
 		{ 0x11, 0, 0, 0, 0, 0, WIRE_E_VERSION },
 		{ 0x21, 0, 0, 0, 0, 0, WIRE_E_VERSION },
-		{ 0x37, 0, 0, 0, 0, 0, WIRE_E_TYPE },
-		{ 0x30, 0, 0, 0, 0, 0, WIRE_E_TYPE },
-		{ 0x31, 16, 0, 0, 0, 0, WIRE_E_PATH },
-		{ 0x35, 0, 1, 0, 0, 0, WIRE_E_CONTROL_SEQ },
-		{ 0x32, 0, 0, 1, 0, 0, WIRE_E_CONTROL_SEQ },
-		{ 0x33, 0, 0, 0, WIRE_F_DUP, 0, WIRE_E_CONTROL_SEQ },
-		{ 0x36, 0, 0, 0, 0, 9, WIRE_E_CONTROL_SEQ },
-		{ 0x31, 0, 0, 0, 0x10, 0, WIRE_E_FLAGS },
-		{ 0x31, 0, 0, 3, WIRE_F_FLOW_FIRST, 0, WIRE_E_FLAGS },
+		{ 0x31, 0, 0, 0, 0, 0, WIRE_E_VERSION },
+		{ 0x47, 0, 0, 0, 0, 0, WIRE_E_TYPE },
+		{ 0x40, 0, 0, 0, 0, 0, WIRE_E_TYPE },
+		{ 0x41, 16, 0, 0, 0, 0, WIRE_E_PATH },
+		{ 0x45, 0, 1, 0, 0, 0, WIRE_E_CONTROL_SEQ },
+		{ 0x42, 0, 0, 1, 0, 0, WIRE_E_CONTROL_SEQ },
+		{ 0x43, 0, 0, 0, WIRE_F_DUP, 0, WIRE_E_CONTROL_SEQ },
+		{ 0x46, 0, 0, 0, 0, 9, WIRE_E_CONTROL_SEQ },
+		{ 0x41, 0, 0, 0, 0x10, 0, WIRE_E_FLAGS },
+		{ 0x41, 0, 0, 3, WIRE_F_FLOW_FIRST, 0, WIRE_E_FLAGS },
 		/* DATA: lseq and the flow fields are its own */
-		{ 0x31, 0, 1, 0, 0, 0, WIRE_OK },
-		{ 0x31, 0, 1, 65535, WIRE_F_RESENT | WIRE_F_DUP, 255, WIRE_OK },
+		{ 0x41, 0, 1, 0, 0, 0, WIRE_OK },
+		{ 0x41, 0, 1, 65535, WIRE_F_RESENT | WIRE_F_DUP, 255, WIRE_OK },
 	};
 	unsigned i, j;
 
@@ -1548,7 +1549,7 @@ static void test_hdr_then_body(void **state)
 		{ WIRE_REPORT, 44, 0xc8, WIRE_E_REPORT_COUNT },
 		{ WIRE_REPORT, 44, 0x02, WIRE_E_REPORT_COUNT }, /* paths 2, 2 */
 		{ WIRE_REPORT, 43, 0x02, WIRE_E_BODY_LEN },
-		{ WIRE_REPORT, 24, 0x01, WIRE_E_REPORT_COUNT }, /* flags 1 */
+		{ WIRE_REPORT, 24, 0x01, WIRE_OK }, /* path 1, flags BACKUP */
 		{ WIRE_REPORT, 4, 0x00, WIRE_OK },
 		{ WIRE_PROBE, 9, 0x00, WIRE_E_BODY_LEN },
 		{ WIRE_PROBE_ACK, 8, 0x77, WIRE_OK },
@@ -1807,7 +1808,7 @@ static enum wire_drop ref_hdr(const uint8_t *p, size_t len, struct ref_msg *r)
 	r->h.fgap = get16(p + 28);
 	r->h.flags = p[30];
 	r->h.cls = p[31];
-	if (r->h.version != 3) {
+	if (r->h.version != WIRE_VERSION) {
 		return WIRE_E_VERSION;
 	}
 	if (r->h.type == 0 || r->h.type > 6) {
@@ -1887,8 +1888,8 @@ static enum wire_drop ref_body(const uint8_t *p, size_t len, struct ref_msg *r)
 					return WIRE_E_REPORT_COUNT;
 				}
 			}
-			/* the entry's flags byte is reserved */
-			if (e[1] != 0) {
+			/* the entry's flags: known ones only */
+			if (e[1] & ~WIRE_RF_ALL) {
 				r->eflags = true;
 				return WIRE_E_REPORT_COUNT;
 			}
@@ -1897,6 +1898,7 @@ static enum wire_drop ref_body(const uint8_t *p, size_t len, struct ref_msg *r)
 			r->rep.p[i].lost_pkts = get32(e + 8);
 			r->rep.p[i].delay_us = get32(e + 12);
 			r->rep.p[i].lseq_next = get32(e + 16);
+			r->rep.p[i].flags = e[1];
 		}
 		return WIRE_OK;
 	case WIRE_PROBE:
@@ -1964,8 +1966,8 @@ static size_t gen_packet(uint8_t *p)
 	}
 	bl = len - 48;
 	if (below(16)) {
-		/* mostly v3, sometimes v1 or v2 (the old formats), else any */
-		unsigned ver = below(16) ? 3 : below(3) ? 1 + below(2) : below(16);
+		/* mostly v4, sometimes v1, v2 or v3 (the old formats), else any */
+		unsigned ver = below(16) ? 4 : below(3) ? 1 + below(3) : below(16);
 
 		p[0] = (uint8_t)(ver << 4 | (below(16) ? type : below(16)));
 	}
@@ -2096,6 +2098,34 @@ static void check_reencode(const uint8_t *in, size_t len,
 				 m->hdr.type, out[i], in[i]);
 		}
 	}
+}
+
+/* A REPORT entry's flag (version 4): WIRE_RF_BACKUP written and read
+ * back, an unknown one refused both ways. */
+static void test_report_flags(void **state)
+{
+	struct wire_report r = { .n = 2 }, got;
+	uint8_t body[WIRE_REPORT_MAX];
+	struct wire_msg m;
+
+	(void)state;
+	r.p[0] = (struct wire_report_path){ .path = 0, .lseq_next = 7 };
+	r.p[1] = (struct wire_report_path){ .path = 1, .rx_pkts = 3,
+					    .flags = WIRE_RF_BACKUP };
+	assert_int_equal(wire_put_report(body, sizeof(body), &r), 44);
+	assert_int_equal(body[4 + 1], 0);
+	assert_int_equal(body[4 + 20 + 1], WIRE_RF_BACKUP);
+	m = (struct wire_msg){ .hdr = { .type = WIRE_REPORT },
+			       .body = body, .body_len = 44 };
+	assert_int_equal(wire_parse_body(&m), WIRE_OK);
+	got = m.u.report;
+	assert_int_equal(got.p[0].flags, 0);
+	assert_int_equal(got.p[1].flags, WIRE_RF_BACKUP);
+	assert_int_equal(got.p[1].rx_pkts, 3);
+	body[4 + 20 + 1] = WIRE_RF_BACKUP | 0x02;
+	assert_int_equal(wire_parse_body(&m), WIRE_E_REPORT_COUNT);
+	r.p[1].flags = 0x02;
+	assert_int_equal(wire_put_report(body, sizeof(body), &r), -EINVAL);
 }
 
 static void test_random(void **state)
@@ -2285,7 +2315,7 @@ static void test_build_errors(void **state)
 			       .pn = UINT64_MAX };
 	memset(out, 0xaa, 128);
 	assert_int_equal(wire_build(out, 128, &h, inner, 20), 68);
-	assert_int_equal(out[0], 0x31);
+	assert_int_equal(out[0], 0x41);
 	for (i = 8; i < 16; i++) {
 		assert_int_equal(out[i], 0xff);
 	}
@@ -2410,6 +2440,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_overhead),
+		cmocka_unit_test(test_report_flags),
 		cmocka_unit_test(test_vectors_build),
 		cmocka_unit_test(test_vectors_parse),
 		cmocka_unit_test(test_round_trip_hdr_extremes),
