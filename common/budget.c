@@ -395,7 +395,10 @@ int budget_state_save(const char *file, unsigned n, const char *const names[],
 	}
 	if (rename(tmp, file) < 0) {
 		ret = -errno;
-		goto unlink_tmp;
+		say(err, errlen, "cannot rename %s to %s: %s", tmp, file,
+		    strerror(-ret));
+		unlink(tmp);
+		return ret;
 	}
 	ret = sync_dir(file);
 	if (ret) {

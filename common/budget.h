@@ -72,7 +72,9 @@ int budget_init(struct budget *b, const struct budget_params *p, uint64_t used,
  * at saved_start.  Kept when now is before the end of saved_start's period
  * (in it, or before it: the clock went back); reset to 0 in the period of
  * now when now is at or past that end, and then b->resets is 1, so that
- * the caller can say so.  0 or -EINVAL. */
+ * the caller can say so.  saved_start's period is that of the params given
+ * (a reset day changed in the config takes effect from there).  0 or
+ * -EINVAL. */
 int budget_resume(struct budget *b, const struct budget_params *p,
 		  uint64_t used, time_t saved_start, time_t now);
 

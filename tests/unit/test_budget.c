@@ -557,6 +557,20 @@ static void test_resume(void **state)
 	assert_int_equal(budget_resume(&b, &month1, 850, saved, now), 0);
 	assert_int_equal(b.used, 850);
 
+	/* the reset day changed from 1 to 15 since the save: saved_start's
+	 * period is 15 February .. 15 March now */
+	struct budget_params mid = month1;
+	mid.reset_day = 15;
+	now = at(2027, 3, 10, 0, 0);
+	assert_int_equal(budget_resume(&b, &mid, 850, saved, now), 0);
+	assert_int_equal(b.used, 850);
+	assert_int_equal((long long)b.start, (long long)at(2027, 2, 15, 0, 0));
+	assert_int_equal((long long)b.end, (long long)at(2027, 3, 15, 0, 0));
+	now = at(2027, 3, 15, 0, 0);
+	assert_int_equal(budget_resume(&b, &mid, 850, saved, now), 0);
+	assert_int_equal(b.used, 0);
+	assert_int_equal((long long)b.start, (long long)now);
+
 	struct budget_params bad = month1;
 	bad.reset_day = 0;
 	assert_int_equal(budget_resume(&b, &bad, 1, saved, now), -EINVAL);
