@@ -172,20 +172,16 @@ int budget_resume(struct budget *b, const struct budget_params *p,
 	if (ret) {
 		return ret;
 	}
-	if (now >= end) {
-		ret = budget_init(b, p, 0, now);
-		if (ret == 0) {
-			b->resets = 1;
-		}
-		return ret;
+	if (now < end) {
+		/* now in saved_start's period, or before it: the clock went
+		 * back */
+		return budget_init(b, p, used, saved_start);
 	}
-	/* now in saved_start's period, or before it: the clock went back */
-	memset(b, 0, sizeof(*b));
-	b->p = *p;
-	b->used = used;
-	b->start = start;
-	b->end = end;
-	return 0;
+	ret = budget_init(b, p, 0, now);
+	if (ret == 0) {
+		b->resets = 1;
+	}
+	return ret;
 }
 
 void budget_add(struct budget *b, uint64_t bytes)

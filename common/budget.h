@@ -10,8 +10,9 @@
  * Periods are in LOCAL time (the carrier bills by the calendar where the
  * router is; TZ is respected) and begin at 00:00 on the reset day, found
  * with mktime(tm_isdst = -1) so that a DST change never moves a boundary
- * off midnight.  In a zone where a DST change skips midnight itself, the
- * boundary is the first local time of that day that exists.
+ * off midnight.  In a zone where a DST change skips midnight itself
+ * (America/Santiago), the boundary is the first local time of that day
+ * that exists (01:00; glibc's mktime, tested).
  *
  * The invariant: b->start <= now < b->end for the last now checked, except
  * after the clock went back, where the period is kept (a router without a

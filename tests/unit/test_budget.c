@@ -7,7 +7,8 @@
  *   reset day 31 in a 30-day month and in February, weeks from Monday and
  *   from Sunday, days; and Berlin's DST changes inside a month and a week
  *   as absolute times (computed with GNU date), so that a boundary moved
- *   off midnight by an hour cannot pass;
+ *   off midnight by an hour cannot pass; and a zone whose DST change skips
+ *   midnight (America/Santiago);
  * - a randomized comparison with a naive reference (walk day by day over
  *   civil day numbers to the previous and next reset day) for some
  *   thousands of times in 2026-2030 per zone;
@@ -232,6 +233,32 @@ static void test_dst(void **state)
 	assert_int_equal(budget_period_bounds(&p, 1803855600 + 1800, &s, &e),
 			 0);
 	assert_int_equal((long long)e, 1803859200); /* 1 March 00:00 UTC */
+}
+
+/* A zone where DST skips midnight itself (Santiago, Sunday 6 September
+ * 2026: 00:00 -04 is 01:00 -03): the day's boundary is its first local
+ * time, 01:00 (1788667200), on both sides of it. */
+static void test_midnight_skipped(void **state)
+{
+	struct budget_params p = {.period = BUDGET_DAY};
+	time_t s, e;
+
+	(void)state;
+	if (access("/usr/share/zoneinfo/America/Santiago", R_OK) != 0) {
+		skip();
+	}
+	set_tz("America/Santiago");
+	assert_int_equal(budget_period_bounds(&p, 1788667200 + 3600, &s, &e),
+			 0);
+	assert_int_equal((long long)s, 1788667200);
+	assert_int_equal(budget_period_bounds(&p, 1788667200 - 1, &s, &e), 0);
+	assert_int_equal((long long)e, 1788667200);
+	p.period = BUDGET_WEEK;
+	p.reset_day = 7;
+	assert_int_equal(budget_period_bounds(&p, 1788667200 + 3600, &s, &e),
+			 0);
+	assert_int_equal((long long)s, 1788667200);
+	assert_int_equal((long long)e - s, 7 * 86400 - 3600);
 }
 
 static void test_bad_params(void **state)
@@ -896,6 +923,7 @@ int main(void)
 		cmocka_unit_test(test_vectors_utc),
 		cmocka_unit_test(test_vectors_berlin),
 		cmocka_unit_test(test_dst),
+		cmocka_unit_test(test_midnight_skipped),
 		cmocka_unit_test(test_bad_params),
 		cmocka_unit_test(test_random_utc),
 		cmocka_unit_test(test_random_berlin),
