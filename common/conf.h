@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "common/auth.h"
+#include "common/budget.h"
 #include "common/params.h"
 #include "common/wire.h"
 
@@ -81,6 +82,13 @@ struct conf_path {
 	uint16_t peer_port;	  /* 0: the top-level port */
 	uint32_t mtu; /* of the path's interface; 0: read it at start */
 	uint32_t rate_kbps; /* the line's rate, to pace it (0: unknown) */
+	/* the CPE's data budget of the path (common/budget.h): MB (10^6
+	 * bytes) a period, 0: none; the period, its reset day, and what was
+	 * used at start when no state file says */
+	uint32_t budget_mb;
+	enum budget_period budget_period;
+	uint32_t budget_reset_day;
+	uint32_t budget_used_mb;
 };
 
 struct conf {
@@ -116,6 +124,10 @@ struct conf {
 	/* operations (l3bondctl) */
 	char control_socket[CONF_PATH_MAX];  /* "": no control socket */
 	char control_group[CONF_GROUP_MAX];  /* may use the socket too */
+	/* the paths' data budgets, kept across restarts (common/budget.h);
+	 * "": not kept */
+	char budget_state_file[CONF_PATH_MAX];
+	uint32_t budget_save_min; /* written at most this often, minutes */
 };
 
 /* How a key takes effect in a running l3bondd. */

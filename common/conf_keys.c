@@ -195,6 +195,123 @@ static int parse_class(struct loader *l, const config_setting_t *s, void *obj,
 	return ret;
 }
 
+/* A file's absolute path, or "" for none, into dst of size n. */
+static int get_file(struct loader *l, const config_setting_t *s, char *dst,
+		    size_t n)
+{
+	const char *v;
+
+	if (config_setting_type(s) != CONFIG_TYPE_STRING) {
+		return conf_bad(l, s, "expected a string");
+	}
+	v = config_setting_get_string(s);
+	if (*v && *v != '/') {
+		return conf_bad(l, s,
+				"expected an absolute path, or \"\" for none");
+	}
+	if (strlen(v) >= n) {
+		return conf_bad(l, s, "longer than %zu characters", n - 1);
+	}
+	strcpy(dst, v);
+	return 0;
+}
+
+/* The data budget's keys are the CPE's: the SIM is the subscriber's, and
+ * the CPE tells the concentrator when a path's budget is spent. */
+static int cpe_only(struct loader *l, const config_setting_t *s)
+{
+	if (l->c.role != ROLE_CPE) {
+		return conf_bad(l, s,
+				"only allowed with role \"cpe\": the CPE "
+				"counts a path's budget and tells the "
+				"concentrator");
+	}
+	return 0;
+}
+
+static int parse_budget_int(struct loader *l, const config_setting_t *s,
+			    void *obj, const struct key *k)
+{
+	int ret = cpe_only(l, s);
+
+	return ret ? ret : conf_parse_int(l, s, obj, k);
+}
+
+/* A path's keys: first their defaults (the table's, read by their own
+ * parsers, as conf_defaults does for the top level), then the group's;
+ * a key of the CPE's given on a concentrator is refused. */
+static int walk_path(struct loader *l, const config_setting_t *e,
+		     const char *prefix, struct conf_path *p)
+{
+	char text[160];
+	const struct key *k;
+	int ret;
+
+	for (k = conf_path_keys; k < conf_path_keys + conf_npath_keys; k++) {
+		if (!k->i.def || k->i.alias_of) {
+			continue;
+		}
+		conf_at(l, prefix, k->i.name);
+		snprintf(text, sizeof(text), "%s = %s;", k->i.name, k->i.def);
+		ret = conf_parse_text(l, k, k->i.name, text, k->i.def, p);
+		if (ret) {
+			return ret;
+		}
+	}
+	ret = conf_walk(l, e, prefix, conf_path_keys, conf_npath_keys, p);
+	for (k = conf_path_keys; !ret && k < conf_path_keys + conf_npath_keys;
+	     k++) {
+		const config_setting_t *s;
+
+		s = config_setting_get_member(e, k->i.name);
+		if (s && (k->i.flags & CONF_KEY_CPE)) {
+			conf_at(l, prefix, k->i.name);
+			ret = cpe_only(l, s);
+		}
+	}
+	if (!ret && p->budget_period == BUDGET_WEEK &&
+	    p->budget_reset_day > 7) {
+		conf_at(l, prefix, "budget_reset_day");
+		ret = conf_bad(l, config_setting_get_member(e, "budget_reset_day"),
+			       "out of range 1..7 with budget_period "
+			       "\"week\" (1: Monday)");
+	}
+	return ret;
+}
+
+static int parse_budget_period(struct loader *l, const config_setting_t *s,
+			       void *obj, const struct key *k)
+{
+	const char *names[BUDGET_NPERIOD];
+	struct conf_path *p = obj;
+	unsigned i, v;
+	int ret;
+
+	(void)k;
+	for (i = 0; i < BUDGET_NPERIOD; i++) {
+		names[i] = budget_period_name((enum budget_period)i);
+	}
+	ret = conf_get_choice(l, s, names, BUDGET_NPERIOD, &v);
+	if (!ret) {
+		p->budget_period = (enum budget_period)v;
+	}
+	return ret;
+}
+
+static int parse_budget_state_file(struct loader *l,
+				   const config_setting_t *s, void *obj,
+				   const struct key *k)
+{
+	struct conf *c = obj;
+	int ret;
+
+	(void)k;
+	ret = cpe_only(l, s);
+	return ret ? ret
+		   : get_file(l, s, c->budget_state_file,
+			      sizeof(c->budget_state_file));
+}
+
 /* An interface name that can exist (the kernel's dev_valid_name()) and
  * that the rules can carry as it is: iptables reads a trailing '+' as a
  * wildcard, and a quote or backslash would break the nft text. */
@@ -384,23 +501,9 @@ static int parse_control_socket(struct loader *l, const config_setting_t *s,
 				void *obj, const struct key *k)
 {
 	struct conf *c = obj;
-	const char *v;
 
 	(void)k;
-	if (config_setting_type(s) != CONFIG_TYPE_STRING) {
-		return conf_bad(l, s, "expected a string");
-	}
-	v = config_setting_get_string(s);
-	if (*v && *v != '/') {
-		return conf_bad(l, s,
-				"expected an absolute path, or \"\" for none");
-	}
-	if (strlen(v) >= sizeof(c->control_socket)) {
-		return conf_bad(l, s, "longer than %zu characters",
-				sizeof(c->control_socket) - 1);
-	}
-	strcpy(c->control_socket, v);
-	return 0;
+	return get_file(l, s, c->control_socket, sizeof(c->control_socket));
 }
 
 /* A group name as useradd accepts it. */
@@ -471,8 +574,7 @@ static int parse_paths(struct loader *l, const config_setting_t *s, void *obj,
 		}
 		strcat(prefix, ".");
 		l->cur = i;
-		ret = conf_walk(l, e, prefix, conf_path_keys, conf_npath_keys,
-				&c->path[i]);
+		ret = walk_path(l, e, prefix, &c->path[i]);
 		if (ret) {
 			return ret;
 		}
@@ -543,7 +645,9 @@ const struct key conf_path_keys[] = {
 	     "the path's name: 1..15 of a-z 0-9 _ -, unique"),
 	 .parse = parse_name, STR_AT(struct conf_path, name)},
 	{KEY("class", CONF_PATH, CONF_RESTART, CONF_KEY_REQUIRED, NO_RANGE,
-	     NULL, "\"fixed\" (constant weight) or \"mobile\" (adaptive)"),
+	     NULL,
+	     "\"fixed\" (constant weight), \"mobile\" (adaptive) or "
+	     "\"backup\" (only while no other is up)"),
 	 .parse = parse_class, AT(struct conf_path, cls)},
 	{KEY("interface", CONF_PATH, CONF_RESTART, CONF_KEY_REQUIRED, NO_RANGE,
 	     NULL, "the WAN device the path's packets leave by"),
@@ -565,6 +669,24 @@ const struct key conf_path_keys[] = {
 	     "a fixed path's rate in Mbit/s of IP packets, to pace it just "
 	     "below (0: unknown, not paced)"),
 	 INT_KEY(struct conf_path, rate_kbps, 1000)},
+	{KEY("budget_mb", CONF_PATH, CONF_RELOAD, CONF_KEY_CPE, 0, 100000000,
+	     "0",
+	     "the path's data budget a period, MB (10^6 bytes) on the wire "
+	     "both ways; spent, the path is a backup (0: none)"),
+	 INT_KEY(struct conf_path, budget_mb, 1)},
+	{KEY("budget_period", CONF_PATH, CONF_RELOAD, CONF_KEY_CPE, NO_RANGE,
+	     "\"month\"", "\"month\", \"week\" or \"day\""),
+	 .parse = parse_budget_period,
+	 AT(struct conf_path, budget_period)},
+	{KEY("budget_reset_day", CONF_PATH, CONF_RELOAD, CONF_KEY_CPE, 1, 31,
+	     "1",
+	     "the day a period starts, at 00:00 local time: of the month "
+	     "(its last day if shorter) or of the week (1..7, Monday 1)"),
+	 INT_KEY(struct conf_path, budget_reset_day, 1)},
+	{KEY("budget_used_mb", CONF_PATH, CONF_RESTART, CONF_KEY_CPE, 0,
+	     100000000, "0",
+	     "MB used this period at start when budget_state_file has none"),
+	 INT_KEY(struct conf_path, budget_used_mb, 1)},
 };
 const size_t conf_npath_keys = ARRAY_SIZE(conf_path_keys);
 
@@ -679,6 +801,17 @@ const struct key conf_top_keys[] = {
 	{KEY("control_group", CONF_TOP, CONF_OPENED, 0, NO_RANGE, "\"l3bond\"",
 	     "group that may use the control socket besides root"),
 	 .parse = parse_control_group, STR_AT(struct conf, control_group)},
+	{KEY("budget_state_file", CONF_TOP, CONF_OPENED, CONF_KEY_CPE,
+	     NO_RANGE, "\"/var/lib/l3bond/budget.state\"",
+	     "where the paths' budgets are kept across restarts: an absolute "
+	     "path, \"\" for none"),
+	 .parse = parse_budget_state_file,
+	 STR_AT(struct conf, budget_state_file)},
+	{KEY("budget_save_min", CONF_TOP, CONF_RUNTIME, CONF_KEY_CPE, 1, 1440,
+	     "15",
+	     "minutes between two writes of budget_state_file (flash wears); "
+	     "also written at exit"),
+	 .parse = parse_budget_int, INT_KEY(struct conf, budget_save_min, 1)},
 	/* refused: the exporter's now (l3bond-exporter(8)) */
 	{KEY("metrics_port", CONF_TOP, CONF_RESTART,
 	     CONF_KEY_DEPRECATED | CONF_KEY_NO_UCI, NO_RANGE, NULL,

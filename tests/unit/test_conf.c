@@ -645,6 +645,30 @@ static const struct bad_case bad_cases[] = {
 	      "{ name = \"lte2\"; class = \"backup\"; interface = "
 	      "\"wan-lte2\"; " PEER "}\n);\n",
 	 ":3: paths: bad value '(2 entries)': no path of class \"fixed\""},
+	/* the data budget's keys */
+	{PATH2(LTE_KEYS PEER "budget_mb = -1;"),
+	 ":5: paths[1].budget_mb: bad value '-1': out of range 0..100000000"},
+	{PATH2(LTE_KEYS PEER "budget_period = \"year\";"),
+	 ":5: paths[1].budget_period: bad value 'year': expected \"month\", "
+	 "\"week\" or \"day\""},
+	{PATH2(LTE_KEYS PEER "budget_reset_day = 32;"),
+	 ":5: paths[1].budget_reset_day: bad value '32': out of range 1..31"},
+	{PATH2(LTE_KEYS PEER "budget_period = \"week\"; budget_reset_day = 8;"),
+	 ":5: paths[1].budget_reset_day: bad value '8': out of range 1..7 with "
+	 "budget_period \"week\" (1: Monday)"},
+	{CONC2(LTE_KEYS "budget_mb = 100;"),
+	 ":5: paths[1].budget_mb: bad value '100': only allowed with role "
+	 "\"cpe\""},
+	{CTOP("budget_state_file = \"/tmp/b\";"),
+	 ":3: budget_state_file: bad value '/tmp/b': only allowed with role "
+	 "\"cpe\""},
+	{CTOP("budget_save_min = 5;"),
+	 ":3: budget_save_min: bad value '5': only allowed with role \"cpe\""},
+	{TOP("budget_state_file = \"budget.state\";"),
+	 ":3: budget_state_file: bad value 'budget.state': expected an absolute "
+	 "path, or \"\" for none"},
+	{TOP("budget_save_min = 0;"),
+	 ":3: budget_save_min: bad value '0': out of range 1..1440"},
 };
 
 static void test_bad_files(void **state)
@@ -1005,6 +1029,23 @@ static void test_edges(void **state)
 	}
 	assert_int_equal(ret, 0);
 	assert_int_equal(c.path[1].cls, PATH_BACKUP);
+	/* no budget by default: the month from the 1st; a week's budget */
+	assert_int_equal(c.path[1].budget_mb, 0);
+	assert_int_equal(c.path[1].budget_period, BUDGET_MONTH);
+	assert_int_equal(c.path[1].budget_reset_day, 1);
+	ret = load_text(PATH2(LTE_KEYS PEER "budget_mb = 15000; "
+			      "budget_period = \"week\"; "
+			      "budget_reset_day = 7; budget_used_mb = 12;"),
+			&c, err, sizeof(err), path, sizeof(path));
+	assert_int_equal(ret, 0);
+	assert_int_equal(c.path[1].budget_mb, 15000);
+	assert_int_equal(c.path[1].budget_period, BUDGET_WEEK);
+	assert_int_equal(c.path[1].budget_reset_day, 7);
+	assert_int_equal(c.path[1].budget_used_mb, 12);
+	assert_int_equal(c.path[0].budget_reset_day, 1);
+	assert_string_equal(c.budget_state_file,
+			    "/var/lib/l3bond/budget.state");
+	assert_int_equal(c.budget_save_min, 15);
 }
 
 /* The daemon's keys at the edges of their ranges. */
