@@ -54,6 +54,8 @@ int gw_send_ctrl(struct gw_sess *s, struct gw_link *l, uint8_t type,
 		return -errno;
 	}
 	l->st.ctrl_tx++;
+	gw_volume_count(&s->gw->vol, l->idx,
+			gw_path_ip_len(&s->gw->path[l->idx], (size_t)n));
 	return 0;
 }
 

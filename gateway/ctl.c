@@ -3,7 +3,8 @@
  *
  * One request per connection, one line of at most CTL_LINE_MAX bytes:
  *
- *	status | set KEY VALUE | reload | help
+ *	status | set KEY VALUE | reload | budget PATH reset | budget PATH set MB
+ *	| help
  *
  * The reply is "ok" or "error: <why>" on its first line, then the body;
  * then the daemon closes.  The body of "status" is data, not a
@@ -110,6 +111,9 @@ static void do_help(FILE *out)
 	}
 	fprintf(out, "  reload         read the configuration file again (as "
 		     "SIGHUP)\n"
+		     "  budget PATH reset | budget PATH set MB\n"
+		     "                 what PATH used of its data budget this "
+		     "period (CPE)\n"
 		     "  help           this text\n"
 		     "reply: \"ok\" or \"error: <why>\" on the first line, "
 		     "then the body\n");
@@ -163,6 +167,31 @@ static void do_reload(struct gw *gw, FILE *out)
 	fprintf(out, "ok\nreloaded %s\n", gw->conf_file);
 }
 
+/* budget PATH reset | budget PATH set MB: what the path used this period,
+ * the operator's figure (the carrier's). */
+static void do_budget(struct gw *gw, FILE *out, char **argv, int argc)
+{
+	char err[128], *end;
+	unsigned long long mb = 0;
+
+	if (argc == 4) {
+		errno = 0;
+		mb = strtoull(argv[3], &end, 10);
+		if (errno || end == argv[3] || *end || argv[3][0] == '-' ||
+		    mb > UINT64_MAX / GW_VOLUME_MB) {
+			fprintf(out, "error: budget: '%.32s' is no number of MB\n",
+				argv[3]);
+			return;
+		}
+	}
+	if (gw_volume_set(gw, argv[1], mb * GW_VOLUME_MB, err, sizeof(err))) {
+		fprintf(out, "error: budget: %s\n", err);
+		return;
+	}
+	gw_info(gw, "l3bondctl: budget %s: %llu MB used", argv[1], mb);
+	fprintf(out, "ok\npath %s: %llu MB used this period\n", argv[1], mb);
+}
+
 /* Bytes of a request that may be echoed back: printable ASCII. */
 static void sanitize(char *s)
 {
@@ -194,10 +223,16 @@ static bool handle(struct gw *gw, char *line, FILE *out)
 		do_set(gw, out, argv[1], argv[2]);
 	} else if (!strcmp(argv[0], "reload") && argc == 1) {
 		do_reload(gw, out);
+	} else if (!strcmp(argv[0], "budget") &&
+		   ((argc == 3 && !strcmp(argv[2], "reset")) ||
+		    (argc == 4 && !strcmp(argv[2], "set")))) {
+		sanitize(argv[1]);
+		do_budget(gw, out, argv, argc);
 	} else if (!strcmp(argv[0], "help") && argc == 1) {
 		do_help(out);
 	} else if (!strcmp(argv[0], "status") || !strcmp(argv[0], "set") ||
-		   !strcmp(argv[0], "reload") || !strcmp(argv[0], "help")) {
+		   !strcmp(argv[0], "reload") || !strcmp(argv[0], "help") ||
+		   !strcmp(argv[0], "budget")) {
 		fprintf(out, "error: %s: wrong arguments (try help)\n",
 			argv[0]);
 	} else {

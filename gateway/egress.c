@@ -272,6 +272,8 @@ static void on_packet(void *ctx, const struct nfqueue_pkt *pk)
 		e->st.path++;
 		goto drop;
 	}
+	/* the carrier bills what arrives, authentic or not */
+	gw_volume_count(&gw->vol, m.hdr.path, pk->len);
 	/* The payload lies in our own netlink receive buffer: the tag check
 	 * may decrypt it in place. */
 	ad = gw_sec_open(s, (uint8_t *)(uintptr_t)pl, &m, &why, &newest);
@@ -464,11 +466,11 @@ static bool report_on(const struct gw_sess *s, unsigned i)
 {
 	unsigned j;
 
-	if (s->gw->conf.path[i].cls != PATH_BACKUP) {
+	if (s->sched.path[i].cls != PATH_BACKUP) {
 		return true;
 	}
 	for (j = 0; j < s->gw->npaths; j++) {
-		if (s->gw->conf.path[j].cls != PATH_BACKUP &&
+		if (s->sched.path[j].cls != PATH_BACKUP &&
 		    ing_detect_usable(&s->link[j].det)) {
 			return false;
 		}
@@ -505,6 +507,13 @@ static void send_report(struct gw_sess *s, uint64_t now_us)
 	s->est.report_rx = rx;
 	s->est.reports++;
 	seq = egr_loss_report(&s->egr.loss, &r);
+	/* a path whose data budget is spent: the peer uses it as a backup
+	 * towards us (gateway/volume.h) */
+	for (i = 0; i < r.n; i++) {
+		if (gw_volume_spent(&s->gw->vol, r.p[i].path)) {
+			r.p[i].flags |= WIRE_RF_BACKUP;
+		}
+	}
 	len = wire_put_report(body, sizeof(body), &r);
 	if (len < 0) {
 		return;

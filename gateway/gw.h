@@ -23,6 +23,7 @@
  *	status.c     that list as key=value lines (--status-file)
  *	ctl.c        the control socket of l3bondctl: that list as data
  *	reload.c     the configuration applied while running
+ *	volume.c     the CPE's data budgets: bytes counted, state kept
  *	notify.c     readiness notification to systemd (sd_notify protocol)
  *	main.c       options, start, signals, timers, shutdown; sets the hooks
  *	facts.c      the control socket's status data format (facts.h)
@@ -49,6 +50,7 @@
 #include "gateway/log.h"
 #include "gateway/path.h"
 #include "gateway/rules.h"
+#include "gateway/volume.h"
 
 #define container_of(ptr, type, member)                                        \
 	((type *)((char *)(ptr)-offsetof(type, member)))
@@ -99,6 +101,7 @@ struct gw {
 	ev_timer keepalive_timer; /* probe_interval_ms: PROBE, the CPE's
 				   * HELLO, liveness */
 	ev_timer stats_timer;	  /* GW_KSTATS_MS: kernel drops, status */
+	struct gw_volume vol;	  /* the CPE's data budgets (volume.c) */
 	ev_signal sig_term;
 	ev_signal sig_int;
 	ev_signal sig_hup;

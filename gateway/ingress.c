@@ -76,10 +76,14 @@ static void send_batches(struct gw *gw)
 				continue;
 			}
 			for (int k = 0; k < n; k++) {
+				uint32_t len =
+					p->msg[done + (unsigned)k].msg_len;
+
 				l = p->who[done + (unsigned)k];
 				l->st.tx_pkts++;
-				l->st.tx_bytes +=
-					p->msg[done + (unsigned)k].msg_len;
+				l->st.tx_bytes += len;
+				gw_volume_count(&gw->vol, i,
+						gw_path_ip_len(p, len));
 			}
 		}
 		p->nmsg = 0;
@@ -171,6 +175,8 @@ static int resend_one(void *ctx, const struct ing_inflight_pkt *m,
 	}
 	l->st.tx_pkts++;
 	l->st.tx_bytes += (uint64_t)n;
+	gw_volume_count(&s->gw->vol, l->idx,
+			gw_path_ip_len(&s->gw->path[l->idx], (size_t)n));
 	return 0;
 }
 

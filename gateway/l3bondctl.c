@@ -58,6 +58,9 @@ static void usage(FILE *f)
 		"                   runtime only: a reload or restart reads "
 		"the file again\n"
 		"  reload           read the configuration file again\n"
+		"  budget PATH reset | budget PATH set MB\n"
+		"                   what PATH used of its data budget this "
+		"period (CPE)\n"
 		"  help             the daemon's list of requests\n"
 		"  genkey           print a fresh pre-shared key for the "
 		"config's key\n"
@@ -285,6 +288,22 @@ int main(int argc, char **argv)
 			return usage_error(
 				"set: KEY VALUE longer than %d bytes",
 				REQ_MAX - 6);
+		}
+	} else if (!strcmp(cmd, "budget")) {
+		bool reset = argc == 2 && !strcmp(argv[1], "reset");
+		bool set = argc == 3 && !strcmp(argv[1], "set");
+
+		if ((!reset && !set) || !word_ok(argv[0]) ||
+		    (set && !word_ok(argv[2]))) {
+			return usage_error(
+				"budget: want PATH reset, or PATH set MB");
+		}
+		if ((size_t)snprintf(req, sizeof(req), "budget %s %s%s%s\n",
+				     argv[0], argv[1], set ? " " : "",
+				     set ? argv[2] : "") >= REQ_MAX) {
+			return usage_error("budget: PATH MB longer than %d "
+					   "bytes",
+					   REQ_MAX - 16);
 		}
 	} else if (!strcmp(cmd, "reload") || !strcmp(cmd, "help")) {
 		if (argc) {

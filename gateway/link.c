@@ -324,6 +324,22 @@ void gw_link_data_sent(struct gw_sess *s, struct gw_link *l, uint32_t lseq,
 	det_arm(s, now_us, false);
 }
 
+/* The concentrator uses a path as a backup towards a CPE whose data
+ * budget of it is spent, as its REPORTs ask (gateway/volume.h); the CPE
+ * counts its own budgets and asks no more of the concentrator. */
+static void peer_backup(struct gw_sess *s, struct gw_link *l, bool backup)
+{
+	if (s->gw->conf.role != ROLE_CONCENTRATOR || backup == l->peer_backup) {
+		return;
+	}
+	l->peer_backup = backup;
+	ing_sched_set_backup(&s->sched, l->idx, backup);
+	gw_sinfo(s, "path %s: %s", s->gw->conf.path[l->idx].name,
+		 backup ? "the CPE's data budget is spent: a backup path"
+			: "the CPE's data budget has room again: used as "
+			  "configured");
+}
+
 void gw_links_on_report(struct gw_sess *s, const struct wire_report *r,
 			uint64_t now_us)
 {
@@ -337,6 +353,8 @@ void gw_links_on_report(struct gw_sess *s, const struct wire_report *r,
 		}
 		/* what arrived needs no copy */
 		ing_inflight_ack(&s->infl, e->path, e->lseq_next);
+		peer_backup(s, &s->link[e->path],
+			    (e->flags & WIRE_RF_BACKUP) != 0);
 		det_event(s, &s->link[e->path],
 			  ing_detect_acked(&s->link[e->path].det, e->lseq_next,
 					   now_us));
@@ -409,7 +427,8 @@ void gw_links_on_path_reopened(struct gw *gw, unsigned path)
  * concentrator only once the CPE's are overdue (nothing heard for two idle
  * intervals: a CPE gone is down there too): its own probes would double an
  * idle line's cost, and the data rule finds a dead path within T of its
- * first DATA.  A backup path (class "backup") is idle when it is, whatever
+ * first DATA.  A backup path (class "backup", or a path whose data budget
+ * is spent: ing_sched_set_backup) is idle when it is, whatever
  * the others carry: it waits for them to fail at the idle cost, and is
  * known up then from its last idle probe (its first DATA brings the busy
  * interval). */
@@ -421,7 +440,7 @@ bool gw_link_idle(const struct gw_sess *s, const struct gw_link *l,
 	if (!ing_detect_idle(&l->det, now_us)) {
 		return false;
 	}
-	if (s->gw->conf.path[l->idx].cls == PATH_BACKUP) {
+	if (s->sched.path[l->idx].cls == PATH_BACKUP) {
 		return true;
 	}
 	for (i = 0; i < s->gw->npaths; i++) {

@@ -49,6 +49,9 @@ struct gw_link {
 	struct sockaddr_in peer4;
 	bool have_peer;
 	bool alive; /* the detector brought it up and it is not down */
+	/* the concentrator: the CPE's REPORTs ask to use the path as a
+	 * backup towards it (WIRE_RF_BACKUP: its data budget is spent) */
+	bool peer_backup;
 	bool rx_up; /* our egress waits for its holes (link.c, rx_update) */
 	uint64_t last_rx_us;
 	uint64_t last_probe_us; /* its last PROBE (link.c, probe_due) */

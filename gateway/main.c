@@ -136,6 +136,13 @@ static void arm_periodic(struct gw *gw)
 	gw_links_detect_tunables(gw);
 }
 
+/* A reload or l3bondctl set applied the config. */
+static void on_tunables(struct gw *gw)
+{
+	arm_periodic(gw);
+	gw_volume_tunables(gw);
+}
+
 static void on_stop(struct ev_loop *loop, ev_signal *w, int revents)
 {
 	struct gw *gw = w->signum == SIGTERM
@@ -203,7 +210,7 @@ static int start(struct gw *gw)
 	gw->on_peer_restarted = on_peer_restarted;
 	gw->on_link_alive_changed = on_link_alive_changed;
 	gw->on_link_suspect = gw_ing_resend;
-	gw->on_tunables_applied = arm_periodic;
+	gw->on_tunables_applied = on_tunables;
 	/* first: a second daemon started by mistake is told that another
 	 * one runs (its socket answers) before it touches queues or rules;
 	 * no client is served before the loop runs, after all is open */
@@ -240,6 +247,10 @@ static int start(struct gw *gw)
 		      GW_KSTATS_MS / 1000.);
 	ev_timer_start(gw->loop, &gw->stats_timer);
 	arm_periodic(gw);
+	err = gw_volume_open(gw);
+	if (err) {
+		return err;
+	}
 	ev_signal_init(&gw->sig_term, on_stop, SIGTERM);
 	ev_signal_init(&gw->sig_int, on_stop, SIGINT);
 	ev_signal_init(&gw->sig_hup, on_hup, SIGHUP);
@@ -273,6 +284,8 @@ static void stop(struct gw *gw)
 {
 	gw_notify("STOPPING=1");
 	gw_ctl_close(gw);
+	/* the budgets' use so far kept (SIGTERM, SIGINT, a failed start) */
+	gw_volume_close(gw);
 	/* what waits for a hole goes out now, in order */
 	gw_egr_flush_all(gw);
 	gw_rules_remove(gw);

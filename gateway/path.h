@@ -44,6 +44,13 @@ struct gw_path {
 	int mfd[GW_BUDGET];		/* the socket each goes on */
 };
 
+/* The IP packet a UDP payload of len bytes makes on path p (what a data
+ * budget counts, gateway/volume.h): the outer UDP and IP headers added. */
+static inline uint64_t gw_path_ip_len(const struct gw_path *p, size_t len)
+{
+	return (uint64_t)len + 8 + (p->outer6 ? 40 : 20);
+}
+
 /* The socket of l's path for its peer's family (-1: none), and the
  * address to send to (*to, *len) */
 int gw_link_dst(const struct gw_sess *s, const struct gw_link *l,

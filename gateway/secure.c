@@ -72,6 +72,8 @@ static int send_hello(struct gw_sess *s, struct gw_link *l,
 		return -errno;
 	}
 	l->st.ctrl_tx++;
+	gw_volume_count(&s->gw->vol, l->idx,
+			gw_path_ip_len(&s->gw->path[l->idx], (size_t)n));
 	return 0;
 }
 

@@ -482,7 +482,7 @@ static void walk_path(struct gw_sess *se, struct walker *w, unsigned i)
 	}
 	w->st.scope = GW_SCOPE_PATH;
 	w->st.path = gw->conf.path[i].name;
-	text(w, "class", "the path's class: fixed or mobile",
+	text(w, "class", "the path's class: fixed, mobile or backup",
 	     conf_class_name(gw->conf.path[i].cls));
 	gauge(w, "up", "1: up: it answered and is not down, 0: down", p->alive);
 	text(w, "peer", "the peer's address and port on this path", peer);
@@ -496,6 +496,28 @@ static void walk_path(struct gw_sess *se, struct walker *w, unsigned i)
 		"times the path's socket was opened again (interface "
 		"re-created, new address)",
 		gw->path[i].reopens);
+	text(w, "used_as",
+	     "the class the path is used as now: its own, or backup while "
+	     "a data budget is spent (ours, or the CPE's: peer_backup)",
+	     conf_class_name(s->path[i].cls));
+	gauge(w, "peer_backup",
+	      "1: the peer asks to use the path as a backup towards it (the "
+	      "CPE's data budget of it is spent)",
+	      p->peer_backup);
+	gauge(w, "budget_mb", "the path's data budget a period, MB (0: none)",
+	      gw->vol.on[i] ? gw->conf.path[i].budget_mb : 0);
+	counter(w, "budget_used_bytes",
+		"bytes the path carried this budget period, both ways, IP "
+		"packets",
+		gw->vol.on[i] ? gw->vol.b[i].used : 0);
+	gauge(w, "budget_level",
+	      "the budget's threshold reached this period: 0, 80 or 100 (%)",
+	      gw->vol.on[i] ? gw->vol.b[i].level : 0);
+	gauge(w, "budget_spent", "1: the budget is spent: a backup path",
+	      gw_volume_spent(&gw->vol, i));
+	gauge(w, "budget_period_end",
+	      "when this budget period ends, Unix time (0: no budget)",
+	      gw->vol.on[i] ? (uint64_t)gw->vol.b[i].end : 0);
 	gauge(w, "rate_mbit",
 	      "the line rate the path is paced just below (0: not paced), "
 	      "Mbit/s",

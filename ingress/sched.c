@@ -32,7 +32,7 @@ int ing_sched_init(struct ing_sched *s, const struct ing_sched_params *p,
 		if ((unsigned)cls[i] >= PATH_NCLASS) {
 			return -EINVAL;
 		}
-		s->path[i].cls = cls[i];
+		s->path[i].cls = s->path[i].cfg_cls = cls[i];
 		s->path[i].up = true;
 	}
 	return 0;
@@ -107,6 +107,18 @@ void ing_sched_set_suspect(struct ing_sched *s, unsigned path, bool suspect)
 	}
 	p->suspect = suspect;
 	set_usable(p);
+}
+
+void ing_sched_set_backup(struct ing_sched *s, unsigned path, bool backup)
+{
+	struct ing_sched_path *p;
+
+	if (path >= s->n) {
+		return;
+	}
+	p = &s->path[path];
+	p->cls = backup ? PATH_BACKUP : p->cfg_cls;
+	p->cur = 0;
 }
 
 /* While a path is suspect, down or held after flapping, the reports

@@ -82,7 +82,8 @@ enum {
 };
 
 struct ing_sched_path {
-	enum path_class cls;
+	enum path_class cls;	 /* as used now: cfg_cls, or PATH_BACKUP */
+	enum path_class cfg_cls; /* as configured */
 	bool up;	/* usable: neither down nor suspect */
 	bool down;	/* ing_sched_set_up(false) */
 	bool suspect;	/* ing_sched_set_suspect(true) */
@@ -205,6 +206,11 @@ void ing_sched_set_up(struct ing_sched *s, unsigned path, bool up);
  * weights are not its).  Independent of
  * ing_sched_set_up: a path is used when it is up and not suspect. */
 void ing_sched_set_suspect(struct ing_sched *s, unsigned path, bool suspect);
+
+/* A path is used as a backup path (its data budget is spent: ours, or the
+ * peer's, which asks so in its REPORTs) or as configured again.  Its
+ * credit is cleared either way. */
+void ing_sched_set_backup(struct ing_sched *s, unsigned path, bool backup);
 
 
 /* The largest standing queue of the usable paths in the last report

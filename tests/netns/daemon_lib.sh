@@ -97,7 +97,8 @@ counters_delta() {
 # write_confs [K [EXTRA]]: cpe.conf and conc.conf for the testbed, with k,
 # the key TB_KEY and EXTRA (more "key = value;" lines, e.g.
 # "encrypt = true;") in both; the lte's class TB_LTE_CLASS (default
-# mobile) on both.
+# mobile) on both; TB_CPE_EXTRA (more top-level keys) in the CPE's only
+# (a path's keys: conf_path_keys).
 write_confs() {
 	local k=${1:-0.5} extra=${2:-} lte=${TB_LTE_CLASS:-mobile}
 	cat >"$TB_DIR/cpe.conf" <<-EOF
@@ -107,6 +108,7 @@ write_confs() {
 		k = $k;
 		key = "$TB_KEY";
 		$extra
+		${TB_CPE_EXTRA:-}
 		lan_interfaces = [ "lan" ];
 		release_mark = 0x100;
 		paths = (

@@ -1762,6 +1762,21 @@ static void test_backup(void **state)
 	picks(&f.s, 100, on);
 	assert_int_equal(on[2] + on[3], 0);
 	assert_int_equal(ing_sched_pick_flow(&f.s, &h, 7, 100, 3000000), 0);
+
+	/* a mobile path used as a backup (its budget spent) and back */
+	fx_init(&f, prm(0.5, 0, 50, 45), "FM");
+	fx_set_w(&f, 10);
+	ing_sched_set_backup(&f.s, 1, true);
+	picks(&f.s, 100, on);
+	assert_int_equal(on[1], 0);
+	ing_sched_set_suspect(&f.s, 0, true);
+	picks(&f.s, 10, on);
+	assert_int_equal(on[1], 10);
+	ing_sched_set_suspect(&f.s, 0, false);
+	ing_sched_set_backup(&f.s, 1, false);
+	assert_int_equal(f.s.path[1].cls, PATH_MOBILE);
+	picks(&f.s, 600, on);
+	assert_int_equal(on[1], 600 * 10 / 60);
 }
 
 /* The fixed path's cut: the loss the peer reports for what it carried
