@@ -86,11 +86,14 @@ uint32_t egr_loss_report(struct egr_loss *l, struct wire_report *r)
 {
 	r->n = (uint8_t)l->n;
 	for (unsigned i = 0; i < l->n; i++) {
-		r->p[i].path = (uint8_t)i;
-		r->p[i].rx_pkts = l->p[i].rx;
-		r->p[i].lost_pkts = l->p[i].lost;
-		r->p[i].delay_us = l->p[i].qdelay_any ? l->p[i].qdelay_min : 0;
-		r->p[i].lseq_next = l->p[i].started ? l->p[i].next_lseq : 0;
+		/* whole entries: the flags are the caller's to add */
+		r->p[i] = (struct wire_report_path){
+			.path = (uint8_t)i,
+			.rx_pkts = l->p[i].rx,
+			.lost_pkts = l->p[i].lost,
+			.delay_us = l->p[i].qdelay_any ? l->p[i].qdelay_min : 0,
+			.lseq_next = l->p[i].started ? l->p[i].next_lseq : 0,
+		};
 		l->p[i].qdelay_max = 0;
 		l->p[i].qdelay_any = false;
 	}
