@@ -89,14 +89,15 @@ gap_ms() {
 }
 
 MARK=(path.lte.tx_pkts path.lte.ctrl_tx path.dsl.tx_pkts path.dsl.ctrl_tx)
+# the marks are kept per box (counters_mark's tags are not)
 mark() {
 	refresh conc
 	refresh cpe
-	counters_mark conc "$1" "${MARK[@]}"
-	counters_mark cpe "$1" "${MARK[@]}"
+	counters_mark conc "$1.conc" "${MARK[@]}"
+	counters_mark cpe "$1.cpe" "${MARK[@]}"
 }
 d() {
-	counters_delta "$1" "$2" "$3"
+	counters_delta "$1" "$2.$1" "$3"
 }
 
 # ---- 1. the DSL up: nothing on the backup --------------------------------
@@ -136,8 +137,6 @@ tb_cut dsl
 sleep 4
 refresh conc
 refresh cpe
-counters_mark conc c "${MARK[@]}"
-counters_mark cpe c "${MARK[@]}"
 tb_heal dsl
 flows_end
 gd=$(gap_ms "$TB_DIR/cut-down.csv")
