@@ -447,8 +447,8 @@ static bool host_bits(const uint8_t *a, size_t n, unsigned len)
 }
 
 /* "a.b.c.d/len" or "x:y::/len" with the host bits clear. */
-static int get_prefix(struct loader *l, const config_setting_t *e,
-		      struct conf_prefix *p)
+int conf_get_prefix(struct loader *l, const config_setting_t *e,
+		    struct conf_prefix *p)
 {
 	char buf[CONF_ADDR_MAX], *slash, *end;
 	uint8_t a[16];
@@ -523,7 +523,7 @@ int conf_get_prefixes(struct loader *l, const config_setting_t *s,
 	for (i = 0; i < n; i++) {
 		e = config_setting_get_elem(s, i);
 		snprintf(l->key, sizeof(l->key), "%s[%u]", key, i);
-		ret = get_prefix(l, e, &out[i]);
+		ret = conf_get_prefix(l, e, &out[i]);
 		if (ret) {
 			return ret;
 		}

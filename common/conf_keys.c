@@ -61,6 +61,18 @@ static const char *const class_names[] = {
 	[PATH_BACKUP] = "backup",
 };
 
+static const char *const class_mode_names[] = {
+	[CLASS_BOND] = "bond",
+	[CLASS_FLOW] = "flow",
+	[CLASS_PIN] = "pin",
+	[CLASS_LOWEST_DELAY] = "lowest_delay",
+	[CLASS_REDUNDANT] = "redundant",
+	[CLASS_BYPASS] = "bypass",
+};
+
+_Static_assert(ARRAY_SIZE(class_mode_names) == CLASS_NMODES,
+	       "a name for every mode");
+
 static const char *const log_level_names[] = {
 	[CONF_LOG_ERROR] = "error",
 	[CONF_LOG_WARNING] = "warning",
@@ -690,6 +702,61 @@ const struct key conf_path_keys[] = {
 };
 const size_t conf_npath_keys = ARRAY_SIZE(conf_path_keys);
 
+/* A class's match: each a list (family a number), none required. */
+const struct key conf_match_keys[] = {
+	{KEY("family", CONF_MATCH, CONF_RELOAD, CONF_KEY_NO_UCI, NO_RANGE, NULL,
+	     "4 or 6: the inner packet's IP version (default: both)"),
+	 .parse = conf_parse_match_family, AT(struct cls_match, family)},
+	{KEY("dscp", CONF_MATCH, CONF_RELOAD, CONF_KEY_NO_UCI, 0, 63, NULL,
+	     "DSCP values, up to 8"),
+	 .parse = conf_parse_match_dscp, AT(struct cls_match, dscp)},
+	{KEY("proto", CONF_MATCH, CONF_RELOAD, CONF_KEY_NO_UCI, 0, 255, NULL,
+	     "IP protocols, up to 8: numbers or names (tcp udp icmp icmpv6 "
+	     "sctp udplite dccp gre esp ah)"),
+	 .parse = conf_parse_match_proto, AT(struct cls_match, proto)},
+	{KEY("sport", CONF_MATCH, CONF_RELOAD, CONF_KEY_NO_UCI, 0, 65535, NULL,
+	     "source ports, up to 8: a number or \"lo-hi\""),
+	 .parse = conf_parse_match_ports, AT(struct cls_match, sport)},
+	{KEY("dport", CONF_MATCH, CONF_RELOAD, CONF_KEY_NO_UCI, 0, 65535, NULL,
+	     "destination ports, up to 8: a number or \"lo-hi\""),
+	 .parse = conf_parse_match_ports, AT(struct cls_match, dport)},
+	{KEY("src", CONF_MATCH, CONF_RELOAD, CONF_KEY_NO_UCI, NO_RANGE, NULL,
+	     "source prefixes, up to 8, of the family if one is given"),
+	 .parse = conf_parse_match_addrs, AT(struct cls_match, src)},
+	{KEY("dst", CONF_MATCH, CONF_RELOAD, CONF_KEY_NO_UCI, NO_RANGE, NULL,
+	     "destination prefixes, up to 8, of the family if one is given"),
+	 .parse = conf_parse_match_addrs, AT(struct cls_match, dst)},
+};
+const size_t conf_nmatch_keys = ARRAY_SIZE(conf_match_keys);
+
+/* A group of traffic_classes, in the order they are read: mode before
+ * path and fallback (a pin's). */
+const struct key conf_class_keys[] = {
+	{KEY("name", CONF_CLASS, CONF_RELOAD,
+	     CONF_KEY_REQUIRED | CONF_KEY_NO_UCI, NO_RANGE, NULL,
+	     "the class's name: 1..15 of a-z 0-9 _ -, unique"),
+	 .parse = conf_parse_class_name, STR_AT(struct conf_class, name)},
+	{KEY("match", CONF_CLASS, CONF_RELOAD,
+	     CONF_KEY_REQUIRED | CONF_KEY_NO_UCI, NO_RANGE, NULL,
+	     "the packets of the class: a group of the keys below, every one "
+	     "given must hold ({}: every packet)"),
+	 .parse = conf_parse_class_match, AT(struct conf_class, m),
+	 .sub = conf_match_keys, .nsub = ARRAY_SIZE(conf_match_keys)},
+	{KEY("mode", CONF_CLASS, CONF_RELOAD, CONF_KEY_NO_UCI, NO_RANGE,
+	     "\"bond\"",
+	     "\"bond\", \"flow\", \"pin\", \"lowest_delay\", \"redundant\" or "
+	     "\"bypass\""),
+	 .parse = conf_parse_class_mode, AT(struct conf_class, mode)},
+	{KEY("path", CONF_CLASS, CONF_RELOAD, CONF_KEY_NO_UCI, NO_RANGE, NULL,
+	     "pin: the name of the path (required)"),
+	 .parse = conf_parse_class_path, AT(struct conf_class, path)},
+	{KEY("fallback", CONF_CLASS, CONF_RELOAD, CONF_KEY_NO_UCI, NO_RANGE,
+	     "false", "pin: use the other paths while the path is down"),
+	 .parse = conf_parse_class_fallback, AT(struct conf_class, fallback)},
+};
+const size_t conf_nclass_keys = ARRAY_SIZE(conf_class_keys);
+
+
 /* The top level, in the order they are read: role before the keys whose
  * parsers check it, paths before lan_interfaces (checked against the
  * paths' devices), the top-level CPE's keys before cpes and cpe_dir (it
@@ -774,6 +841,13 @@ const struct key conf_top_keys[] = {
 	{KEY("cpe_dir", CONF_TOP, CONF_RELOAD, CONF_KEY_CONCENTRATOR, NO_RANGE,
 	     NULL, "more CPEs: a directory of NAME.conf files"),
 	 .parse = conf_parse_cpe_dir, NOWHERE},
+	/* after paths: a pin names one */
+	{KEY("traffic_classes", CONF_TOP, CONF_RELOAD, CONF_KEY_NO_UCI,
+	     NO_RANGE, NULL,
+	     "what this box sends, in classes with their own mode: a list of "
+	     "up to 16 groups, the first match wins"),
+	 .parse = conf_parse_classes, LIST_AT(struct conf, class, nclasses),
+	 .sub = conf_class_keys, .nsub = ARRAY_SIZE(conf_class_keys)},
 	{KEY("release_mark", CONF_TOP, CONF_RUNTIME, CONF_KEY_HEX, 0,
 	     UINT32_MAX, "0", "mark of the released packets (0: none)"),
 	 INT_KEY(struct conf, release_mark, 1)},
@@ -850,6 +924,7 @@ const struct key conf_cpe_keys[] = {
 };
 const size_t conf_ncpe_keys = ARRAY_SIZE(conf_cpe_keys);
 
+
 /* ---- what is derived from the tables ---------------------------------- */
 
 static const struct {
@@ -859,6 +934,8 @@ static const struct {
 	[CONF_TOP] = {conf_top_keys, &conf_ntop_keys},
 	[CONF_PATH] = {conf_path_keys, &conf_npath_keys},
 	[CONF_CPES] = {conf_cpe_keys, &conf_ncpe_keys},
+	[CONF_CLASS] = {conf_class_keys, &conf_nclass_keys},
+	[CONF_MATCH] = {conf_match_keys, &conf_nmatch_keys},
 };
 
 const struct key *conf_find(const struct key *keys, size_t nkeys,
@@ -1020,6 +1097,14 @@ const char *conf_class_name(enum path_class cls)
 		return "?";
 	}
 	return class_names[cls];
+}
+
+const char *conf_class_mode_name(enum conf_class_mode m)
+{
+	if ((unsigned)m >= ARRAY_SIZE(class_mode_names)) {
+		return "?";
+	}
+	return class_mode_names[m];
 }
 
 const char *conf_log_level_name(enum conf_log_level lv)
