@@ -604,6 +604,63 @@ int conf_walk(struct loader *l, const config_setting_t *group,
 	return 0;
 }
 
+int conf_group_defaults(struct loader *l, const char *prefix,
+			const struct key *keys, size_t nkeys, void *obj)
+{
+	char text[160];
+	const struct key *k;
+	int ret;
+
+	for (k = keys; k < keys + nkeys; k++) {
+		if (!k->i.def || k->i.alias_of) {
+			continue;
+		}
+		conf_at(l, prefix, k->i.name);
+		snprintf(text, sizeof(text), "%s = %s;", k->i.name, k->i.def);
+		ret = conf_parse_text(l, k, k->i.name, text, k->i.def, obj);
+		if (ret) {
+			return ret;
+		}
+	}
+	return 0;
+}
+
+int conf_walk_groups(struct loader *l, const config_setting_t *s,
+		     const struct group_list *g, void *obj, unsigned *n)
+{
+	const config_setting_t *e;
+	char prefix[32];
+	unsigned i, len;
+	int ret;
+
+	*n = 0;
+	if (!config_setting_is_list(s)) {
+		return conf_bad(l, s, "expected a list of %s groups %s",
+				g->what, g->shape);
+	}
+	len = (unsigned)config_setting_length(s);
+	if (len < g->min || len > g->max) {
+		return conf_bad(l, s, "need %u to %u %s", g->min, g->max,
+				g->whats);
+	}
+	for (i = 0; i < len; i++) {
+		e = config_setting_get_elem(s, i);
+		snprintf(prefix, sizeof(prefix), "%s[%u]", g->name, i);
+		if (!config_setting_is_group(e)) {
+			conf_at(l, prefix, "");
+			return conf_bad(l, e, "expected a %s group { ... }",
+					g->what);
+		}
+		strcat(prefix, ".");
+		ret = g->one(l, e, prefix, i, obj);
+		if (ret) {
+			return ret;
+		}
+	}
+	*n = len;
+	return 0;
+}
+
 /* Reads text ("name = value;") and parses its one setting as key k into
  * obj; a text libconfig refuses is an error quoting shown. */
 int conf_parse_text(struct loader *l, const struct key *k, const char *name,

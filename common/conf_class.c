@@ -16,6 +16,26 @@
 
 #include "common/conf_priv.h"
 
+static const char *const mode_names[] = {
+	[CLASS_BOND] = "bond",
+	[CLASS_FLOW] = "flow",
+	[CLASS_PIN] = "pin",
+	[CLASS_LOWEST_DELAY] = "lowest_delay",
+	[CLASS_REDUNDANT] = "redundant",
+	[CLASS_BYPASS] = "bypass",
+};
+
+_Static_assert(ARRAY_SIZE(mode_names) == CLASS_NMODES,
+	       "a name for every mode");
+
+const char *conf_class_mode_name(enum conf_class_mode m)
+{
+	if ((unsigned)m >= ARRAY_SIZE(mode_names)) {
+		return "?";
+	}
+	return mode_names[m];
+}
+
 /* The protocols a match may name, as /etc/protocols spells them. */
 static const struct {
 	const char *name;
@@ -45,30 +65,24 @@ static int pin_only(struct loader *l, const config_setting_t *s,
 	return 0;
 }
 
-/* A class's keys: the table's defaults first (read by their own parsers,
- * as a path's are), then the group's; a pin needs its path. */
-static int walk_class(struct loader *l, const config_setting_t *e,
-		      const char *prefix, struct conf_class *cls)
+/* A class's keys: the table's defaults first, then the group's; a pin
+ * needs its path. */
+static int read_class(struct loader *l, const config_setting_t *e,
+		      const char *prefix, unsigned i, void *obj)
 {
-	char text[160];
+	struct conf_class *cls = &((struct conf *)obj)->class[i];
 	const config_setting_t *s;
-	const struct key *k;
 	int ret;
 
+	l->cur = i;
 	memset(cls, 0, sizeof(*cls));
 	cls->path = -1;
-	for (k = conf_class_keys; k < conf_class_keys + conf_nclass_keys; k++) {
-		if (!k->i.def || k->i.alias_of) {
-			continue;
-		}
-		conf_at(l, prefix, k->i.name);
-		snprintf(text, sizeof(text), "%s = %s;", k->i.name, k->i.def);
-		ret = conf_parse_text(l, k, k->i.name, text, k->i.def, cls);
-		if (ret) {
-			return ret;
-		}
+	ret = conf_group_defaults(l, prefix, conf_class_keys, conf_nclass_keys,
+				  cls);
+	if (!ret) {
+		ret = conf_walk(l, e, prefix, conf_class_keys,
+				conf_nclass_keys, cls);
 	}
-	ret = conf_walk(l, e, prefix, conf_class_keys, conf_nclass_keys, cls);
 	/* fallback's default is read for every class: only one written in
 	 * the group is a pin's alone (path has no default: its parser) */
 	s = config_setting_get_member(e, "fallback");
@@ -86,38 +100,19 @@ static int walk_class(struct loader *l, const config_setting_t *e,
 int conf_parse_classes(struct loader *l, const config_setting_t *s, void *obj,
 		       const struct key *k)
 {
+	static const struct group_list classes = {
+		.name = "traffic_classes",
+		.what = "class",
+		.whats = "classes",
+		.shape = "( { name = ...; match = { ... }; ... }, ... )",
+		.min = 0,
+		.max = CLS_MAX,
+		.one = read_class,
+	};
 	struct conf *c = obj;
-	const config_setting_t *e;
-	char prefix[32];
-	unsigned i, n;
-	int ret;
 
 	(void)k;
-	if (!config_setting_is_list(s)) {
-		return conf_bad(l, s,
-				"expected a list of class groups "
-				"( { name = ...; match = { ... }; ... }, ... )");
-	}
-	n = (unsigned)config_setting_length(s);
-	if (n > CLS_MAX) {
-		return conf_bad(l, s, "more than %d classes", CLS_MAX);
-	}
-	for (i = 0; i < n; i++) {
-		e = config_setting_get_elem(s, i);
-		snprintf(prefix, sizeof(prefix), "traffic_classes[%u]", i);
-		if (!config_setting_is_group(e)) {
-			conf_at(l, prefix, "");
-			return conf_bad(l, e, "expected a class group { ... }");
-		}
-		strcat(prefix, ".");
-		l->cur = i;
-		ret = walk_class(l, e, prefix, &c->class[i]);
-		if (ret) {
-			return ret;
-		}
-	}
-	c->nclasses = n;
-	return 0;
+	return conf_walk_groups(l, s, &classes, c, &c->nclasses);
 }
 
 int conf_parse_class_name(struct loader *l, const config_setting_t *s,
@@ -164,16 +159,12 @@ int conf_parse_class_match(struct loader *l, const config_setting_t *s,
 int conf_parse_class_mode(struct loader *l, const config_setting_t *s,
 			  void *obj, const struct key *k)
 {
-	const char *names[CLASS_NMODES];
 	struct conf_class *cls = obj;
-	unsigned i, v;
+	unsigned v;
 	int ret;
 
 	(void)k;
-	for (i = 0; i < CLASS_NMODES; i++) {
-		names[i] = conf_class_mode_name((enum conf_class_mode)i);
-	}
-	ret = conf_get_choice(l, s, names, CLASS_NMODES, &v);
+	ret = conf_get_choice(l, s, mode_names, CLASS_NMODES, &v);
 	if (!ret) {
 		cls->mode = (enum conf_class_mode)v;
 	}
@@ -236,91 +227,106 @@ int conf_parse_match_family(struct loader *l, const config_setting_t *s,
 	return 0;
 }
 
-int conf_parse_match_dscp(struct loader *l, const config_setting_t *s,
-			  void *obj, const struct key *k)
+/* One element of a match's list: e, the i-th, into m (the ones before
+ * it are in m already). */
+typedef int (*one_fn)(struct loader *l, const config_setting_t *e,
+		      const struct key *k, struct cls_match *m, unsigned i);
+
+/* Each element of the list s (1..CLS_LIST_MAX of what) through one, named
+ * "key[i]" in errors; their count into *n, 0 on an error. */
+static int each(struct loader *l, const config_setting_t *s,
+		const struct key *k, const char *what, struct cls_match *m,
+		one_fn one, uint8_t *n)
 {
-	struct cls_match *m = obj;
-	const config_setting_t *e;
 	char base[sizeof(l->key)];
-	unsigned i, n;
-	long long v;
+	unsigned i, len;
 	int ret;
 
 	snprintf(base, sizeof(base), "%s", l->key);
-	ret = conf_get_seq(l, s, CLS_LIST_MAX, "DSCP values", &n);
-	for (i = 0; !ret && i < n; i++) {
-		e = config_setting_get_elem(s, i);
+	ret = conf_get_seq(l, s, CLS_LIST_MAX, what, &len);
+	for (i = 0; !ret && i < len; i++) {
 		element(l, base, i);
-		ret = conf_get_int(l, e, k->i.min, k->i.max, &v);
-		if (!ret && (m->dscp >> v & 1)) {
-			ret = conf_bad(l, e, "given twice");
-		}
-		m->dscp |= 1ull << (v & 63);
+		ret = one(l, config_setting_get_elem(s, i), k, m, i);
 	}
+	*n = (uint8_t)(ret ? 0 : len);
 	return ret;
 }
 
-static int get_proto(struct loader *l, const config_setting_t *e,
-		     const struct key *k, uint8_t *out)
+static int one_dscp(struct loader *l, const config_setting_t *e,
+		    const struct key *k, struct cls_match *m, unsigned i)
+{
+	long long v;
+	int ret;
+
+	(void)i;
+	ret = conf_get_int(l, e, k->i.min, k->i.max, &v);
+	if (ret) {
+		return ret;
+	}
+	if (m->dscp >> v & 1) {
+		return conf_bad(l, e, "given twice");
+	}
+	m->dscp |= 1ull << v;
+	return 0;
+}
+
+int conf_parse_match_dscp(struct loader *l, const config_setting_t *s,
+			  void *obj, const struct key *k)
+{
+	uint8_t n;
+
+	return each(l, s, k, "DSCP values", obj, one_dscp, &n);
+}
+
+static int one_proto(struct loader *l, const config_setting_t *e,
+		     const struct key *k, struct cls_match *m, unsigned i)
 {
 	const char *v;
 	long long n;
-	size_t i;
-	int ret;
+	size_t j;
 
-	*out = 0;
 	if (config_setting_type(e) != CONFIG_TYPE_STRING) {
-		ret = conf_get_int(l, e, k->i.min, k->i.max, &n);
-		*out = (uint8_t)n;
-		return ret;
+		if (conf_get_int(l, e, k->i.min, k->i.max, &n)) {
+			return -EINVAL;
+		}
+		m->proto[i] = (uint8_t)n;
+		goto check;
 	}
 	v = config_setting_get_string(e);
 	/* a number in a string: [ "udp", "6" ] (an array holds one type) */
 	if (isdigit((unsigned char)*v)) {
-		char *end;
 		unsigned long u;
+		char *end;
 
 		errno = 0;
 		u = strtoul(v, &end, 10);
 		if (!*end && !errno && u <= (unsigned long)k->i.max) {
-			*out = (uint8_t)u;
-			return 0;
+			m->proto[i] = (uint8_t)u;
+			goto check;
 		}
 	}
-	for (i = 0; i < ARRAY_SIZE(protocols); i++) {
-		if (!strcmp(v, protocols[i].name)) {
-			*out = protocols[i].number;
-			return 0;
+	for (j = 0; j < ARRAY_SIZE(protocols); j++) {
+		if (!strcmp(v, protocols[j].name)) {
+			m->proto[i] = protocols[j].number;
+			goto check;
 		}
 	}
 	return conf_bad(l, e,
 			"expected a protocol number 0..255 or one of tcp, "
 			"udp, icmp, icmpv6, sctp, udplite, dccp, gre, esp, ah");
+check:
+	if (memchr(m->proto, m->proto[i], i)) {
+		return conf_bad(l, e, "protocol %u given twice", m->proto[i]);
+	}
+	return 0;
 }
 
 int conf_parse_match_proto(struct loader *l, const config_setting_t *s,
 			   void *obj, const struct key *k)
 {
 	struct cls_match *m = obj;
-	const config_setting_t *e;
-	char base[sizeof(l->key)];
-	unsigned i, n;
-	uint8_t p;
-	int ret;
 
-	snprintf(base, sizeof(base), "%s", l->key);
-	ret = conf_get_seq(l, s, CLS_LIST_MAX, "protocols", &n);
-	for (i = 0; !ret && i < n; i++) {
-		e = config_setting_get_elem(s, i);
-		element(l, base, i);
-		ret = get_proto(l, e, k, &p);
-		if (!ret && memchr(m->proto, p, i)) {
-			ret = conf_bad(l, e, "protocol %u given twice", p);
-		}
-		m->proto[i] = p;
-	}
-	m->nproto = (uint8_t)(ret ? 0 : n);
-	return ret;
+	return each(l, s, k, "protocols", m, one_proto, &m->nproto);
 }
 
 /* A port (a number, or one in a string) or a range "lo-hi" of ports,
@@ -370,88 +376,73 @@ static int get_range(struct loader *l, const config_setting_t *e,
 }
 
 /* sport and dport: k says which */
+static int one_port(struct loader *l, const config_setting_t *e,
+		    const struct key *k, struct cls_match *m, unsigned i)
+{
+	struct cls_range *r = !strcmp(k->i.name, "sport") ? m->sport
+							  : m->dport;
+	unsigned j;
+	int ret;
+
+	ret = get_range(l, e, k, &r[i]);
+	for (j = 0; !ret && j < i; j++) {
+		if (r[j].lo == r[i].lo && r[j].hi == r[i].hi) {
+			ret = conf_bad(l, e, "%s[%u] is the same", k->i.name,
+				       j);
+		}
+	}
+	return ret;
+}
+
 int conf_parse_match_ports(struct loader *l, const config_setting_t *s,
 			   void *obj, const struct key *k)
 {
 	struct cls_match *m = obj;
 	bool src = !strcmp(k->i.name, "sport");
-	struct cls_range *r = src ? m->sport : m->dport;
-	const config_setting_t *e;
-	char base[sizeof(l->key)];
-	unsigned i, j, n;
-	int ret;
 
-	snprintf(base, sizeof(base), "%s", l->key);
-	ret = conf_get_seq(l, s, CLS_LIST_MAX, "ports", &n);
-	for (i = 0; !ret && i < n; i++) {
-		e = config_setting_get_elem(s, i);
-		element(l, base, i);
-		ret = get_range(l, e, k, &r[i]);
-		for (j = 0; !ret && j < i; j++) {
-			if (r[j].lo == r[i].lo && r[j].hi == r[i].hi) {
-				ret = conf_bad(l, e, "%s[%u] is the same",
-					       k->i.name, j);
-			}
-		}
-	}
-	n = ret ? 0 : n;
-	if (src) {
-		m->nsport = (uint8_t)n;
-	} else {
-		m->ndport = (uint8_t)n;
-	}
-	return ret;
+	return each(l, s, k, "ports", m, one_port,
+		    src ? &m->nsport : &m->ndport);
 }
 
-/* src and dst: k says which; prefixes as prefixes has them, of the
+/* src and dst (k says which): prefixes as prefixes has them, of the
  * match's family if it has one */
+static int one_addr(struct loader *l, const config_setting_t *e,
+		    const struct key *k, struct cls_match *m, unsigned i)
+{
+	struct cls_prefix *p = !strcmp(k->i.name, "src") ? m->src : m->dst;
+	struct conf_prefix cp;
+	unsigned j;
+
+	if (conf_get_prefix(l, e, &cp)) {
+		return -EINVAL;
+	}
+	memset(&p[i], 0, sizeof(p[i]));
+	p[i].family = cp.v6 ? 6 : 4;
+	p[i].len = cp.len;
+	if (cp.v6) {
+		memcpy(p[i].addr, cp.addr6, 16);
+	} else {
+		memcpy(p[i].addr, &cp.addr, 4); /* network order */
+	}
+	if (m->family && m->family != p[i].family) {
+		return conf_bad(l, e, "an IPv%u prefix in a match of family %u",
+				p[i].family, m->family);
+	}
+	for (j = 0; j < i; j++) {
+		if (!memcmp(&p[j], &p[i], sizeof(p[i]))) {
+			return conf_bad(l, e, "%s[%u] is the same", k->i.name,
+					j);
+		}
+	}
+	return 0;
+}
+
 int conf_parse_match_addrs(struct loader *l, const config_setting_t *s,
 			   void *obj, const struct key *k)
 {
 	struct cls_match *m = obj;
 	bool src = !strcmp(k->i.name, "src");
-	struct cls_prefix *p = src ? m->src : m->dst;
-	const config_setting_t *e;
-	char base[sizeof(l->key)];
-	struct conf_prefix cp;
-	unsigned i, j, n;
-	int ret;
 
-	snprintf(base, sizeof(base), "%s", l->key);
-	ret = conf_get_seq(l, s, CLS_LIST_MAX, "prefixes", &n);
-	for (i = 0; !ret && i < n; i++) {
-		e = config_setting_get_elem(s, i);
-		element(l, base, i);
-		ret = conf_get_prefix(l, e, &cp);
-		if (ret) {
-			break;
-		}
-		memset(&p[i], 0, sizeof(p[i]));
-		p[i].family = cp.v6 ? 6 : 4;
-		p[i].len = cp.len;
-		if (cp.v6) {
-			memcpy(p[i].addr, cp.addr6, 16);
-		} else {
-			memcpy(p[i].addr, &cp.addr, 4); /* network order */
-		}
-		if (m->family && m->family != p[i].family) {
-			ret = conf_bad(l, e,
-				       "an IPv%u prefix in a match of family "
-				       "%u",
-				       p[i].family, m->family);
-		}
-		for (j = 0; !ret && j < i; j++) {
-			if (!memcmp(&p[j], &p[i], sizeof(p[i]))) {
-				ret = conf_bad(l, e, "%s[%u] is the same",
-					       k->i.name, j);
-			}
-		}
-	}
-	n = ret ? 0 : n;
-	if (src) {
-		m->nsrc = (uint8_t)n;
-	} else {
-		m->ndst = (uint8_t)n;
-	}
-	return ret;
+	return each(l, s, k, "prefixes", m, one_addr,
+		    src ? &m->nsrc : &m->ndst);
 }

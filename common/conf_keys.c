@@ -61,18 +61,6 @@ static const char *const class_names[] = {
 	[PATH_BACKUP] = "backup",
 };
 
-static const char *const class_mode_names[] = {
-	[CLASS_BOND] = "bond",
-	[CLASS_FLOW] = "flow",
-	[CLASS_PIN] = "pin",
-	[CLASS_LOWEST_DELAY] = "lowest_delay",
-	[CLASS_REDUNDANT] = "redundant",
-	[CLASS_BYPASS] = "bypass",
-};
-
-_Static_assert(ARRAY_SIZE(class_mode_names) == CLASS_NMODES,
-	       "a name for every mode");
-
 static const char *const log_level_names[] = {
 	[CONF_LOG_ERROR] = "error",
 	[CONF_LOG_WARNING] = "warning",
@@ -255,20 +243,13 @@ static int parse_budget_int(struct loader *l, const config_setting_t *s,
 static int walk_path(struct loader *l, const config_setting_t *e,
 		     const char *prefix, struct conf_path *p)
 {
-	char text[160];
 	const struct key *k;
 	int ret;
 
-	for (k = conf_path_keys; k < conf_path_keys + conf_npath_keys; k++) {
-		if (!k->i.def || k->i.alias_of) {
-			continue;
-		}
-		conf_at(l, prefix, k->i.name);
-		snprintf(text, sizeof(text), "%s = %s;", k->i.name, k->i.def);
-		ret = conf_parse_text(l, k, k->i.name, text, k->i.def, p);
-		if (ret) {
-			return ret;
-		}
+	ret = conf_group_defaults(l, prefix, conf_path_keys, conf_npath_keys,
+				  p);
+	if (ret) {
+		return ret;
 	}
 	ret = conf_walk(l, e, prefix, conf_path_keys, conf_npath_keys, p);
 	for (k = conf_path_keys; !ret && k < conf_path_keys + conf_npath_keys;
@@ -558,47 +539,47 @@ static int parse_moved_to_exporter(struct loader *l,
 			 "l3bondd serves no HTTP");
 }
 
+/* One group of paths: its keys, and a CPE's peer. */
+static int read_path(struct loader *l, const config_setting_t *e,
+		     const char *prefix, unsigned i, void *obj)
+{
+	struct conf *c = obj;
+	int ret;
+
+	l->cur = i;
+	ret = walk_path(l, e, prefix, &c->path[i]);
+	if (ret) {
+		return ret;
+	}
+	if (c->role == ROLE_CPE && !c->path[i].peer[0]) {
+		conf_at(l, prefix, "peer");
+		return conf_fail(l, e, "missing: required with role \"cpe\"");
+	}
+	return 0;
+}
+
 static int parse_paths(struct loader *l, const config_setting_t *s, void *obj,
 		       const struct key *k)
 {
+	static const struct group_list paths = {
+		.name = "paths",
+		.what = "path",
+		.whats = "paths",
+		.shape = "( { ... }, { ... } )",
+		.min = 2,
+		.max = WIRE_MAX_PATHS,
+		.one = read_path,
+	};
 	struct conf *c = obj;
-	const config_setting_t *e;
-	char prefix[24];
-	unsigned i, n;
+	unsigned i;
 	int ret;
 
 	(void)k;
-	if (!config_setting_is_list(s)) {
-		return conf_bad(l, s,
-				"expected a list of path groups "
-				"( { ... }, { ... } )");
+	ret = conf_walk_groups(l, s, &paths, c, &c->npaths);
+	if (ret) {
+		return ret;
 	}
-	n = (unsigned)config_setting_length(s);
-	if (n < 2 || n > WIRE_MAX_PATHS) {
-		return conf_bad(l, s, "need 2 to %d paths", WIRE_MAX_PATHS);
-	}
-	for (i = 0; i < n; i++) {
-		e = config_setting_get_elem(s, i);
-		snprintf(prefix, sizeof(prefix), "paths[%u]", i);
-		if (!config_setting_is_group(e)) {
-			conf_at(l, prefix, "");
-			return conf_bad(l, e, "expected a path group { ... }");
-		}
-		strcat(prefix, ".");
-		l->cur = i;
-		ret = walk_path(l, e, prefix, &c->path[i]);
-		if (ret) {
-			return ret;
-		}
-		if (c->role == ROLE_CPE && !c->path[i].peer[0]) {
-			conf_at(l, prefix, "peer");
-			return conf_fail(l, e,
-					 "missing: required with role \"cpe\"");
-		}
-	}
-	c->npaths = n;
-
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < c->npaths; i++) {
 		if (c->path[i].cls == PATH_FIXED) {
 			return 0;
 		}
@@ -1097,14 +1078,6 @@ const char *conf_class_name(enum path_class cls)
 		return "?";
 	}
 	return class_names[cls];
-}
-
-const char *conf_class_mode_name(enum conf_class_mode m)
-{
-	if ((unsigned)m >= ARRAY_SIZE(class_mode_names)) {
-		return "?";
-	}
-	return class_mode_names[m];
 }
 
 const char *conf_log_level_name(enum conf_log_level lv)

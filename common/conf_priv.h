@@ -125,6 +125,25 @@ int conf_parse_int(struct loader *l, const config_setting_t *s, void *obj,
 int conf_walk(struct loader *l, const config_setting_t *group,
 	      const char *prefix, const struct key *keys, size_t nkeys,
 	      void *obj);
+/* The defaults of a group's keys (their table's def, each read by the
+ * key's own parser, as conf_defaults does for the top level) into obj;
+ * prefix goes before their names in errors. */
+int conf_group_defaults(struct loader *l, const char *prefix,
+			const struct key *keys, size_t nkeys, void *obj);
+/* A list of groups (paths, traffic_classes): its key, what one is and
+ * what more of them are ("path", "paths"), how it is written, how many
+ * it may have, and what reads one (prefix "paths[1].", index i). */
+struct group_list {
+	const char *name;
+	const char *what, *whats;
+	const char *shape;
+	unsigned min, max;
+	int (*one)(struct loader *l, const config_setting_t *e,
+		   const char *prefix, unsigned i, void *obj);
+};
+/* Each group of the list s through g->one; their count into *n. */
+int conf_walk_groups(struct loader *l, const config_setting_t *s,
+		     const struct group_list *g, void *obj, unsigned *n);
 /* Reads text ("name = value;") and parses its one setting, name, as key
  * k into obj; a text libconfig refuses is an error quoting shown. */
 int conf_parse_text(struct loader *l, const struct key *k, const char *name,

@@ -682,7 +682,7 @@ static const struct bad_case bad_cases[] = {
 	 ":3: traffic_classes: bad value '3': expected a list of class groups"},
 	{CLS("3"), ":3: traffic_classes[0]: bad value '3': expected a class "
 		   "group { ... }"},
-	{CLS(C_17), ":3: traffic_classes: bad value '(17 entries)': more than "
+	{CLS(C_17), ":3: traffic_classes: bad value '(17 entries)': need 0 to "
 		    "16 classes"},
 	{CLS("{ match = {}; }"), ":3: traffic_classes[0].name: missing"},
 	{CLS("{ name = \"a\"; }"), ":3: traffic_classes[0].match: missing"},
