@@ -685,26 +685,26 @@ const size_t conf_npath_keys = ARRAY_SIZE(conf_path_keys);
 
 /* A class's match: each a list (family a number), none required. */
 const struct key conf_match_keys[] = {
-	{KEY("family", CONF_MATCH, CONF_RELOAD, CONF_KEY_NO_UCI, NO_RANGE, NULL,
+	{KEY("family", CONF_MATCH, CONF_RELOAD, 0, NO_RANGE, NULL,
 	     "4 or 6: the inner packet's IP version (default: both)"),
 	 .parse = conf_parse_match_family, AT(struct cls_match, family)},
-	{KEY("dscp", CONF_MATCH, CONF_RELOAD, CONF_KEY_NO_UCI, 0, 63, NULL,
+	{KEY("dscp", CONF_MATCH, CONF_RELOAD, 0, 0, 63, NULL,
 	     "DSCP values, up to 8"),
 	 .parse = conf_parse_match_dscp, AT(struct cls_match, dscp)},
-	{KEY("proto", CONF_MATCH, CONF_RELOAD, CONF_KEY_NO_UCI, 0, 255, NULL,
+	{KEY("proto", CONF_MATCH, CONF_RELOAD, 0, 0, 255, NULL,
 	     "IP protocols, up to 8: numbers or names (tcp udp icmp icmpv6 "
 	     "sctp udplite dccp gre esp ah)"),
 	 .parse = conf_parse_match_proto, AT(struct cls_match, proto)},
-	{KEY("sport", CONF_MATCH, CONF_RELOAD, CONF_KEY_NO_UCI, 0, 65535, NULL,
+	{KEY("sport", CONF_MATCH, CONF_RELOAD, 0, 0, 65535, NULL,
 	     "source ports, up to 8: a number or \"lo-hi\""),
 	 .parse = conf_parse_match_ports, AT(struct cls_match, sport)},
-	{KEY("dport", CONF_MATCH, CONF_RELOAD, CONF_KEY_NO_UCI, 0, 65535, NULL,
+	{KEY("dport", CONF_MATCH, CONF_RELOAD, 0, 0, 65535, NULL,
 	     "destination ports, up to 8: a number or \"lo-hi\""),
 	 .parse = conf_parse_match_ports, AT(struct cls_match, dport)},
-	{KEY("src", CONF_MATCH, CONF_RELOAD, CONF_KEY_NO_UCI, NO_RANGE, NULL,
+	{KEY("src", CONF_MATCH, CONF_RELOAD, 0, NO_RANGE, NULL,
 	     "source prefixes, up to 8, of the family if one is given"),
 	 .parse = conf_parse_match_addrs, AT(struct cls_match, src)},
-	{KEY("dst", CONF_MATCH, CONF_RELOAD, CONF_KEY_NO_UCI, NO_RANGE, NULL,
+	{KEY("dst", CONF_MATCH, CONF_RELOAD, 0, NO_RANGE, NULL,
 	     "destination prefixes, up to 8, of the family if one is given"),
 	 .parse = conf_parse_match_addrs, AT(struct cls_match, dst)},
 };
@@ -714,24 +714,24 @@ const size_t conf_nmatch_keys = ARRAY_SIZE(conf_match_keys);
  * path and fallback (a pin's). */
 const struct key conf_class_keys[] = {
 	{KEY("name", CONF_CLASS, CONF_RELOAD,
-	     CONF_KEY_REQUIRED | CONF_KEY_NO_UCI, NO_RANGE, NULL,
+	     CONF_KEY_REQUIRED, NO_RANGE, NULL,
 	     "the class's name: 1..15 of a-z 0-9 _ -, unique"),
 	 .parse = conf_parse_class_name, STR_AT(struct conf_class, name)},
 	{KEY("match", CONF_CLASS, CONF_RELOAD,
-	     CONF_KEY_REQUIRED | CONF_KEY_NO_UCI, NO_RANGE, NULL,
+	     CONF_KEY_REQUIRED, NO_RANGE, NULL,
 	     "the packets of the class: a group of the keys below, every one "
 	     "given must hold ({}: every packet)"),
 	 .parse = conf_parse_class_match, AT(struct conf_class, m),
 	 .sub = conf_match_keys, .nsub = ARRAY_SIZE(conf_match_keys)},
-	{KEY("mode", CONF_CLASS, CONF_RELOAD, CONF_KEY_NO_UCI, NO_RANGE,
+	{KEY("mode", CONF_CLASS, CONF_RELOAD, 0, NO_RANGE,
 	     "\"bond\"",
 	     "\"bond\", \"flow\", \"pin\", \"lowest_delay\", \"redundant\" or "
 	     "\"bypass\""),
 	 .parse = conf_parse_class_mode, AT(struct conf_class, mode)},
-	{KEY("path", CONF_CLASS, CONF_RELOAD, CONF_KEY_NO_UCI, NO_RANGE, NULL,
+	{KEY("path", CONF_CLASS, CONF_RELOAD, 0, NO_RANGE, NULL,
 	     "pin: the name of the path (required)"),
 	 .parse = conf_parse_class_path, AT(struct conf_class, path)},
-	{KEY("fallback", CONF_CLASS, CONF_RELOAD, CONF_KEY_NO_UCI, NO_RANGE,
+	{KEY("fallback", CONF_CLASS, CONF_RELOAD, 0, NO_RANGE,
 	     "false", "pin: use the other paths while the path is down"),
 	 .parse = conf_parse_class_fallback, AT(struct conf_class, fallback)},
 };
@@ -823,8 +823,8 @@ const struct key conf_top_keys[] = {
 	     NULL, "more CPEs: a directory of NAME.conf files"),
 	 .parse = conf_parse_cpe_dir, NOWHERE},
 	/* after paths: a pin names one */
-	{KEY("traffic_classes", CONF_TOP, CONF_RELOAD, CONF_KEY_NO_UCI,
-	     NO_RANGE, NULL,
+	/* on OpenWrt, class sections */
+	{KEY("traffic_classes", CONF_TOP, CONF_RELOAD, 0, NO_RANGE, NULL,
 	     "what this box sends, in classes with their own mode: a list of "
 	     "up to 16 groups, the first match wins"),
 	 .parse = conf_parse_classes, LIST_AT(struct conf, class, nclasses),

@@ -2131,7 +2131,8 @@ static void test_docs_uci(void **state)
 {
 	const char *doc = "openwrt/net/l3bond/files/l3bond-uci2conf";
 	char *text = slurp("../../openwrt/net/l3bond/files/l3bond-uci2conf");
-	const char *types, *top, *pk, *line, *end;
+	const char *types, *top, *pk, *ck, *mk, *line, *end;
+	const char *path_types, *class_types;
 	const struct conf_key_info *k;
 	char opt[64];
 	size_t i;
@@ -2140,29 +2141,45 @@ static void test_docs_uci(void **state)
 	types = strstr(text, "n = split(\"enabled:b role:s");
 	top = strstr(text, "ntop = split(\"");
 	pk = strstr(text, "npk = split(\"");
+	ck = strstr(text, "nck = split(\"");
+	mk = strstr(text, "nmk = split(\"");
 	assert_non_null(types);
 	assert_non_null(top);
 	assert_non_null(pk);
+	assert_non_null(ck);
+	assert_non_null(mk);
+	/* the type lists: the top level's, a path's, a class's */
+	path_types = strstr(types + 1, "n = split(\"enabled:b");
+	assert_non_null(path_types);
+	class_types = strstr(path_types + 1, "n = split(\"enabled:b");
+	assert_non_null(class_types);
 	for (i = 0; (k = conf_key(i)); i++) {
 		if (k->flags & CONF_KEY_NO_UCI) {
 			continue;
 		}
-		/* order: the top level's list, or the path's */
-		line = k->group == CONF_TOP ? top : pk;
+		/* order: the list of the key's group */
+		line = k->group == CONF_TOP	? top
+		       : k->group == CONF_PATH	? pk
+		       : k->group == CONF_CLASS ? ck
+						: mk;
 		end = strchr(line, '\n');
 		if (!find_word(strchr(line, '"') + 1, end, k->name)) {
 			print_error("%s: %s not in its key list\n", doc,
 				    k->name);
 			fail();
 		}
-		if (!strcmp(k->name, "paths")) {
-			continue; /* path sections, not an option */
+		/* path and class sections, a class's match options: not an
+		 * option of their own */
+		if (!strcmp(k->name, "paths") ||
+		    !strcmp(k->name, "traffic_classes") ||
+		    (k->group == CONF_CLASS && !strcmp(k->name, "match"))) {
+			continue;
 		}
 		/* type: "name:t" in the section's type list */
 		snprintf(opt, sizeof(opt), " %s:", k->name);
-		line = k->group == CONF_TOP
-			       ? types
-			       : strstr(types + 1, "n = split(\"enabled:b");
+		line = k->group == CONF_TOP    ? types
+		       : k->group == CONF_PATH ? path_types
+					       : class_types;
 		assert_non_null(line);
 		end = strchr(line, '\n');
 		if (!memmem(line, (size_t)(end - line), opt, strlen(opt))) {
