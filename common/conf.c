@@ -5,7 +5,8 @@
  * group of keys, the rules that tie keys together, conf_load.  The keys
  * themselves (names, ranges, defaults, how each takes effect, help) are
  * the table of conf_keys.c, each with one small parser; the CPEs of a
- * concentrator are conf_cpe.c, libconfig 1.5's integer wrap conf_compat.c,
+ * concentrator are conf_cpe.c, the traffic classes conf_class.c,
+ * libconfig 1.5's integer wrap conf_compat.c,
  * l3bondctl's set conf_set.c (conf_priv.h says what they share).
  *
  * The walk goes through the table, so unknown keys, missing keys and the

@@ -3,7 +3,7 @@
  * below, with everything the rest of l3bond derives from it.
  *
  * An entry gives the key's name, where it is written (top level, a path,
- * a CPE), how it takes effect in a running l3bondd (enum conf_apply), its
+ * a CPE, a traffic class, a class's match), how it takes effect in a running l3bondd (enum conf_apply), its
  * flags (required, role, hex, deprecated, UCI, simulator), its range, its
  * default as written in the file, a one-line help, and where it is stored
  * (an integer key needs nothing else: INT_KEY; any other key names its
