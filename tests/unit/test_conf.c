@@ -677,7 +677,7 @@ static const struct bad_case bad_cases[] = {
 	 "path, or \"\" for none"},
 	{TOP("budget_save_min = 0;"),
 	 ":3: budget_save_min: bad value '0': out of range 1..1440"},
-	/* the traffic classes */
+	/* 193: the traffic classes */
 	{TOP("traffic_classes = 3;"),
 	 ":3: traffic_classes: bad value '3': expected a list of class groups"},
 	{CLS("3"), ":3: traffic_classes[0]: bad value '3': expected a class "
