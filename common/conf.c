@@ -5,7 +5,8 @@
  * group of keys, the rules that tie keys together, conf_load.  The keys
  * themselves (names, ranges, defaults, how each takes effect, help) are
  * the table of conf_keys.c, each with one small parser; the CPEs of a
- * concentrator are conf_cpe.c, libconfig 1.5's integer wrap conf_compat.c,
+ * concentrator are conf_cpe.c, the traffic classes conf_class.c,
+ * libconfig 1.5's integer wrap conf_compat.c,
  * l3bondctl's set conf_set.c (conf_priv.h says what they share).
  *
  * The walk goes through the table, so unknown keys, missing keys and the
@@ -447,8 +448,8 @@ static bool host_bits(const uint8_t *a, size_t n, unsigned len)
 }
 
 /* "a.b.c.d/len" or "x:y::/len" with the host bits clear. */
-static int get_prefix(struct loader *l, const config_setting_t *e,
-		      struct conf_prefix *p)
+int conf_get_prefix(struct loader *l, const config_setting_t *e,
+		    struct conf_prefix *p)
 {
 	char buf[CONF_ADDR_MAX], *slash, *end;
 	uint8_t a[16];
@@ -523,7 +524,7 @@ int conf_get_prefixes(struct loader *l, const config_setting_t *s,
 	for (i = 0; i < n; i++) {
 		e = config_setting_get_elem(s, i);
 		snprintf(l->key, sizeof(l->key), "%s[%u]", key, i);
-		ret = get_prefix(l, e, &out[i]);
+		ret = conf_get_prefix(l, e, &out[i]);
 		if (ret) {
 			return ret;
 		}
@@ -601,6 +602,63 @@ int conf_walk(struct loader *l, const config_setting_t *group,
 			return ret;
 		}
 	}
+	return 0;
+}
+
+int conf_group_defaults(struct loader *l, const char *prefix,
+			const struct key *keys, size_t nkeys, void *obj)
+{
+	char text[160];
+	const struct key *k;
+	int ret;
+
+	for (k = keys; k < keys + nkeys; k++) {
+		if (!k->i.def || k->i.alias_of) {
+			continue;
+		}
+		conf_at(l, prefix, k->i.name);
+		snprintf(text, sizeof(text), "%s = %s;", k->i.name, k->i.def);
+		ret = conf_parse_text(l, k, k->i.name, text, k->i.def, obj);
+		if (ret) {
+			return ret;
+		}
+	}
+	return 0;
+}
+
+int conf_walk_groups(struct loader *l, const config_setting_t *s,
+		     const struct group_list *g, void *obj, unsigned *n)
+{
+	const config_setting_t *e;
+	char prefix[32];
+	unsigned i, len;
+	int ret;
+
+	*n = 0;
+	if (!config_setting_is_list(s)) {
+		return conf_bad(l, s, "expected a list of %s groups %s",
+				g->what, g->shape);
+	}
+	len = (unsigned)config_setting_length(s);
+	if (len < g->min || len > g->max) {
+		return conf_bad(l, s, "need %u to %u %s", g->min, g->max,
+				g->whats);
+	}
+	for (i = 0; i < len; i++) {
+		e = config_setting_get_elem(s, i);
+		snprintf(prefix, sizeof(prefix), "%s[%u]", g->name, i);
+		if (!config_setting_is_group(e)) {
+			conf_at(l, prefix, "");
+			return conf_bad(l, e, "expected a %s group { ... }",
+					g->what);
+		}
+		strcat(prefix, ".");
+		ret = g->one(l, e, prefix, i, obj);
+		if (ret) {
+			return ret;
+		}
+	}
+	*n = len;
 	return 0;
 }
 

@@ -20,6 +20,7 @@
 #include "common/budget.h"
 #include "common/params.h"
 #include "common/wire.h"
+#include "ingress/classify.h"
 
 enum conf_role {
 	ROLE_CPE = 0,
@@ -73,6 +74,29 @@ struct conf_cpe {
 	struct conf_prefix prefix[CONF_PREFIX_MAX];
 };
 
+/* What a traffic class's packets get (issue 13): today's per-packet
+ * bonding, one path per flow, a named path, the path of least delay,
+ * every path, or no tunnel at all. */
+enum conf_class_mode {
+	CLASS_BOND = 0,
+	CLASS_FLOW = 1,
+	CLASS_PIN = 2,
+	CLASS_LOWEST_DELAY = 3,
+	CLASS_REDUNDANT = 4,
+	CLASS_BYPASS = 5,
+	CLASS_NMODES = 6,
+};
+
+/* A traffic class (traffic_classes): the first whose match a packet meets
+ * (cls_classify) is the packet's; none, the default class (bond). */
+struct conf_class {
+	char name[CONF_NAME_MAX];
+	struct cls_match m;
+	enum conf_class_mode mode;
+	int path;      /* pin: the index of the path, -1 none */
+	bool fallback; /* pin: the other paths while it is down */
+};
+
 struct conf_path {
 	char name[CONF_NAME_MAX];
 	enum path_class cls;
@@ -112,6 +136,9 @@ struct conf {
 	bool bond_output;		     /* cpe: bond local output too */
 	unsigned nprefixes; /* concentrator: destinations to bond */
 	struct conf_prefix prefix[CONF_PREFIX_MAX];
+	/* the traffic classes of what this box sends, in their order */
+	unsigned nclasses;
+	struct conf_class class[CLS_MAX];
 	uint32_t release_mark; /* mark of released packets, 0: none */
 	enum conf_log_level log_level;
 	uint32_t probe_interval_ms; /* PROBE on every path this often */
@@ -143,6 +170,8 @@ enum conf_group {
 	CONF_TOP,  /* the top level of the file */
 	CONF_PATH, /* a group of paths */
 	CONF_CPES, /* a group of cpes, or a file of cpe_dir */
+	CONF_CLASS, /* a group of traffic_classes */
+	CONF_MATCH, /* the match group of a traffic class */
 };
 
 enum conf_key_flags {
@@ -171,8 +200,8 @@ struct conf_key_info {
 	const char *alias_of; /* an old name of that key; NULL: none */
 };
 
-/* The i-th key of the table (top level, then paths, then cpes); NULL past
- * the last. */
+/* The i-th key of the table (top level, then paths, cpes, traffic
+ * classes and their matches); NULL past the last. */
 const struct conf_key_info *conf_key(size_t i);
 
 /* The key name of group g (an alias gives its own entry); NULL: none. */
@@ -238,5 +267,6 @@ int conf_set_any(struct conf *c, const char *key, const char *value, char *err,
 const char *conf_role_name(enum conf_role r);
 const char *conf_class_name(enum path_class c);
 const char *conf_log_level_name(enum conf_log_level l);
+const char *conf_class_mode_name(enum conf_class_mode m);
 
 #endif

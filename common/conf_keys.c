@@ -3,7 +3,7 @@
  * below, with everything the rest of l3bond derives from it.
  *
  * An entry gives the key's name, where it is written (top level, a path,
- * a CPE), how it takes effect in a running l3bondd (enum conf_apply), its
+ * a CPE, a traffic class, a class's match), how it takes effect in a running l3bondd (enum conf_apply), its
  * flags (required, role, hex, deprecated, UCI, simulator), its range, its
  * default as written in the file, a one-line help, and where it is stored
  * (an integer key needs nothing else: INT_KEY; any other key names its
@@ -243,20 +243,13 @@ static int parse_budget_int(struct loader *l, const config_setting_t *s,
 static int walk_path(struct loader *l, const config_setting_t *e,
 		     const char *prefix, struct conf_path *p)
 {
-	char text[160];
 	const struct key *k;
 	int ret;
 
-	for (k = conf_path_keys; k < conf_path_keys + conf_npath_keys; k++) {
-		if (!k->i.def || k->i.alias_of) {
-			continue;
-		}
-		conf_at(l, prefix, k->i.name);
-		snprintf(text, sizeof(text), "%s = %s;", k->i.name, k->i.def);
-		ret = conf_parse_text(l, k, k->i.name, text, k->i.def, p);
-		if (ret) {
-			return ret;
-		}
+	ret = conf_group_defaults(l, prefix, conf_path_keys, conf_npath_keys,
+				  p);
+	if (ret) {
+		return ret;
 	}
 	ret = conf_walk(l, e, prefix, conf_path_keys, conf_npath_keys, p);
 	for (k = conf_path_keys; !ret && k < conf_path_keys + conf_npath_keys;
@@ -546,47 +539,47 @@ static int parse_moved_to_exporter(struct loader *l,
 			 "l3bondd serves no HTTP");
 }
 
+/* One group of paths: its keys, and a CPE's peer. */
+static int read_path(struct loader *l, const config_setting_t *e,
+		     const char *prefix, unsigned i, void *obj)
+{
+	struct conf *c = obj;
+	int ret;
+
+	l->cur = i;
+	ret = walk_path(l, e, prefix, &c->path[i]);
+	if (ret) {
+		return ret;
+	}
+	if (c->role == ROLE_CPE && !c->path[i].peer[0]) {
+		conf_at(l, prefix, "peer");
+		return conf_fail(l, e, "missing: required with role \"cpe\"");
+	}
+	return 0;
+}
+
 static int parse_paths(struct loader *l, const config_setting_t *s, void *obj,
 		       const struct key *k)
 {
+	static const struct group_list paths = {
+		.name = "paths",
+		.what = "path",
+		.whats = "paths",
+		.shape = "( { ... }, { ... } )",
+		.min = 2,
+		.max = WIRE_MAX_PATHS,
+		.one = read_path,
+	};
 	struct conf *c = obj;
-	const config_setting_t *e;
-	char prefix[24];
-	unsigned i, n;
+	unsigned i;
 	int ret;
 
 	(void)k;
-	if (!config_setting_is_list(s)) {
-		return conf_bad(l, s,
-				"expected a list of path groups "
-				"( { ... }, { ... } )");
+	ret = conf_walk_groups(l, s, &paths, c, &c->npaths);
+	if (ret) {
+		return ret;
 	}
-	n = (unsigned)config_setting_length(s);
-	if (n < 2 || n > WIRE_MAX_PATHS) {
-		return conf_bad(l, s, "need 2 to %d paths", WIRE_MAX_PATHS);
-	}
-	for (i = 0; i < n; i++) {
-		e = config_setting_get_elem(s, i);
-		snprintf(prefix, sizeof(prefix), "paths[%u]", i);
-		if (!config_setting_is_group(e)) {
-			conf_at(l, prefix, "");
-			return conf_bad(l, e, "expected a path group { ... }");
-		}
-		strcat(prefix, ".");
-		l->cur = i;
-		ret = walk_path(l, e, prefix, &c->path[i]);
-		if (ret) {
-			return ret;
-		}
-		if (c->role == ROLE_CPE && !c->path[i].peer[0]) {
-			conf_at(l, prefix, "peer");
-			return conf_fail(l, e,
-					 "missing: required with role \"cpe\"");
-		}
-	}
-	c->npaths = n;
-
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < c->npaths; i++) {
 		if (c->path[i].cls == PATH_FIXED) {
 			return 0;
 		}
@@ -690,6 +683,61 @@ const struct key conf_path_keys[] = {
 };
 const size_t conf_npath_keys = ARRAY_SIZE(conf_path_keys);
 
+/* A class's match: each a list (family a number), none required. */
+const struct key conf_match_keys[] = {
+	{KEY("family", CONF_MATCH, CONF_RELOAD, 0, NO_RANGE, NULL,
+	     "4 or 6: the inner packet's IP version (default: both)"),
+	 .parse = conf_parse_match_family, AT(struct cls_match, family)},
+	{KEY("dscp", CONF_MATCH, CONF_RELOAD, 0, 0, 63, NULL,
+	     "DSCP values, up to 8"),
+	 .parse = conf_parse_match_dscp, AT(struct cls_match, dscp)},
+	{KEY("proto", CONF_MATCH, CONF_RELOAD, 0, 0, 255, NULL,
+	     "IP protocols, up to 8: numbers or names (tcp udp icmp icmpv6 "
+	     "sctp udplite dccp gre esp ah)"),
+	 .parse = conf_parse_match_proto, AT(struct cls_match, proto)},
+	{KEY("sport", CONF_MATCH, CONF_RELOAD, 0, 0, 65535, NULL,
+	     "source ports, up to 8: a number or \"lo-hi\""),
+	 .parse = conf_parse_match_ports, AT(struct cls_match, sport)},
+	{KEY("dport", CONF_MATCH, CONF_RELOAD, 0, 0, 65535, NULL,
+	     "destination ports, up to 8: a number or \"lo-hi\""),
+	 .parse = conf_parse_match_ports, AT(struct cls_match, dport)},
+	{KEY("src", CONF_MATCH, CONF_RELOAD, 0, NO_RANGE, NULL,
+	     "source prefixes, up to 8, of the family if one is given"),
+	 .parse = conf_parse_match_addrs, AT(struct cls_match, src)},
+	{KEY("dst", CONF_MATCH, CONF_RELOAD, 0, NO_RANGE, NULL,
+	     "destination prefixes, up to 8, of the family if one is given"),
+	 .parse = conf_parse_match_addrs, AT(struct cls_match, dst)},
+};
+const size_t conf_nmatch_keys = ARRAY_SIZE(conf_match_keys);
+
+/* A group of traffic_classes, in the order they are read: mode before
+ * path and fallback (a pin's). */
+const struct key conf_class_keys[] = {
+	{KEY("name", CONF_CLASS, CONF_RELOAD,
+	     CONF_KEY_REQUIRED, NO_RANGE, NULL,
+	     "the class's name: 1..15 of a-z 0-9 _ -, unique"),
+	 .parse = conf_parse_class_name, STR_AT(struct conf_class, name)},
+	{KEY("match", CONF_CLASS, CONF_RELOAD,
+	     CONF_KEY_REQUIRED, NO_RANGE, NULL,
+	     "the packets of the class: a group of the keys below, every one "
+	     "given must hold ({}: every packet)"),
+	 .parse = conf_parse_class_match, AT(struct conf_class, m),
+	 .sub = conf_match_keys, .nsub = ARRAY_SIZE(conf_match_keys)},
+	{KEY("mode", CONF_CLASS, CONF_RELOAD, 0, NO_RANGE,
+	     "\"bond\"",
+	     "\"bond\", \"flow\", \"pin\", \"lowest_delay\", \"redundant\" or "
+	     "\"bypass\""),
+	 .parse = conf_parse_class_mode, AT(struct conf_class, mode)},
+	{KEY("path", CONF_CLASS, CONF_RELOAD, 0, NO_RANGE, NULL,
+	     "pin: the name of the path (required)"),
+	 .parse = conf_parse_class_path, AT(struct conf_class, path)},
+	{KEY("fallback", CONF_CLASS, CONF_RELOAD, 0, NO_RANGE,
+	     "false", "pin: use the other paths while the path is down"),
+	 .parse = conf_parse_class_fallback, AT(struct conf_class, fallback)},
+};
+const size_t conf_nclass_keys = ARRAY_SIZE(conf_class_keys);
+
+
 /* The top level, in the order they are read: role before the keys whose
  * parsers check it, paths before lan_interfaces (checked against the
  * paths' devices), the top-level CPE's keys before cpes and cpe_dir (it
@@ -774,6 +822,13 @@ const struct key conf_top_keys[] = {
 	{KEY("cpe_dir", CONF_TOP, CONF_RELOAD, CONF_KEY_CONCENTRATOR, NO_RANGE,
 	     NULL, "more CPEs: a directory of NAME.conf files"),
 	 .parse = conf_parse_cpe_dir, NOWHERE},
+	/* after paths: a pin names one */
+	/* on OpenWrt, class sections */
+	{KEY("traffic_classes", CONF_TOP, CONF_RELOAD, 0, NO_RANGE, NULL,
+	     "what this box sends, in classes with their own mode: a list of "
+	     "up to 16 groups, the first match wins"),
+	 .parse = conf_parse_classes, LIST_AT(struct conf, class, nclasses),
+	 .sub = conf_class_keys, .nsub = ARRAY_SIZE(conf_class_keys)},
 	{KEY("release_mark", CONF_TOP, CONF_RUNTIME, CONF_KEY_HEX, 0,
 	     UINT32_MAX, "0", "mark of the released packets (0: none)"),
 	 INT_KEY(struct conf, release_mark, 1)},
@@ -850,6 +905,7 @@ const struct key conf_cpe_keys[] = {
 };
 const size_t conf_ncpe_keys = ARRAY_SIZE(conf_cpe_keys);
 
+
 /* ---- what is derived from the tables ---------------------------------- */
 
 static const struct {
@@ -859,6 +915,8 @@ static const struct {
 	[CONF_TOP] = {conf_top_keys, &conf_ntop_keys},
 	[CONF_PATH] = {conf_path_keys, &conf_npath_keys},
 	[CONF_CPES] = {conf_cpe_keys, &conf_ncpe_keys},
+	[CONF_CLASS] = {conf_class_keys, &conf_nclass_keys},
+	[CONF_MATCH] = {conf_match_keys, &conf_nmatch_keys},
 };
 
 const struct key *conf_find(const struct key *keys, size_t nkeys,

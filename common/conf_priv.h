@@ -6,6 +6,7 @@
  *	conf_keys.c	the key table (every key, declared once) and the
  *			parsers of the top-level and path keys
  *	conf_cpe.c	the CPEs: cpes, cpe_dir, the CPE array
+ *	conf_class.c	the traffic classes: traffic_classes and its keys
  *	conf_compat.c	libconfig 1.5's integer wrap: the prescan lexer
  *	conf_set.c	conf_set: one runtime key from l3bondctl
  */
@@ -27,7 +28,7 @@ struct loader {
 	char *err;
 	size_t errlen;
 	char key[48];	       /* the key being read, as errors name it */
-	unsigned cur;	       /* index of the path group being read */
+	unsigned cur;	       /* index of the path or class group read */
 	uint32_t keepalive_ms; /* the deprecated key, 0: not given */
 	unsigned cpe_cap;      /* entries allocated at c.cpe */
 	struct conf c;
@@ -66,6 +67,10 @@ extern const struct key conf_path_keys[];
 extern const size_t conf_npath_keys;
 extern const struct key conf_cpe_keys[];
 extern const size_t conf_ncpe_keys;
+extern const struct key conf_class_keys[];
+extern const size_t conf_nclass_keys;
+extern const struct key conf_match_keys[];
+extern const size_t conf_nmatch_keys;
 
 /* ---- errors (conf.c): each writes "file:line: key: ..." into l->err and
  * returns -EINVAL */
@@ -104,6 +109,9 @@ int conf_get_psk(struct loader *l, const config_setting_t *s,
 		 struct auth_key *k);
 int conf_get_seq(struct loader *l, const config_setting_t *s, unsigned max,
 		 const char *what, unsigned *n);
+/* One prefix "a.b.c.d/len" or "x:y::/len", host bits zero. */
+int conf_get_prefix(struct loader *l, const config_setting_t *e,
+		    struct conf_prefix *p);
 int conf_get_prefixes(struct loader *l, const config_setting_t *s,
 		      const char *name, struct conf_prefix *out, unsigned *nout,
 		      unsigned min);
@@ -117,6 +125,25 @@ int conf_parse_int(struct loader *l, const config_setting_t *s, void *obj,
 int conf_walk(struct loader *l, const config_setting_t *group,
 	      const char *prefix, const struct key *keys, size_t nkeys,
 	      void *obj);
+/* The defaults of a group's keys (their table's def, each read by the
+ * key's own parser, as conf_defaults does for the top level) into obj;
+ * prefix goes before their names in errors. */
+int conf_group_defaults(struct loader *l, const char *prefix,
+			const struct key *keys, size_t nkeys, void *obj);
+/* A list of groups (paths, traffic_classes): its key, what one is and
+ * what more of them are ("path", "paths"), how it is written, how many
+ * it may have, and what reads one (prefix "paths[1].", index i). */
+struct group_list {
+	const char *name;
+	const char *what, *whats;
+	const char *shape;
+	unsigned min, max;
+	int (*one)(struct loader *l, const config_setting_t *e,
+		   const char *prefix, unsigned i, void *obj);
+};
+/* Each group of the list s through g->one; their count into *n. */
+int conf_walk_groups(struct loader *l, const config_setting_t *s,
+		     const struct group_list *g, void *obj, unsigned *n);
 /* Reads text ("name = value;") and parses its one setting, name, as key
  * k into obj; a text libconfig refuses is an error quoting shown. */
 int conf_parse_text(struct loader *l, const struct key *k, const char *name,
@@ -147,6 +174,31 @@ int conf_top_first(struct loader *l);
 int conf_check_top(struct loader *l, const config_setting_t *root);
 /* The loader's CPE array sized to what was read (wiping what it leaves). */
 int conf_cpes_fit(struct loader *l);
+
+/* ---- the traffic classes (conf_class.c) */
+
+int conf_parse_classes(struct loader *l, const config_setting_t *s, void *obj,
+		       const struct key *k);
+int conf_parse_class_name(struct loader *l, const config_setting_t *s,
+			  void *obj, const struct key *k);
+int conf_parse_class_match(struct loader *l, const config_setting_t *s,
+			   void *obj, const struct key *k);
+int conf_parse_class_mode(struct loader *l, const config_setting_t *s,
+			  void *obj, const struct key *k);
+int conf_parse_class_path(struct loader *l, const config_setting_t *s,
+			  void *obj, const struct key *k);
+int conf_parse_class_fallback(struct loader *l, const config_setting_t *s,
+			      void *obj, const struct key *k);
+int conf_parse_match_family(struct loader *l, const config_setting_t *s,
+			    void *obj, const struct key *k);
+int conf_parse_match_dscp(struct loader *l, const config_setting_t *s,
+			  void *obj, const struct key *k);
+int conf_parse_match_proto(struct loader *l, const config_setting_t *s,
+			   void *obj, const struct key *k);
+int conf_parse_match_ports(struct loader *l, const config_setting_t *s,
+			   void *obj, const struct key *k);
+int conf_parse_match_addrs(struct loader *l, const config_setting_t *s,
+			   void *obj, const struct key *k);
 
 /* ---- libconfig 1.5's integer wrap (conf_compat.c) */
 

@@ -11,9 +11,11 @@
 #include "ingress/mtu.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
 
 #include "common/wire.h"
+#include "ingress/ip6.h"
 
 enum {
 	IP4_HDR = 20,
@@ -177,60 +179,6 @@ int mtu_icmp4_frag_needed(const uint8_t *pkt, size_t len, uint16_t next_mtu,
 	return (int)(ICMP_HDR + quote);
 }
 
-/* Walk the IPv6 extension headers to the upper layer: its protocol and
- * offset.  *later_frag is set, and the walk stops, at a fragment header
- * with a non-zero offset: what follows is not the upper-layer header.
- * -EINVAL when a header runs past the packet.  Each step moves at least 8
- * bytes on, so the walk ends. */
-static int ip6_upper(const uint8_t *pkt, size_t len, uint8_t *proto,
-		     size_t *off, bool *later_frag)
-{
-	uint8_t nh = pkt[6];
-	size_t o = IP6_HDR;
-	size_t hl;
-
-	*later_frag = false;
-	for (;;) {
-		switch (nh) {
-		case 0:	 /* hop-by-hop options */
-		case 43: /* routing */
-		case 60: /* destination options */
-			if (len - o < 8) {
-				return -EINVAL;
-			}
-			hl = ((size_t)pkt[o + 1] + 1) * 8;
-			break;
-		case 51: /* authentication header: length in 4-byte units */
-			if (len - o < 8) {
-				return -EINVAL;
-			}
-			hl = ((size_t)pkt[o + 1] + 2) * 4;
-			break;
-		case 44: /* fragment */
-			if (len - o < 8) {
-				return -EINVAL;
-			}
-			if (be16(pkt + o + 2) & 0xfff8) {
-				*later_frag = true;
-				*proto = pkt[o];
-				*off = o + 8;
-				return 0;
-			}
-			hl = 8;
-			break;
-		default:
-			*proto = nh;
-			*off = o;
-			return 0;
-		}
-		if (hl > len - o) {
-			return -EINVAL;
-		}
-		nh = pkt[o];
-		o += hl;
-	}
-}
-
 /* ::, ::1 and ff00::/8 are not one node (RFC 4443 2.4 (e.6)); a router
  * never forwards ::1 (RFC 4291 2.5.3). */
 static bool ip6_one_host(const uint8_t *a)
@@ -256,7 +204,8 @@ int mtu_icmp6_too_big(const uint8_t *pkt, size_t len, uint32_t mtu,
 	if (!ip6_one_host(pkt + 8)) {
 		return -EINVAL;
 	}
-	if (ip6_upper(pkt, len, &proto, &off, &later_frag) < 0) {
+	if (ip6_upper(pkt, len, UINT_MAX, IP6_WALK_AH, &proto, &off,
+		      &later_frag) < 0) {
 		return -EINVAL;
 	}
 	if (proto == PROTO_ICMPV6 && !later_frag &&

@@ -182,6 +182,77 @@ static void check_cpes(const struct conf *c)
 	}
 }
 
+/* The traffic classes (l3bond.conf(5), TRAFFIC CLASSES): at most
+ * CLS_MAX, named and unique, a mode of the six; a pin's path a configured
+ * one and only a pin's; each list 0..CLS_LIST_MAX; prefixes of 4 or 6 with
+ * host bits clear and of the match's family if it has one. */
+static void check_classes(const struct conf *c)
+{
+	const struct conf_class *k;
+	const struct cls_match *m;
+	unsigned i, j, b;
+
+	FUZZ_CHECK(c->nclasses <= CLS_MAX, "nclasses %u", c->nclasses);
+	for (i = 0; i < c->nclasses; i++) {
+		k = &c->class[i];
+		m = &k->m;
+		FUZZ_CHECK(str_ok(k->name, sizeof(k->name), 1) &&
+				   only(k->name, "abcdefghijklmnopqrstuvwxyz"
+						 "0123456789_-"),
+			   "traffic_classes[%u].name", i);
+		for (j = 0; j < i; j++) {
+			FUZZ_CHECK(strcmp(c->class[j].name, k->name),
+				   "traffic_classes[%u] and [%u] named '%s'", j,
+				   i, k->name);
+		}
+		FUZZ_CHECK((unsigned)k->mode < CLASS_NMODES,
+			   "traffic_classes[%u].mode %d", i, (int)k->mode);
+		if (k->mode == CLASS_PIN) {
+			FUZZ_CHECK(k->path >= 0 && (unsigned)k->path < c->npaths,
+				   "traffic_classes[%u].path %d", i, k->path);
+		} else {
+			FUZZ_CHECK(k->path == -1 && !k->fallback,
+				   "traffic_classes[%u]: path or fallback "
+				   "without pin",
+				   i);
+		}
+		FUZZ_CHECK(m->family == 0 || m->family == 4 || m->family == 6,
+			   "traffic_classes[%u].match.family %u", i, m->family);
+		FUZZ_CHECK(m->nproto <= CLS_LIST_MAX &&
+				   m->nsport <= CLS_LIST_MAX &&
+				   m->ndport <= CLS_LIST_MAX &&
+				   m->nsrc <= CLS_LIST_MAX &&
+				   m->ndst <= CLS_LIST_MAX,
+			   "traffic_classes[%u].match: a list too long", i);
+		for (j = 0; j < m->nsport + m->ndport; j++) {
+			const struct cls_range *r = j < m->nsport
+							    ? &m->sport[j]
+							    : &m->dport[j - m->nsport];
+
+			FUZZ_CHECK(r->lo <= r->hi,
+				   "traffic_classes[%u].match: range %u-%u", i,
+				   r->lo, r->hi);
+		}
+		for (j = 0; j < m->nsrc + m->ndst; j++) {
+			const struct cls_prefix *p = j < m->nsrc
+							     ? &m->src[j]
+							     : &m->dst[j - m->nsrc];
+			unsigned max = p->family == 4 ? 32 : 128;
+
+			FUZZ_CHECK((p->family == 4 || p->family == 6) &&
+					   p->len <= max &&
+					   (!m->family || m->family == p->family),
+				   "traffic_classes[%u].match: prefix", i);
+			for (b = p->len; b < 128; b++) {
+				FUZZ_CHECK(!(p->addr[b / 8] & (0x80 >> (b % 8))),
+					   "traffic_classes[%u].match: host "
+					   "bits",
+					   i);
+			}
+		}
+	}
+}
+
 void fuzz_check_conf(const struct conf *c)
 {
 	const struct ing_sched_params *s = &c->sched;
@@ -225,6 +296,7 @@ void fuzz_check_conf(const struct conf *c)
 	check_prefixes(c);
 	check_ops(c);
 	check_cpes(c);
+	check_classes(c);
 }
 
 #define SAME(field)	(a->field == b->field)

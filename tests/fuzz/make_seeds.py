@@ -143,6 +143,22 @@ def conf():
         '  peer = "198.51.100.1"; mtu = 1500; } );\n'
         'lan_interfaces = ( "br-lan", "eth1" ); bond_output = true;\n'
         'release_mark = 0x100;\n')
+    put(t, "cpe_classes.conf",
+        'role = "cpe"; session_id = 1;\nkey = "' + KEY + '";\n'
+        'paths = ( { name = "dsl"; class = "fixed"; interface = "d0";\n'
+        '  peer = "192.0.2.1"; },\n'
+        ' { name = "lte"; class = "mobile"; interface = "l0";\n'
+        '  peer = "192.0.2.1"; } );\n'
+        'lan_interfaces = [ "br-lan" ];\n'
+        'traffic_classes = (\n'
+        ' { name = "voip"; match = { family = 4; dscp = [ 46, 34 ];\n'
+        '   proto = ( "udp", 6 ); sport = ( 5060, "10000-20000" );\n'
+        '   dport = [ "0-1023" ]; src = [ "10.0.0.0/8" ];\n'
+        '   dst = [ "0.0.0.0/0" ]; };\n'
+        '   mode = "pin"; path = "lte"; fallback = true; },\n'
+        ' { name = "v6"; match = { src = [ "2001:db8::/32", "10.1.0.0/16" ];\n'
+        '   }; mode = "redundant"; },\n'
+        ' { name = "all"; match = {}; mode = "flow"; } );\n')
     put(t, "wide_int.conf",
         'role = "cpe";\nsession_id = 4294967297;\nkey = "' + KEY + '";\n' +
         paths)

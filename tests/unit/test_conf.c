@@ -188,6 +188,14 @@ static void assert_defaults_except_paths(const struct conf *c)
 	"role = \"concentrator\";\nsession_id = 1;" KEYL "\n" line "\n"        \
 	"paths = (\n{ " DSL_KEYS "},\n{ " LTE_KEYS "}\n);\n"
 
+/* a CPE with traffic classes on line 3 */
+#define CLS(groups) TOP("traffic_classes = ( " groups " );")
+#define C_A "{ name = \"a\"; match = {}; }"
+#define C_M(keys) "{ name = \"a\"; match = { " keys " }; }"
+#define C_17                                                                   \
+	C_A "," C_A "," C_A "," C_A "," C_A "," C_A "," C_A "," C_A "," C_A   \
+	    "," C_A "," C_A "," C_A "," C_A "," C_A "," C_A "," C_A "," C_A
+
 struct bad_case {
 	const char *text;
 	const char *want; /* the error starts with the file name, then this */
@@ -669,6 +677,102 @@ static const struct bad_case bad_cases[] = {
 	 "path, or \"\" for none"},
 	{TOP("budget_save_min = 0;"),
 	 ":3: budget_save_min: bad value '0': out of range 1..1440"},
+	/* 193: the traffic classes */
+	{TOP("traffic_classes = 3;"),
+	 ":3: traffic_classes: bad value '3': expected a list of class groups"},
+	{CLS("3"), ":3: traffic_classes[0]: bad value '3': expected a class "
+		   "group { ... }"},
+	{CLS(C_17), ":3: traffic_classes: bad value '(17 entries)': need 0 to "
+		    "16 classes"},
+	{CLS("{ match = {}; }"), ":3: traffic_classes[0].name: missing"},
+	{CLS("{ name = \"a\"; }"), ":3: traffic_classes[0].match: missing"},
+	{CLS("{ name = \"VoIP\"; match = {}; }"),
+	 ":3: traffic_classes[0].name: bad value 'VoIP': only a-z"},
+	{CLS(C_A ", " C_A),
+	 ":3: traffic_classes[1].name: bad value 'a': traffic_classes[0] has "
+	 "the same name"},
+	{CLS("{ name = \"a\"; match = {}; prio = 1; }"),
+	 ":3: traffic_classes[0].prio: unknown key"},
+	{CLS(C_M("port = [ 1 ];")),
+	 ":3: traffic_classes[0].match.port: unknown key"},
+	{CLS("{ name = \"a\"; match = [ 1 ]; }"),
+	 ":3: traffic_classes[0].match: bad value '[...]': expected a "
+	 "group"},
+	{CLS("{ name = \"a\"; match = {}; mode = \"fast\"; }"),
+	 ":3: traffic_classes[0].mode: bad value 'fast': expected \"bond\", "
+	 "\"flow\", \"pin\", \"lowest_delay\", \"redundant\" or \"bypass\""},
+	{CLS("{ name = \"a\"; match = {}; mode = \"pin\"; }"),
+	 ":3: traffic_classes[0].path: missing: required with mode \"pin\""},
+	{CLS("{ name = \"a\"; match = {}; mode = \"pin\"; path = "
+	     "\"cable\"; }"),
+	 ":3: traffic_classes[0].path: bad value 'cable': no path of that "
+	 "name"},
+	{CLS("{ name = \"a\"; match = {}; mode = \"redundant\"; path = "
+	     "\"dsl\"; }"),
+	 ":3: traffic_classes[0].path: bad value 'dsl': only allowed with mode "
+	 "\"pin\", not \"redundant\""},
+	{CLS("{ name = \"a\"; match = {}; fallback = true; }"),
+	 ":3: traffic_classes[0].fallback: bad value 'true': only allowed with "
+	 "mode \"pin\", not \"bond\""},
+	{CLS(C_M("family = 5;")),
+	 ":3: traffic_classes[0].match.family: bad value '5': expected 4 or 6"},
+	{CLS(C_M("family = \"4\";")),
+	 ":3: traffic_classes[0].match.family: bad value '4': expected an "
+	 "integer"},
+	{CLS(C_M("dscp = [ 46, 64 ];")),
+	 ":3: traffic_classes[0].match.dscp[1]: bad value '64': out of range "
+	 "0..63"},
+	{CLS(C_M("dscp = [ 46, 46 ];")),
+	 ":3: traffic_classes[0].match.dscp[1]: bad value '46': given twice"},
+	{CLS(C_M("dscp = 46;")),
+	 ":3: traffic_classes[0].match.dscp: bad value '46': expected a list"},
+	{CLS(C_M("dscp = [ 0, 1, 2, 3, 4, 5, 6, 7, 8 ];")),
+	 ":3: traffic_classes[0].match.dscp: bad value '[...]': need 1 "
+	 "to 8"},
+	{CLS(C_M("proto = [ 256 ];")),
+	 ":3: traffic_classes[0].match.proto[0]: bad value '256': out of range "
+	 "0..255"},
+	{CLS(C_M("proto = [ \"tcp\", \"quic\" ];")),
+	 ":3: traffic_classes[0].match.proto[1]: bad value 'quic': expected a "
+	 "protocol number 0..255 or one of tcp, udp"},
+	{CLS(C_M("proto = ( \"udp\", 17 );")),
+	 ":3: traffic_classes[0].match.proto[1]: bad value '17': protocol 17 "
+	 "given twice"},
+	{CLS(C_M("sport = [ 65536 ];")),
+	 ":3: traffic_classes[0].match.sport[0]: bad value '65536': out of "
+	 "range 0..65535"},
+	{CLS(C_M("dport = ( 80, \"1-2\", \"x\" );")),
+	 ":3: traffic_classes[0].match.dport[2]: bad value 'x': expected a port "
+	 "or a range \"lo-hi\" of ports"},
+	{CLS(C_M("dport = [ \"20000-10000\" ];")),
+	 ":3: traffic_classes[0].match.dport[0]: bad value '20000-10000': the "
+	 "range's start is after its end"},
+	{CLS(C_M("dport = [ \"1-70000\" ];")),
+	 ":3: traffic_classes[0].match.dport[0]: bad value '1-70000': out of "
+	 "range 0..65535"},
+	{CLS(C_M("dport = [ \"80-\" ];")),
+	 ":3: traffic_classes[0].match.dport[0]: bad value '80-': expected a "
+	 "port or a range"},
+	{CLS(C_M("dport = [ \"1-9\", \"1-9\" ];")),
+	 ":3: traffic_classes[0].match.dport[1]: bad value '1-9': dport[0] is "
+	 "the same"},
+	{CLS(C_M("src = [ \"10.0.0.1/8\" ];")),
+	 ":3: traffic_classes[0].match.src[0]: bad value '10.0.0.1/8': "},
+	{CLS(C_M("family = 4; src = [ \"2001:db8::/32\" ];")),
+	 ":3: traffic_classes[0].match.src[0]: bad value '2001:db8::/32': an "
+	 "IPv6 prefix in a match of family 4"},
+	{CLS(C_M("family = 6; dst = [ \"::/0\", \"0.0.0.0/0\" ];")),
+	 ":3: traffic_classes[0].match.dst[1]: bad value '0.0.0.0/0': an IPv4 "
+	 "prefix in a match of family 6"},
+	{CLS(C_M("dst = [ \"10.0.0.0/8\", \"10.0.0.0/8\" ];")),
+	 ":3: traffic_classes[0].match.dst[1]: bad value '10.0.0.0/8': dst[0] "
+	 "is the same"},
+	{CLS(C_A ", { name = \"b\"; match = { dst = [ \"1.0.0.0/8\", "
+	     "\"2.0.0.0/8\", \"3.0.0.0/8\", \"4.0.0.0/8\", \"5.0.0.0/8\", "
+	     "\"6.0.0.0/8\", \"7.0.0.0/8\", \"8.0.0.0/8\", \"9.0.0.0/8\" ]; "
+	     "}; }"),
+	 ":3: traffic_classes[1].match.dst: bad value '[...]': need 1 to "
+	 "8"},
 };
 
 static void test_bad_files(void **state)
@@ -1046,6 +1150,168 @@ static void test_edges(void **state)
 	assert_string_equal(c.budget_state_file,
 			    "/var/lib/l3bond/budget.state");
 	assert_int_equal(c.budget_save_min, 15);
+}
+
+/* Traffic classes: every key read into the matcher's struct, the
+ * defaults, all six modes, the limits exactly, a catch-all, both roles,
+ * and a loaded match classifying a packet as it says. */
+static void test_classes(void **state)
+{
+	static const uint8_t v6[16] = {0x20, 0x01, 0x0d, 0xb8};
+	char err[CONF_ERR_MAX], path[256], text[8192];
+	const struct cls_match *m;
+	uint8_t pkt[28] = {0x45, 46 << 2, 0, 28, 0, 0, 0, 0, 64, 17, 0, 0,
+			   10, 1, 2, 3, 192, 0, 2, 9, 0x13, 0xc4, 0x27, 0x10};
+	struct conf c, d;
+	const char *key;
+	size_t len = 0;
+	unsigned i;
+	int ret;
+
+	(void)state;
+	ret = load_text(CLS("{ name = \"voip\"; match = { family = 4; dscp = "
+			    "[ 46, 34 ]; proto = ( \"udp\", 6 ); sport = ( "
+			    "5060, \"10000-20000\" ); dport = [ \"5061\", "
+			    "\"0-1\" ]; src = [ \"10.0.0.0/8\" ]; dst = [ "
+			    "\"192.0.2.0/24\", \"0.0.0.0/0\" ]; }; mode = "
+			    "\"pin\"; path = \"lte\"; fallback = true; },\n"
+			    "{ name = \"backup-v6\"; match = { src = [ "
+			    "\"2001:db8::/32\", \"10.9.0.0/16\" ]; proto = "
+			    "[ \"sctp\", \"132\" ]; }; mode = \"bypass\"; },\n"
+			    "{ name = \"all\"; match = {}; }"),
+			&c, err, sizeof(err), path, sizeof(path));
+	assert_int_equal(ret, -EINVAL); /* sctp and "132" are one */
+	assert_non_null(strstr(err, "traffic_classes[1].match.proto[1]: bad "
+				    "value '132': protocol 132 given twice"));
+	ret = load_text(CLS("{ name = \"voip\"; match = { family = 4; dscp = "
+			    "[ 46, 34 ]; proto = ( \"udp\", 6 ); sport = ( "
+			    "5060, \"10000-20000\" ); dport = [ \"5061\", "
+			    "\"0-1\" ]; src = [ \"10.0.0.0/8\" ]; dst = [ "
+			    "\"192.0.2.0/24\", \"0.0.0.0/0\" ]; }; mode = "
+			    "\"pin\"; path = \"lte\"; fallback = true; },\n"
+			    "{ name = \"backup-v6\"; match = { src = [ "
+			    "\"2001:db8::/32\", \"10.9.0.0/16\" ]; proto = "
+			    "[ \"sctp\", \"0\" ]; }; mode = \"bypass\"; },\n"
+			    "{ name = \"all\"; match = {}; }"),
+			&c, err, sizeof(err), path, sizeof(path));
+	if (ret) {
+		print_error("%s\n", err);
+	}
+	assert_int_equal(ret, 0);
+	assert_int_equal(c.nclasses, 3);
+	assert_string_equal(c.class[0].name, "voip");
+	assert_int_equal(c.class[0].mode, CLASS_PIN);
+	assert_int_equal(c.class[0].path, 1);
+	assert_true(c.class[0].fallback);
+	m = &c.class[0].m;
+	assert_int_equal(m->family, 4);
+	assert_true(m->dscp == (1ull << 46 | 1ull << 34));
+	assert_int_equal(m->nproto, 2);
+	assert_int_equal(m->proto[0], 17);
+	assert_int_equal(m->proto[1], 6);
+	assert_int_equal(m->nsport, 2);
+	assert_int_equal(m->sport[0].lo, 5060);
+	assert_int_equal(m->sport[0].hi, 5060);
+	assert_int_equal(m->sport[1].lo, 10000);
+	assert_int_equal(m->sport[1].hi, 20000);
+	assert_int_equal(m->ndport, 2);
+	assert_int_equal(m->dport[0].lo, 5061);
+	assert_int_equal(m->dport[0].hi, 5061);
+	assert_int_equal(m->dport[1].lo, 0);
+	assert_int_equal(m->dport[1].hi, 1);
+	assert_int_equal(m->nsrc, 1);
+	assert_int_equal(m->src[0].family, 4);
+	assert_int_equal(m->src[0].len, 8);
+	assert_int_equal(m->src[0].addr[0], 10);
+	assert_int_equal(m->ndst, 2);
+	assert_int_equal(m->dst[0].addr[2], 2);
+	assert_int_equal(m->dst[1].len, 0);
+	/* defaults: any family, no path, no fallback */
+	assert_string_equal(c.class[1].name, "backup-v6");
+	assert_int_equal(c.class[1].mode, CLASS_BYPASS);
+	assert_int_equal(c.class[1].path, -1);
+	assert_false(c.class[1].fallback);
+	m = &c.class[1].m;
+	assert_int_equal(m->family, 0);
+	assert_true(m->dscp == 0);
+	assert_int_equal(m->nproto, 2);
+	assert_int_equal(m->proto[0], 132);
+	assert_int_equal(m->proto[1], 0);
+	assert_int_equal(m->nsrc, 2);
+	assert_int_equal(m->src[0].family, 6);
+	assert_int_equal(m->src[0].len, 32);
+	assert_memory_equal(m->src[0].addr, v6, 16);
+	assert_int_equal(m->src[1].family, 4);
+	assert_int_equal(c.class[2].mode, CLASS_BOND);
+	m = &c.class[2].m;
+	assert_true(m->family == 0 && m->dscp == 0 && !m->nproto &&
+		    !m->nsport && !m->ndport && !m->nsrc && !m->ndst);
+	/* 10.1.2.3:5060 -> 192.0.2.9:10000 UDP, EF: voip misses on its
+	 * dport, the catch-all takes it; with dport 5061, voip */
+	assert_int_equal(cls_classify(&c.class[0].m, c.nclasses, pkt,
+				      sizeof(pkt)),
+			 2);
+	pkt[22] = 0x13;
+	pkt[23] = 0xc5;
+	assert_int_equal(cls_classify(&c.class[0].m, c.nclasses, pkt,
+				      sizeof(pkt)),
+			 0);
+	/* a reload applies them: no structure */
+	d = c;
+	d.nclasses = 1;
+	d.class[0].mode = CLASS_FLOW;
+	assert_true(conf_same_structure(&c, &d, &key));
+	assert_int_equal(conf_key_find(CONF_TOP, "traffic_classes")->apply,
+			 CONF_RELOAD);
+
+	/* every mode by its name, on a concentrator too */
+	for (i = 0; i < CLASS_NMODES; i++) {
+		snprintf(text, sizeof(text),
+			 CTOP("traffic_classes = ( { name = \"x\"; match = "
+			      "{}; mode = \"%s\"; %s} );"),
+			 conf_class_mode_name((enum conf_class_mode)i),
+			 i == CLASS_PIN ? "path = \"dsl\"; " : "");
+		ret = load_text(text, &c, err, sizeof(err), path,
+				sizeof(path));
+		if (ret) {
+			print_error("%s\n", err);
+		}
+		assert_int_equal(ret, 0);
+		assert_int_equal(c.class[0].mode, i);
+		assert_int_equal(c.class[0].path, i == CLASS_PIN ? 0 : -1);
+	}
+	assert_string_equal(conf_class_mode_name(CLASS_LOWEST_DELAY),
+			    "lowest_delay");
+	assert_string_equal(conf_class_mode_name(CLASS_NMODES), "?");
+
+	/* none at all, and exactly the limits: 16 classes, 8 per list */
+	ret = load_text(TOP("traffic_classes = ();"), &c, err, sizeof(err),
+			path, sizeof(path));
+	assert_int_equal(ret, 0);
+	assert_int_equal(c.nclasses, 0);
+	len += (size_t)snprintf(text + len, sizeof(text) - len,
+				HEAD "traffic_classes = (");
+	for (i = 0; i < CLS_MAX; i++) {
+		len += (size_t)snprintf(
+			text + len, sizeof(text) - len,
+			"%s{ name = \"c%u\"; match = { dscp = [ 0, 1, 2, 3, "
+			"4, 5, 6, %u ]; sport = [ 1, 2, 3, 4, 5, 6, 7, 8 ]; "
+			"dst = [ \"::/0\", \"1::/16\", \"2::/16\", "
+			"\"3::/16\", \"4::/16\", \"5::/16\", \"6::/16\", "
+			"\"7::/16\" ]; }; }\n",
+			i ? "," : "", i, 7 + i);
+	}
+	len += (size_t)snprintf(text + len, sizeof(text) - len, ");\n" PATHS);
+	assert_true(len < sizeof(text));
+	ret = load_text(text, &c, err, sizeof(err), path, sizeof(path));
+	if (ret) {
+		print_error("%s\n", err);
+	}
+	assert_int_equal(ret, 0);
+	assert_int_equal(c.nclasses, CLS_MAX);
+	assert_string_equal(c.class[CLS_MAX - 1].name, "c15");
+	assert_int_equal(c.class[CLS_MAX - 1].m.ndst, CLS_LIST_MAX);
+	assert_true(c.class[CLS_MAX - 1].m.dscp == (0x7full | 1ull << 22));
 }
 
 /* The daemon's keys at the edges of their ranges. */
@@ -1803,7 +2069,9 @@ static bool list_entry(const char *text, const char *name, const char **from,
 /* conf/cpe.conf and conf/concentrator.conf: every key of their role (not
  * the deprecated ones), with its range and default in the comment above
  * it; a path's keys in the list of the paths' comment; on the
- * concentrator the CPE group's keys named in the comment of cpes. */
+ * concentrator the CPE group's keys named in the comment of cpes; a
+ * traffic class's and its match's keys, with their ranges and defaults,
+ * in the comment of traffic_classes. */
 static void sample(const char *doc, const char *file, unsigned other_role)
 {
 	char *text = slurp(file);
@@ -1822,6 +2090,19 @@ static void sample(const char *doc, const char *file, unsigned other_role)
 					    k->name);
 				fail();
 			}
+			continue;
+		}
+		/* a class's and a match's keys in the comment of
+		 * traffic_classes, with their ranges and defaults */
+		if (k->group == CONF_CLASS || k->group == CONF_MATCH) {
+			assert_true(block(text, "traffic_classes", &from, &to));
+			if (!find_word(from, to, k->name)) {
+				print_error("%s: traffic_classes: %s not "
+					    "named\n",
+					    doc, k->name);
+				fail();
+			}
+			says(doc, from, to, k);
 			continue;
 		}
 		if (!(k->group == CONF_TOP
@@ -1850,7 +2131,8 @@ static void test_docs_uci(void **state)
 {
 	const char *doc = "openwrt/net/l3bond/files/l3bond-uci2conf";
 	char *text = slurp("../../openwrt/net/l3bond/files/l3bond-uci2conf");
-	const char *types, *top, *pk, *line, *end;
+	const char *types, *top, *pk, *ck, *mk, *line, *end;
+	const char *path_types, *class_types;
 	const struct conf_key_info *k;
 	char opt[64];
 	size_t i;
@@ -1859,29 +2141,45 @@ static void test_docs_uci(void **state)
 	types = strstr(text, "n = split(\"enabled:b role:s");
 	top = strstr(text, "ntop = split(\"");
 	pk = strstr(text, "npk = split(\"");
+	ck = strstr(text, "nck = split(\"");
+	mk = strstr(text, "nmk = split(\"");
 	assert_non_null(types);
 	assert_non_null(top);
 	assert_non_null(pk);
+	assert_non_null(ck);
+	assert_non_null(mk);
+	/* the type lists: the top level's, a path's, a class's */
+	path_types = strstr(types + 1, "n = split(\"enabled:b");
+	assert_non_null(path_types);
+	class_types = strstr(path_types + 1, "n = split(\"enabled:b");
+	assert_non_null(class_types);
 	for (i = 0; (k = conf_key(i)); i++) {
 		if (k->flags & CONF_KEY_NO_UCI) {
 			continue;
 		}
-		/* order: the top level's list, or the path's */
-		line = k->group == CONF_TOP ? top : pk;
+		/* order: the list of the key's group */
+		line = k->group == CONF_TOP	? top
+		       : k->group == CONF_PATH	? pk
+		       : k->group == CONF_CLASS ? ck
+						: mk;
 		end = strchr(line, '\n');
 		if (!find_word(strchr(line, '"') + 1, end, k->name)) {
 			print_error("%s: %s not in its key list\n", doc,
 				    k->name);
 			fail();
 		}
-		if (!strcmp(k->name, "paths")) {
-			continue; /* path sections, not an option */
+		/* path and class sections, a class's match options: not an
+		 * option of their own */
+		if (!strcmp(k->name, "paths") ||
+		    !strcmp(k->name, "traffic_classes") ||
+		    (k->group == CONF_CLASS && !strcmp(k->name, "match"))) {
+			continue;
 		}
 		/* type: "name:t" in the section's type list */
 		snprintf(opt, sizeof(opt), " %s:", k->name);
-		line = k->group == CONF_TOP
-			       ? types
-			       : strstr(types + 1, "n = split(\"enabled:b");
+		line = k->group == CONF_TOP    ? types
+		       : k->group == CONF_PATH ? path_types
+					       : class_types;
 		assert_non_null(line);
 		end = strchr(line, '\n');
 		if (!memmem(line, (size_t)(end - line), opt, strlen(opt))) {
@@ -2021,6 +2319,7 @@ int main(void)
 		cmocka_unit_test(test_edges),
 		cmocka_unit_test(test_daemon_keys),
 		cmocka_unit_test(test_prefixes6),
+		cmocka_unit_test(test_classes),
 		cmocka_unit_test(test_ops_keys),
 		cmocka_unit_test(test_auth_keys),
 		cmocka_unit_test(test_set),
