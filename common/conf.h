@@ -20,7 +20,6 @@
 #include "common/budget.h"
 #include "common/params.h"
 #include "common/wire.h"
-#include "ingress/classify.h"
 
 enum conf_role {
 	ROLE_CPE = 0,

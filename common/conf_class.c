@@ -165,10 +165,18 @@ int conf_parse_class_mode(struct loader *l, const config_setting_t *s,
 
 	(void)k;
 	ret = conf_get_choice(l, s, mode_names, CLASS_NMODES, &v);
-	if (!ret) {
-		cls->mode = (enum conf_class_mode)v;
+	if (ret) {
+		return ret;
 	}
-	return ret;
+	/* named, so that a config can say what it wants, but not done:
+	 * refused rather than bonded without a word */
+	if (v == CLASS_FLOW || v == CLASS_REDUNDANT) {
+		return conf_bad(l, s,
+				"not in this version yet: \"bond\", \"pin\", "
+				"\"lowest_delay\" or \"bypass\"");
+	}
+	cls->mode = (enum conf_class_mode)v;
+	return 0;
 }
 
 int conf_parse_class_path(struct loader *l, const config_setting_t *s,

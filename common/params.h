@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* The parameters of the ingress scheduler and the egress resequencer:
- * plain values, no behaviour.
+/* The parameters of the ingress scheduler, the traffic classes' matches
+ * and the egress resequencer: plain values, no behaviour.
  *
- * They are defined here, below common/conf.h, ingress/sched.h and
- * egress/reseq.h, because all three hold them: the config reads them
+ * They are defined here, below common/conf.h, ingress/sched.h,
+ * ingress/classify.h and egress/reseq.h, because the config and the
+ * modules hold them: the config reads them
  * (common/conf_keys.c), the scheduler and the resequencer run with them.
  * common/ must not include ingress/ or egress/.  Their meaning and their
  * invariants are those of the modules that use them (ingress/sched.h,
@@ -40,6 +41,33 @@ struct ing_sched_params {
 				   * loss only, the paper's algorithm */
 	bool rate_auto; /* learn a fixed path's rate from its standing queue
 			 * and pace it (ingress/sched.h) */
+};
+
+/* ingress/classify.h: a traffic class's match (its meaning there) */
+enum {
+	CLS_MAX = 16,	  /* classes */
+	CLS_LIST_MAX = 8, /* entries of one list of a match */
+	CLS_EXT_MAX = 8,  /* IPv6 extension headers walked */
+};
+
+struct cls_range {
+	uint16_t lo, hi; /* ports, inclusive */
+};
+
+struct cls_prefix {
+	uint8_t family; /* 4 or 6 */
+	uint8_t len;	/* 0..32 or 0..128 */
+	uint8_t addr[16];
+};
+
+struct cls_match {
+	uint8_t family; /* 0: any, 4, 6 */
+	uint64_t dscp;	/* bit d: DSCP d matches; 0: any */
+	uint8_t nproto, proto[CLS_LIST_MAX]; /* 0 entries: any */
+	uint8_t nsport, ndport;
+	struct cls_range sport[CLS_LIST_MAX], dport[CLS_LIST_MAX];
+	uint8_t nsrc, ndst;
+	struct cls_prefix src[CLS_LIST_MAX], dst[CLS_LIST_MAX];
 };
 
 /* egress/reseq.h */

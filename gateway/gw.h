@@ -102,6 +102,8 @@ struct gw {
 				   * HELLO, liveness */
 	ev_timer stats_timer;	  /* GW_KSTATS_MS: kernel drops, status */
 	struct gw_volume vol;	  /* the CPE's data budgets (volume.c) */
+	/* conf.class[].m side by side, for cls_classify (ingress.c) */
+	struct cls_match cls_m[CLS_MAX];
 	ev_signal sig_term;
 	ev_signal sig_int;
 	ev_signal sig_hup;

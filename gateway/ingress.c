@@ -31,6 +31,7 @@
 #include "gateway/path.h"
 #include "gateway/secure.h"
 #include "gateway/session.h"
+#include "ingress/classify.h"
 #include "ingress/mtu.h"
 
 _Static_assert((int)MTU_FRAG_BUF == (int)GW_INNER_MAX,
@@ -250,13 +251,14 @@ void gw_ing_resend_close(struct gw_sess *s)
 	ing_repace_stop(&s->repace);
 }
 
-/* Queues one inner packet (len bytes at data, the original under id) on
- * the path the scheduler picks, or on path on when it is up (>= 0: the
- * fragments of one packet go together, ing_sched_pick_flow_on).  The
- * path, or -1 with the reason counted when it cannot be bonded now (the
- * caller lets the original go natively). */
+/* Queues one inner packet (len bytes at data, the original under id) of
+ * traffic class ci (CLS_MAX: the default) on the path the scheduler picks,
+ * or on path on when it is up (>= 0: the fragments of one packet go
+ * together, a pinned class, ing_sched_pick_flow_on).  The path, or -1 with
+ * the reason counted when it cannot be bonded now (the caller lets the
+ * original go natively). */
 static int bond(struct gw *gw, struct gw_sess *s, uint32_t id,
-		const uint8_t *data, size_t len, int on)
+		const uint8_t *data, size_t len, int on, unsigned ci)
 {
 	struct gw_ing *ing = &gw->ing;
 	struct wire_hdr h = {0};
@@ -285,6 +287,10 @@ static int bond(struct gw *gw, struct gw_sess *s, uint32_t id,
 	h.type = WIRE_DATA;
 	h.session = s->id;
 	h.tstamp = (uint32_t)ing->now_us;
+	/* the class's number in our config, 1-based (0: the default) */
+	h.cls = ci < CLS_MAX ? (uint8_t)(ci + 1) : 0;
+	s->cls[ci].pkts[path]++;
+	s->cls[ci].bytes[path] += len;
 
 	slot = ing->n++;
 	ing->id[slot] = id;
@@ -430,12 +436,12 @@ static void frag_needed(struct gw *gw, const struct nfqueue_pkt *pk,
 /* Too large for the tunnel without DF: fragmented here (RFC 791), each
  * fragment bonded as a packet of its own; the receiver reassembles. */
 static void fragment(struct gw *gw, struct gw_sess *s,
-		     const struct nfqueue_pkt *pk)
+		     const struct nfqueue_pkt *pk, int on, unsigned ci)
 {
 	struct gw_ing *ing = &gw->ing;
 	uint8_t frag[GW_FRAG_MAX][MTU_FRAG_BUF];
 	size_t len[GW_FRAG_MAX];
-	int n, i, path = -1;
+	int n, i, path = on;
 
 	n = mtu_frag4(pk->data, pk->len, gw->inner_max, frag, len, GW_FRAG_MAX);
 	if (n <= 0) {
@@ -447,7 +453,7 @@ static void fragment(struct gw *gw, struct gw_sess *s,
 		flush(gw);
 	}
 	for (i = 0; i < n; i++) {
-		path = bond(gw, s, pk->id, frag[i], len[i], path);
+		path = bond(gw, s, pk->id, frag[i], len[i], path, ci);
 		if (path < 0) {
 			if (!i) {
 				accept_native(ing, pk->id);
@@ -461,12 +467,69 @@ static void fragment(struct gw *gw, struct gw_sess *s,
 	ing->st.fragmented++;
 }
 
+/* The traffic class of an inner packet (ingress/classify.h; CLS_MAX: the
+ * default) and the path its mode wants (-1: the scheduler's pick).  false:
+ * it is not bonded (bypass: let go natively; a pin without fallback whose
+ * path is not up: dropped), counted. */
+static bool classify(struct gw *gw, struct gw_sess *s,
+		     const struct nfqueue_pkt *pk, unsigned *ci, int *on)
+{
+	const struct conf_class *c;
+	int k;
+
+	*ci = CLS_MAX;
+	*on = -1;
+	if (!gw->conf.nclasses) {
+		return true;
+	}
+	k = cls_classify(gw->cls_m, gw->conf.nclasses, pk->data, pk->len);
+	if (k < 0) {
+		return true;
+	}
+	*ci = (unsigned)k;
+	c = &gw->conf.class[k];
+	switch (c->mode) {
+	case CLASS_BYPASS:
+		s->cls[k].bypassed++;
+		accept_native(&gw->ing, pk->id);
+		return false;
+	case CLASS_PIN:
+		if (s->sched.path[c->path].up) {
+			*on = c->path;
+		} else if (!c->fallback) {
+			s->cls[k].drops++;
+			if (nfqueue_verdict(&gw->ing.q, pk->id, NFQ_DROP, false,
+					    0, NULL, 0) < 0) {
+				gw->ing.st.verdict_errors++;
+			}
+			return false;
+		}
+		return true;
+	case CLASS_LOWEST_DELAY:
+		*on = ing_sched_lowest_delay(&s->sched);
+		return true;
+	default:
+		return true;
+	}
+}
+
+void gw_ing_classes(struct gw *gw)
+{
+	unsigned i;
+
+	for (i = 0; i < gw->conf.nclasses; i++) {
+		gw->cls_m[i] = gw->conf.class[i].m;
+	}
+}
+
 static void on_packet(void *ctx, const struct nfqueue_pkt *pk)
 {
 	struct gw *gw = ctx;
 	struct gw_ing *ing = &gw->ing;
 	struct gw_sess *s;
+	unsigned ci;
 	uint32_t dst;
+	int on;
 	bool v6;
 
 	ing->st.pkts++;
@@ -489,6 +552,9 @@ static void on_packet(void *ctx, const struct nfqueue_pkt *pk)
 		accept_native(ing, pk->id);
 		return;
 	}
+	if (!classify(gw, s, pk, &ci, &on)) {
+		return;
+	}
 	if (pk->len > inner_max(gw, v6)) {
 		switch (mtu_check(pk->data, pk->len, inner_max(gw, v6))) {
 		case MTU_FRAG_NEEDED:
@@ -498,7 +564,7 @@ static void on_packet(void *ctx, const struct nfqueue_pkt *pk)
 			frag_needed(gw, pk, inner_max(gw, v6));
 			return;
 		case MTU_FRAGMENT:
-			fragment(gw, s, pk);
+			fragment(gw, s, pk, on, ci);
 			return;
 		default:
 			ing->st.unfit++;
@@ -506,7 +572,7 @@ static void on_packet(void *ctx, const struct nfqueue_pkt *pk)
 			return;
 		}
 	}
-	if (bond(gw, s, pk->id, pk->data, pk->len, -1) < 0) {
+	if (bond(gw, s, pk->id, pk->data, pk->len, on, ci) < 0) {
 		accept_native(ing, pk->id);
 	} else if (pk->len > inner_max(gw, v6)) {
 		ing->st.outer_frag++;

@@ -52,6 +52,15 @@ struct gw_sing_stats {
 	uint64_t no_session; /* accepted natively: no session keys yet */
 };
 
+/* A traffic class's packets of one session (the default class last,
+ * CLS_MAX; gateway/ingress.c, classify). */
+struct gw_cls_stats {
+	uint64_t pkts[WIRE_MAX_PATHS];	/* bonded, per path */
+	uint64_t bytes[WIRE_MAX_PATHS]; /* inner bytes, per path */
+	uint64_t drops;	   /* a pin without fallback, its path down */
+	uint64_t bypassed; /* mode bypass: let go natively */
+};
+
 struct gw_ing {
 	struct nfqueue q;
 	ev_io io;
@@ -66,6 +75,9 @@ struct gw_ing {
 };
 
 int gw_ing_open(struct gw *gw);
+/* The config's traffic classes' matches, in the order cls_classify wants
+ * them (at start and after a reload) */
+void gw_ing_classes(struct gw *gw);
 void gw_ing_close(struct gw *gw);
 void gw_ing_drain_all(struct gw *gw);
 /* on_link_suspect: the DATA l carried that its peer did not acknowledge

@@ -141,6 +141,7 @@ static void on_tunables(struct gw *gw)
 {
 	arm_periodic(gw);
 	gw_volume_tunables(gw);
+	gw_ing_classes(gw);
 }
 
 static void on_stop(struct ev_loop *loop, ev_signal *w, int revents)
@@ -227,6 +228,7 @@ static int start(struct gw *gw)
 		gw_err(gw, "sessions: %s", strerror(-err));
 		return err;
 	}
+	gw_ing_classes(gw);
 	err = gw_ing_open(gw);
 	if (err) {
 		return err;

@@ -58,6 +58,7 @@ struct gw_sess {
 	struct ing_repace repace;
 	ev_timer resend_timer;
 	struct gw_sing_stats ist;
+	struct gw_cls_stats cls[CLS_MAX + 1]; /* per traffic class */
 	struct egr egr;
 	bool egr_ok;
 	/* capacity + 1 slots in chunks of GW_SLOT_CHUNK, allocated as the

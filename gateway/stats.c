@@ -74,6 +74,24 @@ static void labelled(struct walker *w, const char *name, const char *help,
 	counter(w, name, help, v);
 }
 
+/* A traffic class's name: the config's, or "default" (CLS_MAX). */
+static const char *class_name(const struct gw *gw, unsigned c)
+{
+	return c < gw->conf.nclasses ? gw->conf.class[c].name : "default";
+}
+
+/* The classes of the config and the default one, in that order: c runs
+ * over 0..nclasses - 1, then CLS_MAX. */
+static unsigned next_class(const struct gw *gw, unsigned c)
+{
+	return c + 1 < gw->conf.nclasses ? c + 1
+	       : c < CLS_MAX		 ? CLS_MAX
+					 : CLS_MAX + 1;
+}
+#define FOR_CLASS(gw, c)                                                      \
+	for ((c) = (gw)->conf.nclasses ? 0 : CLS_MAX; (c) <= CLS_MAX;         \
+	     (c) = next_class((gw), (c)))
+
 static void walk_daemon(struct gw *gw, struct walker *w)
 {
 	w->st.scope = GW_SCOPE_DAEMON;
@@ -215,11 +233,22 @@ static void walk_ingress_queue(struct gw *gw, struct walker *w)
 static void walk_ingress(struct gw_sess *se, struct walker *w)
 {
 	const struct gw_sing_stats *is = &se->ist;
+	unsigned c;
 	const struct ing_sched_stats *ss = &se->sched.st;
 
 	w->st.scope = GW_SCOPE_INGRESS;
 	counter(w, "bonded", "packets sent through the tunnel, packets",
 		is->bonded);
+	FOR_CLASS(se->gw, c) {
+		labelled(w, "class_drops",
+			 "packets of a class pinned to a path that is not up, "
+			 "without fallback: dropped, by class",
+			 "class", class_name(se->gw, c), se->cls[c].drops);
+		labelled(w, "class_bypassed",
+			 "packets of a class in mode bypass: let go natively, "
+			 "by class",
+			 "class", class_name(se->gw, c), se->cls[c].bypassed);
+	}
 	counter(w, "no_path", "packets accepted natively: no path up, packets",
 		is->no_path);
 	counter(w, "no_session",
@@ -470,6 +499,7 @@ static void walk_egress(struct gw_sess *se, struct walker *w)
 static void walk_path(struct gw_sess *se, struct walker *w, unsigned i)
 {
 	const struct gw *gw = se->gw;
+	unsigned c;
 	const struct gw_link *p = &se->link[i];
 	const struct egr_loss_path *lp = &se->egr.loss.p[i];
 	const struct ing_sched *s = &se->sched;
@@ -535,6 +565,16 @@ static void walk_path(struct gw_sess *se, struct walker *w, unsigned i)
 	counter(w, "sent", "DATA the scheduler picked this path for, packets",
 		s->path[i].sent);
 	counter(w, "tx_pkts", "DATA sent, packets", p->st.tx_pkts);
+	FOR_CLASS(gw, c) {
+		labelled(w, "class_pkts",
+			 "packets the scheduler put on this path, by traffic "
+			 "class",
+			 "class", class_name(gw, c), se->cls[c].pkts[i]);
+		labelled(w, "class_bytes",
+			 "inner bytes the scheduler put on this path, by "
+			 "traffic class",
+			 "class", class_name(gw, c), se->cls[c].bytes[i]);
+	}
 	counter(w, "tx_bytes", "DATA sent, bytes of UDP payload",
 		p->st.tx_bytes);
 	counter(w, "tx_errors", "DATA the socket refused, packets",

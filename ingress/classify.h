@@ -29,31 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum {
-	CLS_MAX = 16,	  /* classes */
-	CLS_LIST_MAX = 8, /* entries of one list of a match */
-	CLS_EXT_MAX = 8,  /* IPv6 extension headers walked */
-};
-
-struct cls_range {
-	uint16_t lo, hi; /* ports, inclusive */
-};
-
-struct cls_prefix {
-	uint8_t family; /* 4 or 6 */
-	uint8_t len;	/* 0..32 or 0..128 */
-	uint8_t addr[16];
-};
-
-struct cls_match {
-	uint8_t family; /* 0: any, 4, 6 */
-	uint64_t dscp;	/* bit d: DSCP d matches; 0: any */
-	uint8_t nproto, proto[CLS_LIST_MAX]; /* 0 entries: any */
-	uint8_t nsport, ndport;
-	struct cls_range sport[CLS_LIST_MAX], dport[CLS_LIST_MAX];
-	uint8_t nsrc, ndst;
-	struct cls_prefix src[CLS_LIST_MAX], dst[CLS_LIST_MAX];
-};
+#include "common/params.h" /* struct cls_match and its limits */
 
 /* The index of the first of the n matches m[] the packet pkt of len bytes
  * meets, or -1 (the default class). */

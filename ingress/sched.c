@@ -255,6 +255,11 @@ static int lowest_delay(const struct ing_sched *s)
 	return best;
 }
 
+int ing_sched_lowest_delay(const struct ing_sched *s)
+{
+	return lowest_delay(s);
+}
+
 /* Packet of path best: its global and local sequence numbers and pgap. */
 static void consume(struct ing_sched *s, int best, struct wire_hdr *h)
 {

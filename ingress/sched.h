@@ -207,6 +207,11 @@ void ing_sched_set_up(struct ing_sched *s, unsigned path, bool up);
  * ing_sched_set_up: a path is used when it is up and not suspect. */
 void ing_sched_set_suspect(struct ing_sched *s, unsigned path, bool suspect);
 
+/* The path with weight (up, and a backup path only while no other is)
+ * whose delay (ing_sched_set_delay) is the lowest, or -1: the path of a
+ * sparse flow, and of a class in mode lowest_delay. */
+int ing_sched_lowest_delay(const struct ing_sched *s);
+
 /* A path is used as a backup path (its data budget is spent: ours, or the
  * peer's, which asks so in its REPORTs) or as configured again.  Its
  * credit is cleared either way. */

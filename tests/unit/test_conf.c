@@ -26,6 +26,7 @@
 #include <sodium.h>
 
 #include "common/conf.h"
+#include "ingress/classify.h"
 
 /* ---- helpers --------------------------------------------------------- */
 
@@ -707,10 +708,10 @@ static const struct bad_case bad_cases[] = {
 	     "\"cable\"; }"),
 	 ":3: traffic_classes[0].path: bad value 'cable': no path of that "
 	 "name"},
-	{CLS("{ name = \"a\"; match = {}; mode = \"redundant\"; path = "
+	{CLS("{ name = \"a\"; match = {}; mode = \"bypass\"; path = "
 	     "\"dsl\"; }"),
 	 ":3: traffic_classes[0].path: bad value 'dsl': only allowed with mode "
-	 "\"pin\", not \"redundant\""},
+	 "\"pin\", not \"bypass\""},
 	{CLS("{ name = \"a\"; match = {}; fallback = true; }"),
 	 ":3: traffic_classes[0].fallback: bad value 'true': only allowed with "
 	 "mode \"pin\", not \"bond\""},
@@ -1264,8 +1265,11 @@ static void test_classes(void **state)
 	assert_int_equal(conf_key_find(CONF_TOP, "traffic_classes")->apply,
 			 CONF_RELOAD);
 
-	/* every mode by its name, on a concentrator too */
+	/* every mode by its name, on a concentrator too; flow and redundant
+	 * refused (not in this version yet) */
 	for (i = 0; i < CLASS_NMODES; i++) {
+		bool later = i == CLASS_FLOW || i == CLASS_REDUNDANT;
+
 		snprintf(text, sizeof(text),
 			 CTOP("traffic_classes = ( { name = \"x\"; match = "
 			      "{}; mode = \"%s\"; %s} );"),
@@ -1273,6 +1277,11 @@ static void test_classes(void **state)
 			 i == CLASS_PIN ? "path = \"dsl\"; " : "");
 		ret = load_text(text, &c, err, sizeof(err), path,
 				sizeof(path));
+		if (later) {
+			assert_int_equal(ret, -EINVAL);
+			assert_non_null(strstr(err, "not in this version yet"));
+			continue;
+		}
 		if (ret) {
 			print_error("%s\n", err);
 		}

@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# Traffic classes (issue 13) on the testbed of lib.sh (dsl 64 Mbit/s 13
+# ms, lte 60 Mbit/s 25-45 ms), the CPE's classes for its upstream, UDP
+# flows cli -> srv told apart by their port:
+#   5001 "voip"    pin dsl             5004 "lteonly" pin lte
+#   5002 "backup"  bypass              5005 "voipfb"  pin dsl, fallback
+#   5003 "game"    lowest_delay        5000 the default class (bond)
+#   1. beside a 70 Mbit/s bulk flow (both paths), 1 Mbit/s of each class:
+#      a pinned class only on its path, the bulk on both, every class
+#      counted per path;
+#   2. bypass: the daemon lets it go natively (counted), bonds none of
+#      it, and it arrives;
+#   3. the DSL cut: "voip" (no fallback) is dropped and counted,
+#      "voipfb" moves to the LTE.
+# About 40 s.
+#
+# usage: test_classes.sh [BUILD_DIR]
+# Exit 0 if all checks pass, 1 if any fails, 77 (skip) when not root.
+set -Eeuo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+build=${1:-$here/../../build}
+L3BONDD=${L3BONDD:-$build/gateway/l3bondd}
+L3BONDCTL=${L3BONDCTL:-$build/gateway/l3bondctl}
+export L3B_TOOLS_DIR=${L3B_TOOLS_DIR:-$build/tests/tools}
+
+# shellcheck source=lib.sh
+source "$here/lib.sh"
+tb_require ip tc iptables awk
+tb_require_bin "$L3BONDD" "$L3BONDCTL"
+
+tb_init
+tb_setup seed=1
+udp_class() {
+	echo "{ name = \"$1\"; match = { proto = [ \"udp\" ]; dport = [ $2 ]; };" \
+		"mode = \"$3\"; ${4:-} }"
+}
+TB_CPE_EXTRA="traffic_classes = (
+	$(udp_class voip 5001 pin 'path = "dsl";'),
+	$(udp_class backup 5002 bypass),
+	$(udp_class game 5003 lowest_delay),
+	$(udp_class lteonly 5004 pin 'path = "lte";'),
+	$(udp_class voipfb 5005 pin 'path = "dsl"; fallback = true;')
+);" write_confs 0.5 "probe_interval_ms = 200; dead_after_ms = 1000;"
+daemons_up
+
+# flow_bg NAME PORT RATE SECS [SIZE]: cli -> srv in the background (PIDS),
+# packets of SIZE bytes (200)
+PIDS=()
+flow_bg() {
+	local name=$1 port=$2 rate=$3 secs=$4 size=${5:-200}
+	rm -f "$TB_DIR/$name.ready"
+	tb_bg srv "$TB_DIR/$name.rx.log" "$TB_TRAFFIC" recv --port "$port" \
+		--duration $((secs + 5)) --linger-ms 500 \
+		--json "$TB_DIR/$name.rx.json" --ready-file "$TB_DIR/$name.ready"
+	PIDS+=("$TB_LAST_PID")
+	tb_wait_file "$TB_DIR/$name.ready" || true
+	tb_bg cli "$TB_DIR/$name.tx.log" "$TB_TRAFFIC" send --dst "$TB_SRV_IP" \
+		--port "$port" --rate "$rate" --size "$size" --duration "$secs" \
+		--json "$TB_DIR/$name.tx.json"
+	PIDS+=("$TB_LAST_PID")
+}
+flows_end() {
+	local p
+	for p in "${PIDS[@]}"; do
+		tb_wait "$p" 30 || true
+	done
+	PIDS=()
+}
+KEYS=()
+for c in default voip backup game lteonly voipfb; do
+	KEYS+=("path.dsl.class_pkts.$c" "path.lte.class_pkts.$c"
+		"ing.class_drops.$c" "ing.class_bypassed.$c")
+done
+KEYS+=(ing.bonded)
+d() {
+	counters_delta cpe "$1" "$2"
+}
+
+# ---- 1. the classes beside a bulk flow ----------------------------------------
+
+refresh cpe
+counters_mark cpe a "${KEYS[@]}"
+flow_bg bulk 5000 70 6 1400
+for f in voip:5001 game:5003 lteonly:5004 voipfb:5005; do
+	flow_bg "${f%:*}" "${f#*:}" 1 6
+done
+flows_end
+refresh cpe
+for c in default voip game lteonly voipfb; do
+	echo "  $c: dsl $(d a "path.dsl.class_pkts.$c"), lte" \
+		"$(d a "path.lte.class_pkts.$c") packets; lost" \
+		"$(jget "$TB_DIR/$([ $c = default ] && echo bulk || echo $c).rx.json" loss_pct) %"
+done
+check "pin dsl: every packet of voip on the dsl" 'l == 0 && d > 500' \
+	"l=$(d a path.lte.class_pkts.voip)" "d=$(d a path.dsl.class_pkts.voip)"
+check "pin lte: every packet of lteonly on the lte" 'd == 0 && l > 500' \
+	"l=$(d a path.lte.class_pkts.lteonly)" "d=$(d a path.dsl.class_pkts.lteonly)"
+check "the default class bonded over both paths" 'd > 1000 && l > 1000' \
+	"d=$(d a path.dsl.class_pkts.default)" "l=$(d a path.lte.class_pkts.default)"
+check "lowest_delay: game counted on the paths" 'd + l > 500' \
+	"d=$(d a path.dsl.class_pkts.game)" "l=$(d a path.lte.class_pkts.game)"
+check "the pinned flows arrive" 'a < 2 && b < 2' \
+	"a=$(jget "$TB_DIR/voip.rx.json" loss_pct)" \
+	"b=$(jget "$TB_DIR/lteonly.rx.json" loss_pct)"
+
+# ---- 2. bypass --------------------------------------------------------------
+
+refresh cpe
+counters_mark cpe b "${KEYS[@]}"
+flow_bg backup 5002 5 3
+flows_end
+refresh cpe
+sent=$(jget "$TB_DIR/backup.tx.json" sent)
+echo "  bypass: sent $sent, the daemon let $(d b ing.class_bypassed.backup)" \
+	"go natively and bonded $(d b ing.bonded); lost" \
+	"$(jget "$TB_DIR/backup.rx.json" loss_pct) %"
+check "bypass: every packet let go natively, none bonded" \
+	'p >= s && s > 1000 && b == 0' "p=$(d b ing.class_bypassed.backup)" \
+	"s=${sent:-0}" "b=$(d b ing.bonded)"
+check "bypass: the flow arrives (routed natively)" 'l < 1' \
+	"l=$(jget "$TB_DIR/backup.rx.json" loss_pct)"
+
+# ---- 3. the DSL cut: a pin without and with fallback --------------------------
+
+refresh cpe
+counters_mark cpe c "${KEYS[@]}"
+flow_bg voip2 5001 1 6
+flow_bg voipfb2 5005 1 6
+sleep 2
+tb_cut dsl
+sleep 3
+tb_heal dsl
+flows_end
+refresh cpe
+echo "  dsl cut 3 s: voip (no fallback) dropped $(d c ing.class_drops.voip)," \
+	"dsl $(d c path.dsl.class_pkts.voip); voipfb dsl" \
+	"$(d c path.dsl.class_pkts.voipfb), lte $(d c path.lte.class_pkts.voipfb)"
+check "cut: a pin without fallback drops its packets, counted" 'n > 300' \
+	"n=$(d c ing.class_drops.voip)"
+check "cut: a pin with fallback goes on the other path" 'l > 300' \
+	"l=$(d c path.lte.class_pkts.voipfb)"
+
+tb_done
