@@ -76,7 +76,7 @@ static void check_paths(const struct conf *c)
 				   "paths[%u] and [%u] named '%s'", j, i,
 				   p->name);
 		}
-		FUZZ_CHECK(p->cls == PATH_FIXED || p->cls == PATH_MOBILE,
+		FUZZ_CHECK((unsigned)p->cls < PATH_NCLASS,
 			   "paths[%u].class %d", i, (int)p->cls);
 		fixed |= p->cls == PATH_FIXED;
 		FUZZ_CHECK(ifname_ok(p->ifname), "paths[%u].interface", i);
@@ -91,6 +91,19 @@ static void check_paths(const struct conf *c)
 		/* mtu 0: the interface's; else what the file may write */
 		FUZZ_CHECK(!p->mtu || (p->mtu >= 576 && p->mtu <= 65535),
 			   "paths[%u].mtu %u", i, p->mtu);
+		/* a data budget: the CPE's, its period and day in range (a
+		 * path no loader made may hold zeros) */
+		FUZZ_CHECK(c->role == ROLE_CPE ||
+				   (!p->budget_mb && !p->budget_used_mb),
+			   "paths[%u].budget on a concentrator", i);
+		FUZZ_CHECK(!p->budget_mb ||
+				   ((unsigned)p->budget_period < BUDGET_NPERIOD &&
+				   p->budget_reset_day >= 1 &&
+				   p->budget_reset_day <=
+					   (p->budget_period == BUDGET_WEEK ? 7
+									    : 31)),
+			   "paths[%u].budget_period %d, day %u", i,
+			   (int)p->budget_period, p->budget_reset_day);
 	}
 	/* the groups past npaths stay as conf_defaults left them */
 	for (; i < WIRE_MAX_PATHS; i++) {
