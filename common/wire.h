@@ -46,8 +46,9 @@
  *   WIRE_F_RESENT      a copy sent again after its path failed (failover,
  *                      under the original gseq: the resequencer counts
  *                      it apart, egress/reseq.h);
- *   WIRE_F_DUP         a redundant copy (steering; parsed and kept, no
- *                      behaviour yet).
+ *   WIRE_F_DUP         a redundant copy on another path of a packet of a
+ *                      class in mode redundant (the resequencer keeps the
+ *                      first copy, egress/reseq.h: copy_dup).
  * Any other bit is malformed (WIRE_E_FLAGS), so that a bit gets its meaning
  * only with a new version.  cls is the sender's traffic class id (0:
  * default), any value.

@@ -49,6 +49,8 @@ struct egr_reseq_slot {
 	bool flow;	 /* SLOT_PKT waits for dep only, not the head */
 	bool has_waiter; /* waiter waits for w_of */
 	bool resent;	 /* the copy kept came with WIRE_F_RESENT */
+	bool copy;	 /* it was sent on several paths (WIRE_F_DUP on
+			  * one of them): its other copies are no dup */
 	uint32_t dep;
 	uint32_t w_of;
 	uint32_t waiter;
@@ -126,6 +128,7 @@ static void note_resent(struct egr_reseq *r, struct egr_reseq_slot *s,
 			uint8_t flags)
 {
 	s->resent = (flags & WIRE_F_RESENT) != 0;
+	s->copy = (flags & WIRE_F_DUP) != 0;
 	if (s->resent) {
 		r->st.resent_filled++;
 	}
@@ -133,11 +136,14 @@ static void note_resent(struct egr_reseq *r, struct egr_reseq_slot *s,
 
 /* A packet that arrived twice.  When either copy was sent again after
  * its path failed, that is the failover working (the original was only
- * late, or the copy was), not a duplicate on the way: counted apart. */
+ * late, or the copy was), not a duplicate on the way: counted apart; so
+ * is a redundant class's second copy (WIRE_F_DUP on either). */
 static enum egr_verdict drop_dup(struct egr_reseq *r,
 				 const struct egr_reseq_slot *s, uint8_t flags)
 {
-	if ((flags & WIRE_F_RESENT) || s->resent) {
+	if ((flags & WIRE_F_DUP) || s->copy) {
+		r->st.copy_dup++;
+	} else if ((flags & WIRE_F_RESENT) || s->resent) {
 		r->st.resent_dup++;
 	} else {
 		r->st.dup++;
@@ -478,7 +484,13 @@ enum egr_verdict egr_reseq_push_flow(struct egr_reseq *r, uint32_t g,
 			r->release(r->ctx, cookie, g);
 			return EGR_RELEASED;
 		}
-		if (flags & WIRE_F_RESENT) {
+		if ((flags & WIRE_F_DUP) &&
+		    !((uint32_t) - (int64_t)d < r->p.capacity &&
+		      holds(r, g, SLOT_SKIPPED))) {
+			/* its other copy came first, its slot since reused
+			 * (a hole given up: every copy was too late) */
+			r->st.copy_dup++;
+		} else if (flags & WIRE_F_RESENT) {
 			r->st.resent_too_old++;
 		} else {
 			r->st.too_old++;

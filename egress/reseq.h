@@ -103,6 +103,9 @@ struct egr_reseq_stats {
 	uint64_t resend_waits;	 /* holes given up after waiting past t_lto
 				  * for a path fallen silent (also in
 				  * hole_timeout) */
+	/* a redundant class's copies (WIRE_F_DUP) */
+	uint64_t copy_dup;	 /* dropped: another copy came first (not in
+				  * dup, resent_dup or too_old) */
 };
 
 struct egr_reseq_slot;

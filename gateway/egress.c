@@ -208,8 +208,8 @@ static void on_data(struct gw_sess *s, const struct nfqueue_pkt *pk,
 	case EGR_DROP_LATE:
 		break; /* counted by the resequencer: too_old, resent_too_old */
 	case EGR_DROP_DUP:
-		s->est.dup++;
-		break;
+		break; /* counted by the resequencer: dup, resent_dup,
+			* copy_dup */
 	case EGR_DROP_PATH:
 		e->st.path++;
 		break;

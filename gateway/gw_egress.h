@@ -76,7 +76,6 @@ struct gw_segr_stats {
 	uint64_t tun_errors;   /* the TUN device refused it (full, down) */
 	uint64_t spoofed;      /* concentrator: inner source not the CPE's */
 	uint64_t no_slot;      /* no free slot (cannot happen) */
-	uint64_t dup;
 	uint64_t released;
 	uint64_t ctrl[WIRE_TYPE_MAX + 1];
 	uint64_t peer_restarts;

@@ -257,15 +257,102 @@ void gw_ing_resend_close(struct gw_sess *s)
  * together, a pinned class, ing_sched_pick_flow_on).  The path, or -1 with
  * the reason counted when it cannot be bonded now (the caller lets the
  * original go natively). */
+/* Queues the packet h describes (h->path's, sequence numbers taken) in
+ * the drain's batch of its path: a slot of our own copy of data, sealed in
+ * place; kept for sending again when keep (not a redundant copy: its
+ * original is). */
+static void queue_msg(struct gw *gw, struct gw_sess *s, struct wire_hdr *h,
+		      uint32_t id, const uint8_t *data, size_t len, bool keep)
+{
+	struct gw_ing *ing = &gw->ing;
+	const struct sockaddr *to;
+	struct gw_link *l = &s->link[h->path];
+	struct gw_path *p = &gw->path[h->path];
+	unsigned slot = ing->n++, m;
+
+	ing->id[slot] = id;
+	memcpy(ing->buf[slot], data, len);
+	gw_link_data_sent(s, l, h->lseq, ing->now_us);
+	/* kept for sending again before the seal encrypts it in place (a
+	 * packet the store refuses is counted there and goes all the
+	 * same) */
+	if (keep) {
+		ing_inflight_add(&s->infl, h->path, h, ing->buf[slot],
+				 (uint32_t)len);
+	}
+	m = p->nmsg++;
+	p->who[m] = l;
+	wire_put_hdr(p->hdr[m], h);
+	p->iov[m][0].iov_base = p->hdr[m];
+	p->iov[m][0].iov_len = WIRE_HDR_LEN;
+	p->iov[m][1].iov_base = ing->buf[slot];
+	p->iov[m][1].iov_len = len;
+	/* sealed over the header and our copy of the packet (encrypted in
+	 * place with encrypt = true): no further copy */
+	gw_sec_seal(s, h->pn, p->hdr[m], ing->buf[slot], len, p->tag[m]);
+	p->iov[m][2].iov_base = p->tag[m];
+	p->iov[m][2].iov_len = WIRE_TAG_LEN;
+	memset(&p->msg[m], 0, sizeof(p->msg[m]));
+	p->mfd[m] = gw_link_dst(s, l, &to, &p->msg[m].msg_hdr.msg_namelen);
+	p->msg[m].msg_hdr.msg_name = (void *)(uintptr_t)to;
+	p->msg[m].msg_hdr.msg_iov = p->iov[m];
+	p->msg[m].msg_hdr.msg_iovlen = 3;
+}
+
+/* Whether class ci (CLS_MAX: the default) sends copies on every path. */
+static bool redundant(const struct gw *gw, unsigned ci)
+{
+	return ci < CLS_MAX && gw->conf.class[ci].mode == CLASS_REDUNDANT;
+}
+
+/* Room in this drain's batch for n packets of class ci and their copies:
+ * a flush between a packet and its copies (or its fragments) would give
+ * the original its verdict before they are all queued. */
+static void room_for(struct gw *gw, unsigned n, unsigned ci)
+{
+	if (gw->ing.n + n * (redundant(gw, ci) ? gw->npaths : 1) > GW_BUDGET) {
+		flush(gw);
+	}
+}
+
+/* A redundant class's copies of the packet h describes (sent on h->path)
+ * on every other path that is up and not a backup (nor one whose data
+ * budget is spent): the same global sequence, flagged WIRE_F_DUP; the
+ * egress keeps the first to arrive. */
+static void copies(struct gw *gw, struct gw_sess *s, const struct wire_hdr *h,
+		   uint32_t id, const uint8_t *data, size_t len, unsigned ci)
+{
+	unsigned q;
+
+	for (q = 0; q < gw->npaths; q++) {
+		struct wire_hdr c = *h;
+
+		/* the caller made room for them (room_for); a packet cut in
+		 * more fragments than a batch holds with its copies goes
+		 * with fewer, counted */
+		if (gw->ing.n == GW_BUDGET) {
+			s->ist.copies_skipped++;
+			continue;
+		}
+		if (q == h->path || s->sched.path[q].cls == PATH_BACKUP ||
+		    !s->sched.path[q].up) {
+			continue;
+		}
+		if (gw_sec_next_pn(s, &c.pn) < 0 ||
+		    ing_sched_pick_copy(&s->sched, &c, q, (uint32_t)len) < 0) {
+			continue;
+		}
+		s->cls[ci].pkts[q]++;
+		s->cls[ci].bytes[q] += len;
+		queue_msg(gw, s, &c, id, data, len, false);
+	}
+}
+
 static int bond(struct gw *gw, struct gw_sess *s, uint32_t id,
 		const uint8_t *data, size_t len, int on, unsigned ci)
 {
 	struct gw_ing *ing = &gw->ing;
 	struct wire_hdr h = {0};
-	const struct sockaddr *to;
-	struct gw_link *l;
-	struct gw_path *p;
-	unsigned slot, m;
 	int path;
 
 	if (ing->n == GW_BUDGET) {
@@ -291,36 +378,10 @@ static int bond(struct gw *gw, struct gw_sess *s, uint32_t id,
 	h.cls = ci < CLS_MAX ? (uint8_t)(ci + 1) : 0;
 	s->cls[ci].pkts[path]++;
 	s->cls[ci].bytes[path] += len;
-
-	slot = ing->n++;
-	ing->id[slot] = id;
-	memcpy(ing->buf[slot], data, len);
-
-	p = &gw->path[path];
-	l = &s->link[path];
-	gw_link_data_sent(s, l, h.lseq, ing->now_us);
-	/* kept for sending again before the seal encrypts it in place (a
-	 * packet the store refuses is counted there and goes all the
-	 * same) */
-	ing_inflight_add(&s->infl, (unsigned)path, &h, ing->buf[slot],
-			 (uint32_t)len);
-	m = p->nmsg++;
-	p->who[m] = l;
-	wire_put_hdr(p->hdr[m], &h);
-	p->iov[m][0].iov_base = p->hdr[m];
-	p->iov[m][0].iov_len = WIRE_HDR_LEN;
-	p->iov[m][1].iov_base = ing->buf[slot];
-	p->iov[m][1].iov_len = len;
-	/* sealed over the header and our copy of the packet (encrypted in
-	 * place with encrypt = true): no further copy */
-	gw_sec_seal(s, h.pn, p->hdr[m], ing->buf[slot], len, p->tag[m]);
-	p->iov[m][2].iov_base = p->tag[m];
-	p->iov[m][2].iov_len = WIRE_TAG_LEN;
-	memset(&p->msg[m], 0, sizeof(p->msg[m]));
-	p->mfd[m] = gw_link_dst(s, l, &to, &p->msg[m].msg_hdr.msg_namelen);
-	p->msg[m].msg_hdr.msg_name = (void *)(uintptr_t)to;
-	p->msg[m].msg_hdr.msg_iov = p->iov[m];
-	p->msg[m].msg_hdr.msg_iovlen = 3;
+	queue_msg(gw, s, &h, id, data, len, true);
+	if (redundant(gw, ci)) {
+		copies(gw, s, &h, id, data, len, ci);
+	}
 	s->ist.bonded++;
 	return path;
 }
@@ -449,9 +510,7 @@ static void fragment(struct gw *gw, struct gw_sess *s,
 		accept_native(ing, pk->id);
 		return;
 	}
-	if (ing->n + (unsigned)n > GW_BUDGET) {
-		flush(gw);
-	}
+	room_for(gw, (unsigned)n, ci);
 	for (i = 0; i < n; i++) {
 		path = bond(gw, s, pk->id, frag[i], len[i], path, ci);
 		if (path < 0) {
@@ -572,6 +631,7 @@ static void on_packet(void *ctx, const struct nfqueue_pkt *pk)
 			return;
 		}
 	}
+	room_for(gw, 1, ci);
 	if (bond(gw, s, pk->id, pk->data, pk->len, on, ci) < 0) {
 		accept_native(ing, pk->id);
 	} else if (pk->len > inner_max(gw, v6)) {

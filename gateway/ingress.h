@@ -50,6 +50,9 @@ struct gw_sing_stats {
 	uint64_t bonded;     /* sent through the tunnel */
 	uint64_t no_path;    /* accepted natively: no path up */
 	uint64_t no_session; /* accepted natively: no session keys yet */
+	uint64_t copies_skipped; /* a redundant class's copies left out: a
+				  * packet in more fragments than a batch
+				  * holds with them */
 };
 
 /* A traffic class's packets of one session (the default class last,

@@ -255,6 +255,13 @@ static void walk_ingress(struct gw_sess *se, struct walker *w)
 		"packets accepted natively: no session with the peer yet, "
 		"packets",
 		is->no_session);
+	counter(w, "copies",
+		"a redundant class's copies sent on the other paths, packets",
+		ss->copies);
+	counter(w, "copies_skipped",
+		"a redundant class's copies left out: a packet in more "
+		"fragments than a batch holds with its copies, packets",
+		is->copies_skipped);
 	counter(w, "reports", "REPORTs from the peer applied", ss->reports);
 	counter(w, "stale_reports",
 		"REPORTs ignored: not newer than the last one (each is sent "
@@ -405,7 +412,10 @@ static void walk_egress(struct gw_sess *se, struct walker *w)
 		"signal), or too far behind to tell late from duplicate, "
 		"packets",
 		rs->too_old);
-	counter(w, "dup", "DATA dropped: duplicate, packets", es->dup);
+	counter(w, "dup",
+		"DATA dropped: a duplicate on the way (not a copy sent again: "
+		"resent_dup; nor a redundant class's copy: copy_dup), packets",
+		rs->dup);
 	counter(w, "hole_timeout", "holes given up after t_lto",
 		rs->hole_timeout);
 	counter(w, "hole_early", "holes given up early: known lost",
@@ -440,6 +450,10 @@ static void walk_egress(struct gw_sess *se, struct walker *w)
 		"copies sent again released out of order: their hole was "
 		"given up, packets",
 		rs->resent_late);
+	counter(w, "copy_dup",
+		"a redundant class's copies dropped: another copy of the "
+		"packet came first, packets",
+		rs->copy_dup);
 	counter(w, "resent_too_old",
 		"copies sent again dropped: too far behind to tell, packets",
 		rs->resent_too_old);

@@ -457,6 +457,33 @@ int ing_sched_pick_resend(struct ing_sched *s, struct wire_hdr *h,
 	return best;
 }
 
+int ing_sched_pick_copy(struct ing_sched *s, struct wire_hdr *h,
+			unsigned path, uint32_t len)
+{
+	struct ing_sched_path *p;
+
+	if (path >= s->n || !s->path[path].up) {
+		return -ENETDOWN;
+	}
+	p = &s->path[path];
+	if (p->rate_Bps > 0) {
+		p->tokens -= len + WIRE_OVERHEAD;
+	}
+	p->tx_bytes += len + WIRE_OVERHEAD;
+	p->tx_pkts++;
+	h->path = (uint8_t)path;
+	h->lseq = p->lseq++;
+	h->pgap = 0;
+	h->flags |= WIRE_F_DUP;
+	p->sent_any = false;
+	p->sent++;
+	if (p->cls == PATH_FIXED) {
+		s->fixed_sent++;
+	}
+	s->st.copies++;
+	return (int)path;
+}
+
 void ing_sched_set_delay(struct ing_sched *s, unsigned path, uint32_t us)
 {
 	if (path < s->n) {

@@ -160,6 +160,7 @@ struct ing_sched_stats {
 				* what its queueing line delivered */
 	uint64_t rate_probed;  /* reports that raised a learned pace */
 	uint64_t resent;   /* copies sent again (ing_sched_pick_resend) */
+	uint64_t copies;   /* redundant copies (ing_sched_pick_copy) */
 	uint64_t frozen;   /* reports that moved no weight: a path was
 			    * suspect */
 	uint64_t forgiven; /* lost packets of a cut, not taken as
@@ -234,6 +235,14 @@ static inline uint32_t ing_sched_queue_us(const struct ing_sched *s)
  * the next packet on that path.  Returns the path or -ENETDOWN. */
 int ing_sched_pick_resend(struct ing_sched *s, struct wire_hdr *h,
 			  uint32_t len, uint64_t now_us);
+
+/* A redundant copy (a traffic class in mode redundant) of the packet h
+ * describes, on path: consumes a local sequence number of path only;
+ * h->gseq, h->fgap and the flow flag stay the original's, h->flags gains
+ * WIRE_F_DUP, h->pgap is 0, and so is the pgap of the next packet on
+ * path.  Returns path, or -ENETDOWN when it is not up. */
+int ing_sched_pick_copy(struct ing_sched *s, struct wire_hdr *h,
+			unsigned path, uint32_t len);
 
 /* Picks the path for the next DATA packet and fills h->path, h->gseq,
  * h->lseq and h->pgap.  Returns the path index, or -ENETDOWN if no path is

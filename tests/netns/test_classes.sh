@@ -5,14 +5,16 @@
 # flows cli -> srv told apart by their port:
 #   5001 "voip"    pin dsl             5004 "lteonly" pin lte
 #   5002 "backup"  bypass              5005 "voipfb"  pin dsl, fallback
-#   5003 "game"    lowest_delay        5000 the default class (bond)
+#   5003 "game"    lowest_delay        5006 "call"    redundant
+#   5000 the default class (bond)
 #   1. beside a 70 Mbit/s bulk flow (both paths), 1 Mbit/s of each class:
 #      a pinned class only on its path, the bulk on both, every class
 #      counted per path;
 #   2. bypass: the daemon lets it go natively (counted), bonds none of
 #      it, and it arrives;
 #   3. the DSL cut: "voip" (no fallback) is dropped and counted,
-#      "voipfb" moves to the LTE.
+#      "voipfb" moves to the LTE, "call" (a copy on each path) loses
+#      nothing, the concentrator's egress counting the second copies.
 # About 40 s.
 #
 # usage: test_classes.sh [BUILD_DIR]
@@ -41,7 +43,8 @@ TB_CPE_EXTRA="traffic_classes = (
 	$(udp_class backup 5002 bypass),
 	$(udp_class game 5003 lowest_delay),
 	$(udp_class lteonly 5004 pin 'path = "lte";'),
-	$(udp_class voipfb 5005 pin 'path = "dsl"; fallback = true;')
+	$(udp_class voipfb 5005 pin 'path = "dsl"; fallback = true;'),
+	$(udp_class call 5006 redundant)
 );" write_confs 0.5 "probe_interval_ms = 200; dead_after_ms = 1000;"
 daemons_up
 
@@ -69,11 +72,11 @@ flows_end() {
 	PIDS=()
 }
 KEYS=()
-for c in default voip backup game lteonly voipfb; do
+for c in default voip backup game lteonly voipfb call; do
 	KEYS+=("path.dsl.class_pkts.$c" "path.lte.class_pkts.$c"
 		"ing.class_drops.$c" "ing.class_bypassed.$c")
 done
-KEYS+=(ing.bonded)
+KEYS+=(ing.bonded ing.copies)
 d() {
 	counters_delta cpe "$1" "$2"
 }
@@ -125,21 +128,39 @@ check "bypass: the flow arrives (routed natively)" 'l < 1' \
 # ---- 3. the DSL cut: a pin without and with fallback --------------------------
 
 refresh cpe
+refresh conc
 counters_mark cpe c "${KEYS[@]}"
+counters_mark conc c egr.copy_dup egr.dup egr.too_old egr.late
 flow_bg voip2 5001 1 6
 flow_bg voipfb2 5005 1 6
+flow_bg call 5006 1 6
 sleep 2
 tb_cut dsl
 sleep 3
 tb_heal dsl
 flows_end
 refresh cpe
+refresh conc
 echo "  dsl cut 3 s: voip (no fallback) dropped $(d c ing.class_drops.voip)," \
 	"dsl $(d c path.dsl.class_pkts.voip); voipfb dsl" \
-	"$(d c path.dsl.class_pkts.voipfb), lte $(d c path.lte.class_pkts.voipfb)"
+	"$(d c path.dsl.class_pkts.voipfb), lte $(d c path.lte.class_pkts.voipfb);" \
+	"call (redundant): sent $(jget "$TB_DIR/call.tx.json" sent), dsl" \
+	"$(d c path.dsl.class_pkts.call), lte $(d c path.lte.class_pkts.call)," \
+	"copies $(d c ing.copies), lost $(jget "$TB_DIR/call.rx.json" loss_pct) %," \
+	"duplicates $(jget "$TB_DIR/call.rx.json" duplicates); the" \
+	"concentrator dropped $(counters_delta conc c egr.copy_dup) second" \
+	"copies (dup $(counters_delta conc c egr.dup), too old" \
+	"$(counters_delta conc c egr.too_old))"
 check "cut: a pin without fallback drops its packets, counted" 'n > 300' \
 	"n=$(d c ing.class_drops.voip)"
 check "cut: a pin with fallback goes on the other path" 'l > 300' \
 	"l=$(d c path.lte.class_pkts.voipfb)"
+check "cut: the redundant class on both paths, nothing lost, no duplicate delivered" \
+	'd > 500 && l > 3000 && x == 0 && u == 0' \
+	"d=$(d c path.dsl.class_pkts.call)" "l=$(d c path.lte.class_pkts.call)" \
+	"x=$(jget "$TB_DIR/call.rx.json" loss_pct)" \
+	"u=$(jget "$TB_DIR/call.rx.json" duplicates)"
+check "cut: the concentrator counts the second copies as such" 'c > 500' \
+	"c=$(counters_delta conc c egr.copy_dup)"
 
 tb_done

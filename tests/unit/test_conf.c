@@ -1265,10 +1265,10 @@ static void test_classes(void **state)
 	assert_int_equal(conf_key_find(CONF_TOP, "traffic_classes")->apply,
 			 CONF_RELOAD);
 
-	/* every mode by its name, on a concentrator too; flow and redundant
-	 * refused (not in this version yet) */
+	/* every mode by its name, on a concentrator too; flow refused (not
+	 * in this version yet) */
 	for (i = 0; i < CLASS_NMODES; i++) {
-		bool later = i == CLASS_FLOW || i == CLASS_REDUNDANT;
+		bool later = i == CLASS_FLOW;
 
 		snprintf(text, sizeof(text),
 			 CTOP("traffic_classes = ( { name = \"x\"; match = "

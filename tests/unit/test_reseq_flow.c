@@ -486,6 +486,36 @@ static void test_copy_after_original(void **state)
 	egr_reseq_free(&r);
 }
 
+/* A redundant class's copies (WIRE_F_DUP on the copy): whichever comes
+ * first is released, the other is a copy_dup (not a dup, not late),
+ * buffered or released; a packet lost on one path is filled by its copy
+ * on the other. */
+static void test_redundant_copies(void **state)
+{
+	struct egr_reseq r;
+	struct log l;
+
+	(void)state;
+	setup(&r, &l, false);
+	/* 0: the original first (path 0), then the copy (path 1) */
+	assert_int_equal(push(&r, 0, 0, 0, 0, 10), EGR_RELEASED);
+	assert_int_equal(push(&r, 0, 1, 0, WIRE_F_DUP, 12), EGR_DROP_DUP);
+	/* 1: the copy first, the original second */
+	assert_int_equal(push(&r, 1, 1, 0, WIRE_F_DUP, 20), EGR_RELEASED);
+	assert_int_equal(push(&r, 1, 0, 0, 0, 21), EGR_DROP_DUP);
+	/* 2 lost on path 0, 3 buffered behind it; their copies fill */
+	assert_int_equal(push(&r, 3, 0, 0, 0, 30), EGR_BUFFERED);
+	assert_int_equal(push(&r, 3, 1, 0, WIRE_F_DUP, 31), EGR_DROP_DUP);
+	assert_int_equal(push(&r, 2, 1, 0, WIRE_F_DUP, 32), EGR_RELEASED);
+	WANT(&l, 0, 1, 2, 3);
+	assert_int_equal(r.st.copy_dup, 3);
+	assert_int_equal(r.st.dup, 0);
+	assert_int_equal(r.st.late, 0);
+	assert_int_equal(r.st.too_old, 0);
+	assert_int_equal(r.st.resent_dup, 0);
+	egr_reseq_free(&r);
+}
+
 /* A flow's packet lost at the cut: its copy keeps fgap and goes for its
  * flow, ahead of the global head, releasing the flow's next packet that
  * waited for it; a copy of a packet released for its flow is a
@@ -690,6 +720,7 @@ int main(void)
 		cmocka_unit_test(test_wait_for_copy),
 		cmocka_unit_test(test_wait_gives_up),
 		cmocka_unit_test(test_wait_not),
+		cmocka_unit_test(test_redundant_copies),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

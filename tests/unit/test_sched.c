@@ -1779,6 +1779,37 @@ static void test_backup(void **state)
 	assert_int_equal(on[1], 600 * 10 / 60);
 }
 
+/* A redundant copy: the original's gseq, the copy path's own lseq, DUP,
+ * pgap 0 (and 0 for the next packet on that path); none on a path that is
+ * not up. */
+static void test_pick_copy(void **state)
+{
+	struct wire_hdr h = {0}, c, n;
+	struct fx f;
+
+	(void)state;
+	fx_init(&f, prm(0.5, 0, 50, 45), "FM");
+	assert_int_equal(ing_sched_pick(&f.s, &h), 0);
+	c = h;
+	assert_int_equal(ing_sched_pick_copy(&f.s, &c, 1, 100), 1);
+	assert_int_equal(c.gseq, h.gseq);
+	assert_int_equal(c.path, 1);
+	assert_int_equal(c.lseq, 0);
+	assert_int_equal(c.pgap, 0);
+	assert_true(c.flags & WIRE_F_DUP);
+	assert_int_equal(f.s.path[1].lseq, 1);
+	assert_int_equal(f.s.st.copies, 1);
+	/* the next pick on path 1 (all of them, path 0 down): pgap 0 */
+	ing_sched_set_up(&f.s, 0, false);
+	assert_int_equal(ing_sched_pick(&f.s, &n), 1);
+	assert_int_equal(n.lseq, 1);
+	assert_int_equal(n.pgap, 0);
+	c = h;
+	assert_int_equal(ing_sched_pick_copy(&f.s, &c, 0, 100), -ENETDOWN);
+	assert_int_equal(ing_sched_pick_copy(&f.s, &c, 7, 100), -ENETDOWN);
+	assert_int_equal(f.s.st.copies, 1);
+}
+
 /* The fixed path's cut: the loss the peer reports for what it carried
  * until it turned suspect is forgiven, up to the report whose lseq_next
  * passes the cut; loss after that counts again. */
@@ -1895,6 +1926,7 @@ int main(void)
 		cmocka_unit_test(test_suspect_forgives_cut),
 		cmocka_unit_test(test_pick_resend),
 		cmocka_unit_test(test_backup),
+		cmocka_unit_test(test_pick_copy),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
