@@ -141,9 +141,12 @@ if ! command -v python3 >/dev/null; then
 else
 	refresh conc
 	peer0=$(st conc path.dsl.peer)
-	tb_exec dsl python3 - "$TB_CONC_DSL_IP" <<-'EOF'
+	# the wire version, from its one source
+	wv=$(sed -n 's/^\tWIRE_VERSION = \([0-9]*\),.*/\1/p' "$here/../../common/wire.h")
+	tb_exec dsl python3 - "$TB_CONC_DSL_IP" "$wv" <<-'EOF'
 		import socket, struct, sys
 		s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+		V = int(sys.argv[2])  # WIRE_VERSION
 		def hdr(ver, typ, path, session, gseq=1, lseq=1, pn=1):
 		    return struct.pack(">BBHIQIIIHBB", ver << 4 | typ, path, 0,
 		                       session, pn, gseq, lseq, 0, 0, 0, 0)
@@ -154,10 +157,10 @@ else
 		tag = bytes(16)
 		pkts = [b"x" * 10,                                     # short
 		        hdr(1, 1, 0, 4242) + inner(20) + tag,          # bad_version
-		        hdr(3, 1, 0, 4242) + inner(40) + tag,          # bad_tag
-		        hdr(3, 1, 0, 999) + inner(20) + tag,           # session
-		        hdr(3, 1, 9, 4242) + inner(20) + tag,          # path
-		        hdr(3, 1, 0, 4242) + b"\x60" + bytes(39) + tag] # bad_tag
+		        hdr(V, 1, 0, 4242) + inner(40) + tag,          # bad_tag
+		        hdr(V, 1, 0, 999) + inner(20) + tag,           # session
+		        hdr(V, 1, 9, 4242) + inner(20) + tag,          # path
+		        hdr(V, 1, 0, 4242) + b"\x60" + bytes(39) + tag] # bad_tag
 		for p in pkts:
 		    for i in range(3):
 		        s.sendto(p, (sys.argv[1], 7040))
