@@ -251,12 +251,6 @@ void gw_ing_resend_close(struct gw_sess *s)
 	ing_repace_stop(&s->repace);
 }
 
-/* Queues one inner packet (len bytes at data, the original under id) of
- * traffic class ci (CLS_MAX: the default) on the path the scheduler picks,
- * or on path on when it is up (>= 0: the fragments of one packet go
- * together, a pinned class, ing_sched_pick_flow_on).  The path, or -1 with
- * the reason counted when it cannot be bonded now (the caller lets the
- * original go natively). */
 /* Queues the packet h describes (h->path's, sequence numbers taken) in
  * the drain's batch of its path: a slot of our own copy of data, sealed in
  * place; kept for sending again when keep (not a redundant copy: its
@@ -327,15 +321,15 @@ static void copies(struct gw *gw, struct gw_sess *s, const struct wire_hdr *h,
 	for (q = 0; q < gw->npaths; q++) {
 		struct wire_hdr c = *h;
 
+		if (q == h->path || s->sched.path[q].cls == PATH_BACKUP ||
+		    !s->sched.path[q].up) {
+			continue;
+		}
 		/* the caller made room for them (room_for); a packet cut in
 		 * more fragments than a batch holds with its copies goes
 		 * with fewer, counted */
 		if (gw->ing.n == GW_BUDGET) {
 			s->ist.copies_skipped++;
-			continue;
-		}
-		if (q == h->path || s->sched.path[q].cls == PATH_BACKUP ||
-		    !s->sched.path[q].up) {
 			continue;
 		}
 		if (gw_sec_next_pn(s, &c.pn) < 0 ||
@@ -348,6 +342,12 @@ static void copies(struct gw *gw, struct gw_sess *s, const struct wire_hdr *h,
 	}
 }
 
+/* Queues one inner packet (len bytes at data, the original under id) of
+ * traffic class ci (CLS_MAX: the default) on the path the scheduler picks,
+ * or on path on when it is up (>= 0: the fragments of one packet go
+ * together, a pinned class, ing_sched_pick_flow_on).  The path, or -1 with
+ * the reason counted when it cannot be bonded now (the caller lets the
+ * original go natively). */
 static int bond(struct gw *gw, struct gw_sess *s, uint32_t id,
 		const uint8_t *data, size_t len, int on, unsigned ci)
 {
