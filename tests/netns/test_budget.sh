@@ -71,6 +71,10 @@ flow_end() {
 NSTART=0
 dstart() {
 	NSTART=$((NSTART + 1))
+	# wait_up signals once the status file exists: the old daemon's must
+	# not be taken for the new one's (a SIGUSR1 before l3bondd's main()
+	# ignores it kills the process)
+	rm -f "$(status_file cpe)"
 	tb_bg cpe "$TB_DIR/cpe.$NSTART.log" "$L3BONDD" -c "$TB_DIR/cpe.conf" \
 		--status-file "$(status_file cpe)" \
 		--control-socket "$(ctl_socket cpe)" \
