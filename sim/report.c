@@ -137,6 +137,10 @@ void sim_print_summary(FILE *f, const struct sim_cfg *c,
 	fprintf(f, "sent_pkts              %llu\n", ull(r->sent));
 	fprintf(f, "released_in_order_pkts %llu\n", ull(r->released));
 	fprintf(f,
+		"released_late_pkts     %llu (out of order, within t_lto of "
+		"their hole's timeout; counted lost below)\n",
+		ull(r->released_late));
+	fprintf(f,
 		"loss_pct               %.3f ((sent - released in order) "
 		"/ sent)\n",
 		sim_loss_pct(r));

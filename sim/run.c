@@ -187,15 +187,31 @@ static void cut_bin(struct run *r, uint64_t *bins, uint32_t bytes)
 	}
 }
 
+/* what the resequencer released out of order so far (late, resent late) */
+static uint64_t late_released(const struct run *r)
+{
+	return r->egr.reseq.st.late + r->egr.reseq.st.resent_late;
+}
+
 static void on_release(void *ctx, uint64_t cookie, uint32_t gseq)
 {
 	struct run *r = ctx;
 	struct sim_pkt *p = sim_pool_at(&r->pool, (uint32_t)cookie);
 	uint64_t d = r->now - p->t_arrive_us;
 
-	if (p->gseq != gseq ||
-	    (r->have_released && !seq_after(gseq, r->last_released))) {
+	if (p->gseq != gseq) {
 		r->res->order_errors++;
+	}
+	if (r->have_released && !seq_after(gseq, r->last_released)) {
+		/* behind the head: only a packet the resequencer released
+		 * late (its hole given up less than t_lto before) may be */
+		if (late_released(r) > r->res->released_late) {
+			r->res->released_late++;
+		} else {
+			r->res->order_errors++;
+		}
+		sim_pool_put(&r->pool, (uint32_t)cookie);
+		return;
 	}
 	r->have_released = true;
 	r->last_released = gseq;

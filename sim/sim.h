@@ -103,6 +103,8 @@ struct sim_result {
 	uint64_t sent;	   /* packets the source emitted */
 	uint64_t no_path;  /* refused by the scheduler (-ENETDOWN) */
 	uint64_t released; /* released in order at the egress */
+	uint64_t released_late; /* released out of order: late, within t_lto
+				 * of its hole being given up (reseq late) */
 	uint64_t late;	   /* egress drops: too old (reseq too_old) */
 	uint64_t dup;
 	uint64_t order_errors; /* releases out of gseq order (must be 0) */
