@@ -168,14 +168,6 @@ int conf_parse_class_mode(struct loader *l, const config_setting_t *s,
 	if (ret) {
 		return ret;
 	}
-	/* named, so that a config can say what it wants, but not done:
-	 * refused rather than bonded without a word */
-	if (v == CLASS_FLOW) {
-		return conf_bad(l, s,
-				"not in this version yet: \"bond\", \"pin\", "
-				"\"lowest_delay\", \"redundant\" or "
-				"\"bypass\"");
-	}
 	cls->mode = (enum conf_class_mode)v;
 	return 0;
 }

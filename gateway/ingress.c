@@ -343,9 +343,10 @@ static void copies(struct gw *gw, struct gw_sess *s, const struct wire_hdr *h,
 }
 
 /* Queues one inner packet (len bytes at data, the original under id) of
- * traffic class ci (CLS_MAX: the default) on the path the scheduler picks,
- * or on path on when it is up (>= 0: the fragments of one packet go
- * together, a pinned class, ing_sched_pick_flow_on).  The path, or -1 with
+ * traffic class ci (CLS_MAX: the default) on the path the scheduler picks
+ * (a class in mode flow: its flow's path, ing_sched_pick_sticky), or on
+ * path on when it is up (>= 0: the fragments of one packet go together, a
+ * pinned class, ing_sched_pick_flow_on).  The path, or -1 with
  * the reason counted when it cannot be bonded now (the caller lets the
  * original go natively). */
 static int bond(struct gw *gw, struct gw_sess *s, uint32_t id,
@@ -353,6 +354,7 @@ static int bond(struct gw *gw, struct gw_sess *s, uint32_t id,
 {
 	struct gw_ing *ing = &gw->ing;
 	struct wire_hdr h = {0};
+	uint32_t hash;
 	int path;
 
 	if (ing->n == GW_BUDGET) {
@@ -364,9 +366,14 @@ static int bond(struct gw *gw, struct gw_sess *s, uint32_t id,
 		s->ist.no_session++;
 		return -1;
 	}
-	path = ing_sched_pick_flow_on(&s->sched, &h,
-				      ing_flow_hash(data, len, gw->flow_seed),
-				      (uint32_t)len, ing->now_us, on);
+	hash = ing_flow_hash(data, len, gw->flow_seed);
+	if (on < 0 && ci < CLS_MAX && gw->conf.class[ci].mode == CLASS_FLOW) {
+		path = ing_sched_pick_sticky(&s->sched, &h, hash, (uint32_t)len,
+					     ing->now_us);
+	} else {
+		path = ing_sched_pick_flow_on(&s->sched, &h, hash,
+					      (uint32_t)len, ing->now_us, on);
+	}
 	if (path < 0) {
 		s->ist.no_path++;
 		return -1;

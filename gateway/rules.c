@@ -29,6 +29,21 @@
  * TCP SYNs that are bonded get their MSS clamped so that a full segment
  * still fits the smallest path MTU once encapsulated (gw->mss, from the
  * interfaces' MTUs or the configured ones): see the README on MTU.
+ *
+ * Traffic classes in mode bypass (issue 13) are left out by the capture
+ * rules themselves, so that their packets never reach the daemon: with a
+ * bypass class, every capture rule jumps to L3B_CAP instead of queueing,
+ * which walks the classes in their order up to the last bypass one (the
+ * first match still wins: an earlier class's packets go to the queue) and
+ * ends in L3B_Q, the clamp and the NFQUEUE rule.  A class is a chain per
+ * field it names (L3B_C<class>_<n>: DSCP, protocol, source and destination
+ * ports, addresses), each rule of a chain one entry of the field's list
+ * jumping to the next field's chain; the last field's rules ACCEPT (a
+ * bypass class: the mangle table is done with it, routed natively) or
+ * jump to L3B_Q.  The match is the classifier's (ingress/classify.h):
+ * ports in TCP, UDP, UDP-Lite, SCTP and DCCP only.  The daemon still lets
+ * go (and counts) a bypass packet that reaches it: with rules of its own
+ * making, none does.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -43,6 +58,7 @@
 
 #include "gateway/gw.h"
 #include "gateway/rules.h"
+#include "ingress/classify.h"
 #include "ingress/mtu.h"
 
 /* Generated text goes into a memory stream (open_memstream): it grows as
@@ -112,6 +128,279 @@ static unsigned wan_devices(const struct conf *c, const char **dev)
 	return n;
 }
 
+/* ---- traffic classes in the capture rules (bypass; see the top) ---- */
+
+/* The fields of a match, in the order of a class's chains. */
+enum cap_field {
+	CAP_DSCP = 0,
+	CAP_PROTO, /* only without ports: with them, the port rules say it */
+	CAP_SPORT,
+	CAP_DPORT,
+	CAP_SRC,
+	CAP_DST,
+	CAP_NFIELDS,
+};
+
+/* The classes the capture rules walk: all up to the last bypass one
+ * (none: no bypass class, capture queues at once). */
+static unsigned cap_classes(const struct conf *c)
+{
+	unsigned i, n = 0;
+
+	for (i = 0; i < c->nclasses; i++) {
+		if (c->class[i].mode == CLASS_BYPASS) {
+			n = i + 1;
+		}
+	}
+	return n;
+}
+
+/* The protocols a match is checked in (p holds 256): with ports, those
+ * of its list that carry them (every one that does, with no list); else
+ * its list. */
+static unsigned cap_protos(const struct cls_match *m, uint8_t *p)
+{
+	unsigned i, n = 0;
+
+	if (!m->nsport && !m->ndport) {
+		memcpy(p, m->proto, m->nproto);
+		return m->nproto;
+	}
+	for (i = 0; i < 256; i++) {
+		if (cls_proto_has_ports((uint8_t)i) &&
+		    (!m->nproto || memchr(m->proto, (int)i, m->nproto))) {
+			p[n++] = (uint8_t)i;
+		}
+	}
+	return n;
+}
+
+/* The entries of a prefix list of the family (4 or 6). */
+static unsigned cap_prefixes(const struct cls_prefix *p, unsigned n,
+			     uint8_t family)
+{
+	unsigned i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		k += p[i].family == family;
+	}
+	return k;
+}
+
+/* A packet of the family can meet the match (the classifier's rules):
+ * otherwise the class has no rules in that family's text. */
+static bool cap_applies(const struct cls_match *m, uint8_t family)
+{
+	uint8_t proto[256];
+
+	if (m->family && m->family != family) {
+		return false;
+	}
+	if ((m->nsrc && !cap_prefixes(m->src, m->nsrc, family)) ||
+	    (m->ndst && !cap_prefixes(m->dst, m->ndst, family))) {
+		return false;
+	}
+	return !(m->nsport || m->ndport) || cap_protos(m, proto) > 0;
+}
+
+static bool cap_has(const struct cls_match *m, enum cap_field f)
+{
+	switch (f) {
+	case CAP_DSCP:
+		return m->dscp != 0;
+	case CAP_PROTO:
+		return m->nproto && !m->nsport && !m->ndport;
+	case CAP_SPORT:
+		return m->nsport;
+	case CAP_DPORT:
+		return m->ndport;
+	case CAP_SRC:
+		return m->nsrc;
+	case CAP_DST:
+		return m->ndst;
+	case CAP_NFIELDS:
+		break;
+	}
+	return false;
+}
+
+static const char *cap_prefix_str(const struct cls_prefix *p, char *buf,
+				  size_t len)
+{
+	char a[INET6_ADDRSTRLEN];
+
+	inet_ntop(p->family == 6 ? AF_INET6 : AF_INET, p->addr, a, sizeof(a));
+	snprintf(buf, len, "%s/%u", a, p->len);
+	return buf;
+}
+
+static const char *cap_range_str(const struct cls_range *r, char *buf,
+				 size_t len, char sep)
+{
+	if (r->lo == r->hi) {
+		snprintf(buf, len, "%u", r->lo);
+	} else {
+		snprintf(buf, len, "%u%c%u", r->lo, sep, r->hi);
+	}
+	return buf;
+}
+
+/* The name of class i's chain of its n-th field (n from 0). */
+static void cap_chain(char *buf, size_t len, unsigned i, unsigned n)
+{
+	snprintf(buf, len, "L3B_C%u_%u", i, n);
+}
+
+/* A field's rules in chain: one per entry of its list, each jumping to
+ * next (a chain or a verdict). */
+static void cap_field_rules(const struct cls_match *m, enum cap_field f,
+			    struct out *o, const char *chain,
+			    const char *next)
+{
+	uint8_t fam = o->v6 ? 6 : 4, proto[256];
+	unsigned np = cap_protos(m, proto), i, j, nr;
+	const struct cls_range *r;
+	const struct cls_prefix *p;
+	char buf[INET6_ADDRSTRLEN + 8];
+
+	switch (f) {
+	case CAP_DSCP:
+		for (i = 0; i < 64; i++) {
+			if (m->dscp >> i & 1) {
+				put(o, "-A %s -m dscp --dscp %u -j %s\n", chain,
+				    i, next);
+			}
+		}
+		break;
+	case CAP_PROTO:
+		for (i = 0; i < np; i++) {
+			put(o, "-A %s -p %u -j %s\n", chain, proto[i], next);
+		}
+		break;
+	case CAP_SPORT:
+	case CAP_DPORT:
+		r = f == CAP_SPORT ? m->sport : m->dport;
+		nr = f == CAP_SPORT ? m->nsport : m->ndport;
+		for (i = 0; i < np; i++) {
+			for (j = 0; j < nr; j++) {
+				put(o, "-A %s -p %u -m multiport --%s %s -j %s\n",
+				    chain, proto[i],
+				    f == CAP_SPORT ? "sports" : "dports",
+				    cap_range_str(&r[j], buf, sizeof(buf), ':'),
+				    next);
+			}
+		}
+		break;
+	case CAP_SRC:
+	case CAP_DST:
+		p = f == CAP_SRC ? m->src : m->dst;
+		nr = f == CAP_SRC ? m->nsrc : m->ndst;
+		for (i = 0; i < nr; i++) {
+			if (p[i].family == fam) {
+				put(o, "-A %s -%c %s -j %s\n", chain,
+				    f == CAP_SRC ? 's' : 'd',
+				    cap_prefix_str(&p[i], buf, sizeof(buf)),
+				    next);
+			}
+		}
+		break;
+	case CAP_NFIELDS:
+		break;
+	}
+}
+
+/* The chains class i has in the family's text: one per field it names
+ * (0: none, or no chain at all when it cannot match there or comes after
+ * the last bypass class). */
+static unsigned cap_nchains(const struct conf *c, unsigned i, uint8_t family)
+{
+	enum cap_field f;
+	unsigned n = 0;
+
+	if (i >= cap_classes(c) || !cap_applies(&c->class[i].m, family)) {
+		return 0;
+	}
+	for (f = CAP_DSCP; f < CAP_NFIELDS; f++) {
+		n += cap_has(&c->class[i].m, f);
+	}
+	return n;
+}
+
+/* The chains of the classes in the text's family: declared (decl) or
+ * filled (their rules, L3B_CAP's and L3B_Q's). */
+static void cap_rules(const struct conf *c, struct out *o, bool decl)
+{
+	unsigned n = cap_classes(c), i, k, nf;
+	unsigned mss = o->v6 ? mss6(o->mss) : o->mss;
+	enum cap_field fl[CAP_NFIELDS], f;
+	char chain[32], next[32];
+
+	if (!n) {
+		return;
+	}
+	if (decl) {
+		put(o, ":L3B_CAP - [0:0]\n:L3B_Q - [0:0]\n");
+	}
+	for (i = 0; i < n; i++) {
+		const struct conf_class *cl = &c->class[i];
+		const char *verdict =
+			cl->mode == CLASS_BYPASS ? "ACCEPT" : "L3B_Q";
+
+		if (!cap_applies(&cl->m, o->v6 ? 6 : 4)) {
+			continue;
+		}
+		for (nf = 0, f = CAP_DSCP; f < CAP_NFIELDS; f++) {
+			if (cap_has(&cl->m, f)) {
+				fl[nf++] = f;
+			}
+		}
+		for (k = 0; k <= nf; k++) {
+			if (k < nf) {
+				cap_chain(next, sizeof(next), i, k);
+			} else {
+				snprintf(next, sizeof(next), "%s", verdict);
+			}
+			if (decl && k < nf) {
+				put(o, ":%s - [0:0]\n", next);
+			} else if (!decl && !k) {
+				put(o, "-A L3B_CAP -j %s\n", next);
+			} else if (!decl) {
+				cap_field_rules(&cl->m, fl[k - 1], o, chain,
+						next);
+			}
+			memcpy(chain, next, sizeof(chain));
+		}
+	}
+	if (!decl) {
+		put(o, "-A L3B_CAP -j L3B_Q\n");
+		put(o,
+		    "-A L3B_Q -p tcp --tcp-flags SYN,RST SYN -m tcpmss --mss "
+		    "%u:65535 -j TCPMSS --set-mss %u\n",
+		    mss + 1, mss);
+		put(o, "-A L3B_Q -j NFQUEUE --queue-num %u --queue-bypass\n",
+		    c->ingress_queue);
+	}
+}
+
+/* A capture rule of chain for what match selects: the clamp and the
+ * queue, or with bypass classes L3B_CAP (which ends in them). */
+static void capture(const struct conf *c, struct out *o, const char *chain,
+		    const char *match)
+{
+	unsigned mss = o->v6 ? mss6(o->mss) : o->mss;
+
+	if (cap_classes(c)) {
+		put(o, "-A %s %s -j L3B_CAP\n", chain, match);
+		return;
+	}
+	put(o,
+	    "-A %s %s -p tcp --tcp-flags SYN,RST SYN -m tcpmss --mss "
+	    "%u:65535 -j TCPMSS --set-mss %u\n",
+	    chain, match, mss + 1, mss);
+	put(o, "-A %s %s -j NFQUEUE --queue-num %u --queue-bypass\n", chain,
+	    match, c->ingress_queue);
+}
+
 /* The rules of L3B_ING: what to bond, with its MSS clamp.  A CPE's rules
  * are the same for both families (by device); a concentrator's name the
  * prefixes of the text's family. */
@@ -119,7 +408,6 @@ static void ing_rules(const struct conf *c, struct out *o)
 {
 	const char *dev[WIRE_MAX_PATHS];
 	unsigned ndev = wan_devices(c, dev), i, j, k;
-	unsigned mss = o->v6 ? mss6(o->mss) : o->mss;
 	char pfx[INET6_ADDRSTRLEN + 4], match[96];
 
 	if (c->role == ROLE_CPE) {
@@ -127,15 +415,7 @@ static void ing_rules(const struct conf *c, struct out *o)
 			for (j = 0; j < ndev; j++) {
 				snprintf(match, sizeof(match), "-i %s -o %s",
 					 c->lan[i], dev[j]);
-				put(o,
-				    "-A L3B_ING %s -p tcp --tcp-flags SYN,RST "
-				    "SYN -m tcpmss --mss %u:65535 -j TCPMSS "
-				    "--set-mss %u\n",
-				    match, mss + 1, mss);
-				put(o,
-				    "-A L3B_ING %s -j NFQUEUE --queue-num %u "
-				    "--queue-bypass\n",
-				    match, c->ingress_queue);
+				capture(c, o, "L3B_ING", match);
 			}
 		}
 		return;
@@ -148,14 +428,70 @@ static void ing_rules(const struct conf *c, struct out *o)
 			snprintf(match, sizeof(match), "-d %s",
 				 conf_prefix_str(&c->cpe[k].prefix[i], pfx,
 						 sizeof(pfx)));
-			put(o,
-			    "-A L3B_ING %s -p tcp --tcp-flags SYN,RST SYN -m "
-			    "tcpmss --mss %u:65535 -j TCPMSS --set-mss %u\n",
-			    match, mss + 1, mss);
-			put(o,
-			    "-A L3B_ING %s -j NFQUEUE --queue-num %u "
-			    "--queue-bypass\n",
-			    match, c->ingress_queue);
+			capture(c, o, "L3B_ING", match);
+		}
+	}
+}
+
+/* The rules of L3B_OUT (a CPE's bond_output): the box's own traffic, not
+ * the tunnel's. */
+static void out_rules(const struct conf *c, struct out *o)
+{
+	const char *dev[WIRE_MAX_PATHS];
+	unsigned ndev = wan_devices(c, dev), j;
+	char match[32];
+
+	put(o, "-A L3B_OUT -p udp --sport %u -j RETURN\n", c->port);
+	for (j = 0; j < ndev; j++) {
+		snprintf(match, sizeof(match), "-o %s", dev[j]);
+		capture(c, o, "L3B_OUT", match);
+	}
+}
+
+/* Everything of ours in the mangle table but the hooks' jumps: the chains
+ * declared (created, or flushed when there: decl), or their rules. */
+static void mangle_rules(const struct conf *c, struct out *o, bool decl)
+{
+	bool out = c->role == ROLE_CPE && c->bond_output;
+
+	if (decl) {
+		put(o, ":L3B_ING - [0:0]\n");
+		if (out) {
+			put(o, ":L3B_OUT - [0:0]\n");
+		}
+		cap_rules(c, o, true);
+		return;
+	}
+	ing_rules(c, o);
+	if (out) {
+		out_rules(c, o);
+	}
+	cap_rules(c, o, false);
+}
+
+/* Every chain the classes may have: declared (created or flushed), or
+ * deleted (del), but for those c's rules have (c NULL: all). */
+static void cap_chains_all(const struct conf *c, struct out *o, bool del)
+{
+	uint8_t fam = o->v6 ? 6 : 4;
+	char name[32];
+	unsigned i, k;
+
+	for (i = 0; i < 2; i++) {
+		if (!del) {
+			put(o, ":%s - [0:0]\n", i ? "L3B_Q" : "L3B_CAP");
+		} else if (!c || !cap_classes(c)) {
+			put(o, "-X %s\n", i ? "L3B_Q" : "L3B_CAP");
+		}
+	}
+	for (i = 0; i < CLS_MAX; i++) {
+		for (k = 0; k < CAP_NFIELDS; k++) {
+			cap_chain(name, sizeof(name), i, k);
+			if (!del) {
+				put(o, ":%s - [0:0]\n", name);
+			} else if (!c || k >= cap_nchains(c, i, fam)) {
+				put(o, "-X %s\n", name);
+			}
 		}
 	}
 }
@@ -165,27 +501,10 @@ static void iptables_text(const struct conf *c, struct out *o)
 	const char *dev[WIRE_MAX_PATHS];
 	unsigned ndev = wan_devices(c, dev), j;
 	bool out = c->role == ROLE_CPE && c->bond_output;
-	unsigned mss = o->v6 ? mss6(o->mss) : o->mss;
 
-	put(o, "*mangle\n:L3B_ING - [0:0]\n");
-	if (out) {
-		put(o, ":L3B_OUT - [0:0]\n");
-	}
-	ing_rules(c, o);
-	if (out) {
-		/* never the tunnel's own packets */
-		put(o, "-A L3B_OUT -p udp --sport %u -j RETURN\n", c->port);
-		for (j = 0; j < ndev; j++) {
-			put(o,
-			    "-A L3B_OUT -o %s -p tcp --tcp-flags SYN,RST SYN "
-			    "-m tcpmss --mss %u:65535 -j TCPMSS --set-mss %u\n",
-			    dev[j], mss + 1, mss);
-			put(o,
-			    "-A L3B_OUT -o %s -j NFQUEUE --queue-num %u "
-			    "--queue-bypass\n",
-			    dev[j], c->ingress_queue);
-		}
-	}
+	put(o, "*mangle\n");
+	mangle_rules(c, o, true);
+	mangle_rules(c, o, false);
 	put(o, "-A FORWARD -j L3B_ING\n");
 	if (out) {
 		put(o, "-A OUTPUT -j L3B_OUT\n");
@@ -203,13 +522,127 @@ static void iptables_text(const struct conf *c, struct out *o)
 	       "COMMIT\n");
 }
 
-/* The clamp of a rule by device, for both families: each its own MSS. */
+/* The clamp of a rule by device (or of every packet: match ""), for both
+ * families: each its own MSS. */
 static void nft_clamp(struct out *o, const char *match, const char *clamp)
 {
-	put(o, "\t\t%s meta nfproto ipv4 %s %u-65535 %s set %u\n", match, clamp,
-	    o->mss + 1, "tcp option maxseg size", o->mss);
-	put(o, "\t\t%s meta nfproto ipv6 %s %u-65535 %s set %u\n", match, clamp,
-	    mss6(o->mss) + 1, "tcp option maxseg size", mss6(o->mss));
+	const char *sp = *match ? " " : "";
+
+	put(o, "\t\t%s%smeta nfproto ipv4 %s %u-65535 %s set %u\n", match, sp,
+	    clamp, o->mss + 1, "tcp option maxseg size", o->mss);
+	put(o, "\t\t%s%smeta nfproto ipv6 %s %u-65535 %s set %u\n", match, sp,
+	    clamp, mss6(o->mss) + 1, "tcp option maxseg size", mss6(o->mss));
+}
+
+/* One field of a class's nft rule: an anonymous set of its entries. */
+static void nft_field(const struct cls_match *m, enum cap_field f,
+		      uint8_t fam, struct out *o)
+{
+	const char *ip = fam == 6 ? "ip6" : "ip", *sep = "";
+	const struct cls_range *r = f == CAP_SPORT ? m->sport : m->dport;
+	const struct cls_prefix *p = f == CAP_SRC ? m->src : m->dst;
+	uint8_t proto[256];
+	unsigned i, n;
+	char buf[INET6_ADDRSTRLEN + 8];
+
+	switch (f) {
+	case CAP_DSCP:
+		put(o, " %s dscp {", ip);
+		for (i = 0; i < 64; i++) {
+			if (m->dscp >> i & 1) {
+				put(o, "%s %u", sep, i);
+				sep = ",";
+			}
+		}
+		break;
+	case CAP_PROTO: /* (also with ports: the protocols they hold in) */
+		n = cap_protos(m, proto);
+		put(o, " meta l4proto {");
+		for (i = 0; i < n; i++) {
+			put(o, "%s %u", i ? "," : "", proto[i]);
+		}
+		break;
+	case CAP_SPORT:
+	case CAP_DPORT:
+		n = f == CAP_SPORT ? m->nsport : m->ndport;
+		put(o, " th %s {", f == CAP_SPORT ? "sport" : "dport");
+		for (i = 0; i < n; i++) {
+			put(o, "%s %s", i ? "," : "",
+			    cap_range_str(&r[i], buf, sizeof(buf), '-'));
+		}
+		break;
+	case CAP_SRC:
+	case CAP_DST:
+		n = f == CAP_SRC ? m->nsrc : m->ndst;
+		put(o, " %s %s {", ip, f == CAP_SRC ? "saddr" : "daddr");
+		for (i = 0; i < n; i++) {
+			if (p[i].family == fam) {
+				put(o, "%s %s", sep,
+				    cap_prefix_str(&p[i], buf, sizeof(buf)));
+				sep = ",";
+			}
+		}
+		break;
+	case CAP_NFIELDS:
+		return;
+	}
+	put(o, " }");
+}
+
+/* The classes in nft: chain q (the clamp, the queue) and chain cap, a
+ * rule per class and family, its fields anonymous sets; bypass accepts
+ * (the table is done with it), an earlier class goes to q. */
+static void nft_cap(const struct conf *c, struct out *o, const char *clamp)
+{
+	unsigned n = cap_classes(c), i;
+	enum cap_field f;
+	uint8_t fam;
+
+	if (!n) {
+		return;
+	}
+	put(o, "\tchain q {\n");
+	nft_clamp(o, "", clamp);
+	put(o, "\t\tqueue num %u bypass\n\t}\n", c->ingress_queue);
+	put(o, "\tchain cap {\n");
+	for (i = 0; i < n; i++) {
+		const struct cls_match *m = &c->class[i].m;
+
+		for (fam = 4; fam <= 6; fam += 2) {
+			if (!cap_applies(m, fam)) {
+				continue;
+			}
+			put(o, "\t\tmeta nfproto ipv%u", fam);
+			for (f = CAP_DSCP; f < CAP_NFIELDS; f++) {
+				if (cap_has(m, f) ||
+				    (f == CAP_PROTO && (m->nsport || m->ndport))) {
+					nft_field(m, f, fam, o);
+				}
+			}
+			put(o, " %s\n",
+			    c->class[i].mode == CLASS_BYPASS ? "accept"
+							     : "goto q");
+		}
+	}
+	put(o, "\t\tgoto q\n\t}\n");
+}
+
+/* A capture rule in nft: the clamp and the queue (both families, or the
+ * family's MSS: mss), or with bypass classes chain cap. */
+static void nft_capture(const struct conf *c, struct out *o,
+			const char *match, const char *clamp, unsigned mss)
+{
+	if (cap_classes(c)) {
+		put(o, "\t\t%s goto cap\n", match);
+		return;
+	}
+	if (mss) {
+		put(o, "\t\t%s %s %u-65535 %s set %u\n", match, clamp, mss + 1,
+		    "tcp option maxseg size", mss);
+	} else {
+		nft_clamp(o, match, clamp);
+	}
+	put(o, "\t\t%s queue num %u bypass\n", match, c->ingress_queue);
 }
 
 /* The same for nftables (OpenWrt fw4): one table of our own, replaced as
@@ -225,6 +658,7 @@ static void nft_text(const struct conf *c, struct out *o)
 
 	put(o, "table inet l3bond\ndelete table inet l3bond\n"
 	       "table inet l3bond {\n");
+	nft_cap(c, o, clamp);
 	put(o, "\tchain ingress {\n\t\ttype filter hook forward priority "
 	       "mangle; policy accept;\n");
 	if (c->role == ROLE_CPE) {
@@ -233,9 +667,7 @@ static void nft_text(const struct conf *c, struct out *o)
 				snprintf(match, sizeof(match),
 					 "iifname \"%s\" oifname \"%s\"",
 					 c->lan[i], dev[j]);
-				nft_clamp(o, match, clamp);
-				put(o, "\t\t%s queue num %u bypass\n", match,
-				    c->ingress_queue);
+				nft_capture(c, o, match, clamp, 0);
 			}
 		}
 	} else {
@@ -248,10 +680,7 @@ static void nft_text(const struct conf *c, struct out *o)
 				snprintf(match, sizeof(match), "%s daddr %s",
 					 p->v6 ? "ip6" : "ip",
 					 conf_prefix_str(p, pfx, sizeof(pfx)));
-				put(o, "\t\t%s %s %u-65535 %s set %u\n", match,
-				    clamp, m + 1, "tcp option maxseg size", m);
-				put(o, "\t\t%s queue num %u bypass\n", match,
-				    c->ingress_queue);
+				nft_capture(c, o, match, clamp, m);
 			}
 		}
 	}
@@ -263,9 +692,7 @@ static void nft_text(const struct conf *c, struct out *o)
 		for (j = 0; j < ndev; j++) {
 			snprintf(match, sizeof(match), "oifname \"%s\"",
 				 dev[j]);
-			nft_clamp(o, match, clamp);
-			put(o, "\t\toifname \"%s\" queue num %u bypass\n",
-			    dev[j], c->ingress_queue);
+			nft_capture(c, o, match, clamp, 0);
 		}
 		put(o, "\t}\n");
 	}
@@ -420,6 +847,8 @@ static const struct {
 } chains[] = {
 	{"mangle", "FORWARD", "L3B_ING"},
 	{"mangle", "OUTPUT", "L3B_OUT"},
+	{"mangle", NULL, "L3B_CAP"},
+	{"mangle", NULL, "L3B_Q"},
 	{"raw", "PREROUTING", "L3B_EGR"},
 	{"raw", NULL, "L3B_DEFRAG"},
 };
@@ -434,7 +863,7 @@ static void remove_all(bool v6)
 	const char *cmd = v6 ? "ip6tables" : "iptables";
 	const char *argv[] = {v6 ? "ip6tables-restore" : "iptables-restore",
 			      "-w", "--noflush", NULL};
-	struct out o;
+	struct out o = {.v6 = v6};
 	unsigned i, n;
 
 	for (i = 0; i < sizeof(chains) / sizeof(chains[0]); i++) {
@@ -456,6 +885,14 @@ static void remove_all(bool v6)
 		if (!i || strcmp(chains[i].table, chains[i - 1].table)) {
 			put(&o, "%s*%s\n", i ? "COMMIT\n" : "",
 			    chains[i].table);
+		}
+		if (!strcmp(chains[i].chain, "L3B_CAP")) {
+			/* the classes' chains, L3B_CAP and L3B_Q: all of
+			 * them flushed first, they jump to each other */
+			cap_chains_all(NULL, &o, false);
+			cap_chains_all(NULL, &o, true);
+			i++; /* L3B_Q */
+			continue;
 		}
 		put(&o, ":%s - [0:0]\n-X %s\n", chains[i].chain,
 		    chains[i].chain);
@@ -591,41 +1028,52 @@ out:
 	return ret;
 }
 
-/* L3B_ING of one family replaced in one transaction of the mangle table:
- * the chain is never seen empty while bonded traffic flows.  1: replaced,
- * 0: nothing changed, or -errno. */
+/* Our mangle chains of one family (L3B_ING's prefixes, the classes that
+ * bypass) replaced in one transaction: a chain is never seen empty while
+ * bonded traffic flows, and the classes' chains c no longer has go.  1:
+ * replaced, 0: nothing changed, or -errno. */
 static int update(struct gw *gw, const struct conf *c, bool v6)
 {
 	const char *argv[] = {v6 ? "ip6tables-restore" : "iptables-restore",
 			      "-w", "--noflush", NULL};
-	struct out now = {.mss = gw->rules.mss, .v6 = v6};
-	struct out next = {.mss = gw->mss, .v6 = v6};
+	/* the rules now, the next ones, the chains declared, deleted */
+	struct out o[4] = {{.mss = gw->rules.mss, .v6 = v6},
+			   {.mss = gw->mss, .v6 = v6},
+			   {.v6 = v6},
+			   {.v6 = v6}};
 	char *txn = NULL;
-	int ret;
+	unsigned i, n;
+	int ret = 0;
 
-	ret = out_open(&now);
-	if (ret) {
-		return ret;
+	for (n = 0; n < 4 && !ret; n++) {
+		ret = out_open(&o[n]);
 	}
-	ret = out_open(&next);
 	if (ret) {
-		fclose(now.f);
-		free(now.text);
-		return ret;
+		n--;
+		goto out;
 	}
-	ing_rules(&gw->conf, &now);
-	ing_rules(c, &next);
-	ret = out_close(&now);
-	if (out_close(&next) || ret ||
-	    asprintf(&txn, "*mangle\n:L3B_ING - [0:0]\n-F L3B_ING\n%sCOMMIT\n",
-		     next.text) < 0) {
+	mangle_rules(&gw->conf, &o[0], false);
+	mangle_rules(c, &o[1], false);
+	/* created or flushed: L3B_ING, L3B_OUT when there, every chain the
+	 * classes may have; the classes' chains c has not deleted */
+	put(&o[2], ":L3B_ING - [0:0]\n");
+	if (c->role == ROLE_CPE && c->bond_output) {
+		put(&o[2], ":L3B_OUT - [0:0]\n");
+	}
+	cap_chains_all(NULL, &o[2], false);
+	cap_chains_all(c, &o[3], true);
+	for (i = 0; i < 4; i++) {
+		ret = out_close(&o[i]) ? -ENOMEM : ret;
+	}
+	n = 0;
+	if (ret || asprintf(&txn, "*mangle\n%s%s%sCOMMIT\n", o[2].text,
+			    o[1].text, o[3].text) < 0) {
 		txn = NULL;
 		ret = -ENOMEM;
 		gw_err(gw, "rules: too many to generate, or out of memory");
 		goto out;
 	}
-	ret = 0;
-	if (!strcmp(now.text, next.text)) {
+	if (!strcmp(o[0].text, o[1].text)) {
 		goto out;
 	}
 	ret = run(argv, txn, false);
@@ -637,8 +1085,12 @@ static int update(struct gw *gw, const struct conf *c, bool v6)
 	}
 	ret = 1;
 out:
-	free(now.text);
-	free(next.text);
+	for (i = 0; i < n; i++) { /* opened, not closed */
+		fclose(o[i].f);
+	}
+	for (i = 0; i < 4; i++) {
+		free(o[i].text);
+	}
 	free(txn);
 	return ret;
 }
@@ -658,7 +1110,9 @@ int gw_rules_update(struct gw *gw, const struct conf *c)
 		return ret < 0 ? ret : ret6;
 	}
 	if (ret || ret6) {
-		gw_info(gw, "rules: L3B_ING updated (prefixes, or MSS %u)",
+		gw_info(gw,
+			"rules: L3B_ING updated (prefixes, bypass classes, "
+			"or MSS %u)",
 			gw->mss);
 	}
 	gw->rules.mss = gw->mss;

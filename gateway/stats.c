@@ -245,8 +245,9 @@ static void walk_ingress(struct gw_sess *se, struct walker *w)
 			 "without fallback: dropped, by class",
 			 "class", class_name(se->gw, c), se->cls[c].drops);
 		labelled(w, "class_bypassed",
-			 "packets of a class in mode bypass: let go natively, "
-			 "by class",
+			 "packets of a class in mode bypass that reached the "
+			 "daemon (its capture rules leave them out): let go "
+			 "natively, by class",
 			 "class", class_name(se->gw, c), se->cls[c].bypassed);
 	}
 	counter(w, "no_path", "packets accepted natively: no path up, packets",
@@ -262,6 +263,12 @@ static void walk_ingress(struct gw_sess *se, struct walker *w)
 		"a redundant class's copies left out: a packet in more "
 		"fragments than a batch holds with its copies, packets",
 		is->copies_skipped);
+	counter(w, "flow_starts",
+		"flows of a class in mode flow given their path",
+		ss->flow_starts);
+	counter(w, "flow_moves",
+		"flows of a class in mode flow moved: their path was down",
+		ss->flow_moves);
 	counter(w, "reports", "REPORTs from the peer applied", ss->reports);
 	counter(w, "stale_reports",
 		"REPORTs ignored: not newer than the last one (each is sent "

@@ -36,7 +36,7 @@ struct fields {
 	const uint8_t *src, *dst; /* into pkt: 4 or 16 bytes */
 };
 
-static bool has_ports(uint8_t proto)
+bool cls_proto_has_ports(uint8_t proto)
 {
 	/* TCP, UDP, DCCP, SCTP, UDP-Lite */
 	return proto == 6 || proto == 17 || proto == 33 || proto == 132 ||
@@ -45,7 +45,7 @@ static bool has_ports(uint8_t proto)
 
 static void ports(struct fields *f, const uint8_t *pkt, size_t len, size_t l4)
 {
-	if (has_ports(f->proto) && len >= 4 && l4 <= len - 4) {
+	if (cls_proto_has_ports(f->proto) && len >= 4 && l4 <= len - 4) {
 		f->sport = (uint16_t)(pkt[l4] << 8 | pkt[l4 + 1]);
 		f->dport = (uint16_t)(pkt[l4 + 2] << 8 | pkt[l4 + 3]);
 		f->have |= HAVE_PORTS;

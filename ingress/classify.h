@@ -26,6 +26,7 @@
 #ifndef L3BOND_CLASSIFY_H
 #define L3BOND_CLASSIFY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -35,5 +36,10 @@
  * meets, or -1 (the default class). */
 int cls_classify(const struct cls_match *m, unsigned n, const uint8_t *pkt,
 		 size_t len);
+
+/* The protocol's header starts with ports (TCP, UDP, UDP-Lite, SCTP,
+ * DCCP): the protocols a match's port lists hold in (also for the capture
+ * rules that leave bypass classes out, gateway/rules.c). */
+bool cls_proto_has_ports(uint8_t proto);
 
 #endif

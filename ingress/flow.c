@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/wire.h"
+#include "ingress/classify.h"
 
 /* murmur3's finaliser over the words of the key: cheap, and every input
  * bit moves every output bit. */
@@ -32,13 +33,6 @@ static uint32_t word(const uint8_t *p)
 {
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
 	       (uint32_t)p[2] << 8 | p[3];
-}
-
-static bool has_ports(uint8_t proto)
-{
-	/* TCP, UDP, DCCP, SCTP, UDP-Lite */
-	return proto == 6 || proto == 17 || proto == 33 || proto == 132 ||
-	       proto == 136;
 }
 
 uint32_t ing_flow_hash(const uint8_t *pkt, size_t len, uint32_t seed)
@@ -72,7 +66,7 @@ uint32_t ing_flow_hash(const uint8_t *pkt, size_t len, uint32_t seed)
 		h = mix(h, word(pkt + addr + 4 * i));
 	}
 	h = mix(h, proto);
-	if (l4 && has_ports(proto) && len >= l4 + 4) {
+	if (l4 && cls_proto_has_ports(proto) && len >= l4 + 4) {
 		h = mix(h, word(pkt + l4));
 	}
 	return fin(h);
@@ -85,14 +79,18 @@ struct ing_flow *ing_flow_note(struct ing_flows *f, uint32_t hash,
 	uint32_t now_ms = (uint32_t)(now_us / 1000);
 
 	if (b->used) {
-		uint64_t drained = (uint64_t)(uint32_t)(now_ms - b->last_ms) *
-				   ING_SPARSE_BPS / 1000;
+		uint32_t idle = now_ms - b->last_ms;
+		uint64_t drained = (uint64_t)idle * ING_SPARSE_BPS / 1000;
 
 		b->backlog = drained >= b->backlog
 				     ? 0
 				     : b->backlog - (uint32_t)drained;
+		if (idle > ING_FLOW_IDLE_MS) {
+			b->path = 0;
+		}
 	} else {
 		b->backlog = 0;
+		b->path = 0;
 	}
 	b->backlog = b->backlog + len > b->backlog ? b->backlog + len
 						   : UINT32_MAX;

@@ -27,6 +27,9 @@ enum {
 	 * a call, a game, a ping every ms fit; a download's data does not) */
 	ING_SPARSE_BPS = 125000,
 	ING_SPARSE_BURST = 4500,
+	/* a flow of a class in mode flow keeps its path while it sends; one
+	 * silent this long has nothing in flight and picks again */
+	ING_FLOW_IDLE_MS = 2000,
 };
 
 struct ing_flow {
@@ -34,6 +37,7 @@ struct ing_flow {
 	uint32_t last_ms;   /* when it went (ms, wrapping); valid if used */
 	uint32_t backlog;   /* bytes in its leaky bucket */
 	bool used;
+	uint8_t path; /* mode flow: the flow's path + 1 (0: none yet) */
 };
 
 struct ing_flows {
@@ -49,7 +53,8 @@ uint32_t ing_flow_hash(const uint8_t *pkt, size_t len, uint32_t seed);
 
 /* A packet of len bytes of flow hash leaves at now_us: returns its bucket
  * and whether the flow is sparse (its bucket's backlog, this packet
- * included, within ING_SPARSE_BURST). */
+ * included, within ING_SPARSE_BURST).  A bucket silent for more than
+ * ING_FLOW_IDLE_MS forgets its path. */
 struct ing_flow *ing_flow_note(struct ing_flows *f, uint32_t hash,
 			       uint32_t len, uint64_t now_us, bool *sparse);
 

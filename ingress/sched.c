@@ -374,10 +374,12 @@ static int paced(struct ing_sched *s, uint32_t len)
 	return first;
 }
 
-/* ing_sched_pick_flow and ing_sched_pick_flow_on: force, when it is a
- * path that is up, takes the packet whatever the weights and the pace. */
+/* ing_sched_pick_flow, ing_sched_pick_flow_on and ing_sched_pick_sticky:
+ * force, when it is a path that is up, takes the packet whatever the
+ * weights and the pace; sticky, the flow's own path while it is up (else
+ * a bulk packet's pick, kept as the flow's path). */
 static int pick_flow(struct ing_sched *s, struct wire_hdr *h, uint32_t hash,
-		     uint32_t len, uint64_t now_us, int force)
+		     uint32_t len, uint64_t now_us, int force, bool sticky)
 {
 	struct ing_flow *b;
 	bool sparse, pace;
@@ -385,8 +387,12 @@ static int pick_flow(struct ing_sched *s, struct wire_hdr *h, uint32_t hash,
 
 	b = ing_flow_note(&s->flows, hash, len, now_us, &sparse);
 	pace = refill(s, now_us);
+	sparse = sparse && !sticky;
 	if (force >= 0 && (unsigned)force < s->n && s->path[force].up) {
 		best = force;
+	} else if (sticky && b->path && b->path <= s->n &&
+		   s->path[b->path - 1].up) {
+		best = b->path - 1;
 	} else if (sparse) {
 		best = lowest_delay(s);
 	} else {
@@ -398,6 +404,14 @@ static int pick_flow(struct ing_sched *s, struct wire_hdr *h, uint32_t hash,
 	}
 	if (sparse) {
 		s->st.sparse++;
+	}
+	if (sticky) {
+		if (!b->path) {
+			s->st.flow_starts++;
+		} else if (b->path != best + 1) {
+			s->st.flow_moves++;
+		}
+		b->path = (uint8_t)(best + 1);
 	}
 	if (s->path[best].rate_Bps > 0 &&
 	    s->path[best].tokens > -pace_depth(&s->path[best])) {
@@ -419,14 +433,20 @@ static int pick_flow(struct ing_sched *s, struct wire_hdr *h, uint32_t hash,
 int ing_sched_pick_flow(struct ing_sched *s, struct wire_hdr *h,
 			uint32_t hash, uint32_t len, uint64_t now_us)
 {
-	return pick_flow(s, h, hash, len, now_us, -1);
+	return pick_flow(s, h, hash, len, now_us, -1, false);
 }
 
 int ing_sched_pick_flow_on(struct ing_sched *s, struct wire_hdr *h,
 			   uint32_t hash, uint32_t len, uint64_t now_us,
 			   int path)
 {
-	return pick_flow(s, h, hash, len, now_us, path);
+	return pick_flow(s, h, hash, len, now_us, path, false);
+}
+
+int ing_sched_pick_sticky(struct ing_sched *s, struct wire_hdr *h,
+			  uint32_t hash, uint32_t len, uint64_t now_us)
+{
+	return pick_flow(s, h, hash, len, now_us, -1, true);
 }
 
 int ing_sched_pick_resend(struct ing_sched *s, struct wire_hdr *h,

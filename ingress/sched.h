@@ -161,6 +161,8 @@ struct ing_sched_stats {
 	uint64_t rate_probed;  /* reports that raised a learned pace */
 	uint64_t resent;   /* copies sent again (ing_sched_pick_resend) */
 	uint64_t copies;   /* redundant copies (ing_sched_pick_copy) */
+	uint64_t flow_starts; /* flows of mode flow given a path */
+	uint64_t flow_moves;  /* ... moved: their path was down */
 	uint64_t frozen;   /* reports that moved no weight: a path was
 			    * suspect */
 	uint64_t forgiven; /* lost packets of a cut, not taken as
@@ -265,6 +267,17 @@ int ing_sched_pick_flow(struct ing_sched *s, struct wire_hdr *h,
 int ing_sched_pick_flow_on(struct ing_sched *s, struct wire_hdr *h,
 			   uint32_t hash, uint32_t len, uint64_t now_us,
 			   int path);
+
+/* The same for a class in mode flow (issue 13): the flow keeps one path,
+ * so that its packets are never reordered and never wait at the egress
+ * for another path's.  Its first packet takes a bulk packet's pick (the
+ * weights, or the pace: a flow that starts while the DSL is full goes on
+ * the LTE; sparse or not), which the flow's bucket keeps; the flow moves
+ * only when that path is down (flow_moves), and picks again after
+ * ING_FLOW_IDLE_MS of silence.  A flow that outgrows its path is not
+ * moved: it gets that path's rate (TCP finds it). */
+int ing_sched_pick_sticky(struct ing_sched *s, struct wire_hdr *h,
+			  uint32_t hash, uint32_t len, uint64_t now_us);
 
 /* A path's current delay, in any unit common to the paths (the daemon: its
  * smoothed RTT, us). */

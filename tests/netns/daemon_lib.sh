@@ -14,7 +14,8 @@
 #   status_saved NAME KEY       a key of it
 #   counters_mark BOX TAG KEY.. some keys now, kept under TAG;
 #   counters_delta BOX TAG KEY  the growth of KEY since (refresh first)
-#   settle, udp_intact, path_rx, tbf_down_bytes, conf_path_keys
+#   settle, udp_intact, path_rx, tbf_down_bytes, conf_path_keys,
+#   check_print_rules BOX     --print-rules passes iptables-restore and nft -c
 #
 # Needs L3BONDD (the daemon) and TB_TRAFFIC (from lib.sh's tb_init).
 
@@ -140,6 +141,38 @@ daemon_start() {
 		--status-file "$(status_file "$box")" \
 		--control-socket "$(ctl_socket "$box")" "${L3BONDD_ARGS[@]}"
 	DPID[$box]=$TB_LAST_PID
+}
+
+# check_print_rules BOX: what l3bondd --print-rules prints for BOX's
+# config passes iptables-restore --test, and nft -c (ok/bad lines)
+check_print_rules() {
+	local box=$1
+	"$L3BONDD" -c "$TB_DIR/$box.conf" --print-rules iptables \
+		>"$TB_DIR/$box.rules"
+	if tb_exec "$box" iptables-restore --test --noflush \
+		<"$TB_DIR/$box.rules" 2>"$TB_DIR/$box.rules.err"; then
+		ok "$box: --print-rules iptables passes iptables-restore --test"
+	else
+		bad "$box: iptables-restore --test: $(cat "$TB_DIR/$box.rules.err")"
+	fi
+	"$L3BONDD" -c "$TB_DIR/$box.conf" --print-rules nft >"$TB_DIR/$box.nft"
+	if command -v nft >/dev/null; then
+		# This kernel has no nft queue statement: nft -c fails on those
+		# lines in the kernel ("Could not process rule"), not in the
+		# parser.  So: the whole file must parse, and with each queue
+		# statement swapped for a verdict the kernel must accept it.
+		tb_exec "$box" nft -c -f "$TB_DIR/$box.nft" \
+			>"$TB_DIR/$box.nft.err" 2>&1 || true
+		sed -e 's/queue num [0-9]* bypass/accept/' \
+			-e 's/queue num [0-9]*/drop/' "$TB_DIR/$box.nft" \
+			>"$TB_DIR/$box.noq.nft"
+		if ! grep -qi 'syntax error\|unexpected' "$TB_DIR/$box.nft.err" &&
+			tb_exec "$box" nft -c -f "$TB_DIR/$box.noq.nft"; then
+			ok "$box: --print-rules nft parses; accepted by nft -c without the queue statement"
+		else
+			bad "$box: nft: $(cat "$TB_DIR/$box.nft.err")"
+		fi
+	fi
 }
 
 # Waits until box's daemon has both paths up.

@@ -6,16 +6,21 @@
 #   5001 "voip"    pin dsl             5004 "lteonly" pin lte
 #   5002 "backup"  bypass              5005 "voipfb"  pin dsl, fallback
 #   5003 "game"    lowest_delay        5006 "call"    redundant
-#   5000 the default class (bond)
+#   5007-5010 "flowa" .. "flowd" flow   5000 the default class (bond)
 #   1. beside a 70 Mbit/s bulk flow (both paths), 1 Mbit/s of each class:
 #      a pinned class only on its path, the bulk on both, every class
-#      counted per path;
-#   2. bypass: the daemon lets it go natively (counted), bonds none of
-#      it, and it arrives;
+#      counted per path; 2 Mbit/s in each flow class (a flow each), each
+#      on one path, none reordered;
+#   2. bypass: the capture rules leave it out (a class's chains before
+#      the queue, their counters), the daemon never sees it, bonds none
+#      of it, and it arrives; --print-rules passes iptables-restore
+#      --test and nft -c;
 #   3. the DSL cut: "voip" (no fallback) is dropped and counted,
 #      "voipfb" moves to the LTE, "call" (a copy on each path) loses
-#      nothing, the concentrator's egress counting the second copies.
-# About 40 s.
+#      nothing, the concentrator's egress counting the second copies;
+#   4. reloaded without a bypass class: the classes' chains gone, the
+#      capture rules those without classes, the flow of 5002 bonded.
+# About 45 s.
 #
 # usage: test_classes.sh [BUILD_DIR]
 # Exit 0 if all checks pass, 1 if any fails, 77 (skip) when not root.
@@ -44,7 +49,9 @@ TB_CPE_EXTRA="traffic_classes = (
 	$(udp_class game 5003 lowest_delay),
 	$(udp_class lteonly 5004 pin 'path = "lte";'),
 	$(udp_class voipfb 5005 pin 'path = "dsl"; fallback = true;'),
-	$(udp_class call 5006 redundant)
+	$(udp_class call 5006 redundant),
+	$(udp_class flowa 5007 flow), $(udp_class flowb 5008 flow),
+	$(udp_class flowc 5009 flow), $(udp_class flowd 5010 flow)
 );" write_confs 0.5 "probe_interval_ms = 200; dead_after_ms = 1000;"
 daemons_up
 
@@ -72,11 +79,12 @@ flows_end() {
 	PIDS=()
 }
 KEYS=()
-for c in default voip backup game lteonly voipfb call; do
+FLOWS="flowa flowb flowc flowd"
+for c in default voip backup game lteonly voipfb call $FLOWS; do
 	KEYS+=("path.dsl.class_pkts.$c" "path.lte.class_pkts.$c"
 		"ing.class_drops.$c" "ing.class_bypassed.$c")
 done
-KEYS+=(ing.bonded ing.copies)
+KEYS+=(ing.bonded ing.copies ing.flow_starts ing.flow_moves)
 d() {
 	counters_delta cpe "$1" "$2"
 }
@@ -88,6 +96,10 @@ counters_mark cpe a "${KEYS[@]}"
 flow_bg bulk 5000 70 6 1400
 for f in voip:5001 game:5003 lteonly:5004 voipfb:5005; do
 	flow_bg "${f%:*}" "${f#*:}" 1 6
+done
+sleep 1 # the flows of mode flow start with the bulk going
+for f in flowa:5007 flowb:5008 flowc:5009 flowd:5010; do
+	flow_bg "${f%:*}" "${f#*:}" 2 5 1400
 done
 flows_end
 refresh cpe
@@ -104,24 +116,53 @@ check "the default class bonded over both paths" 'd > 1000 && l > 1000' \
 	"d=$(d a path.dsl.class_pkts.default)" "l=$(d a path.lte.class_pkts.default)"
 check "lowest_delay: game counted on the paths" 'd + l > 500' \
 	"d=$(d a path.dsl.class_pkts.game)" "l=$(d a path.lte.class_pkts.game)"
+on_one=0
+for c in $FLOWS; do
+	dd=$(d a "path.dsl.class_pkts.$c")
+	ll=$(d a "path.lte.class_pkts.$c")
+	echo "  $c (mode flow): dsl $dd, lte $ll packets; reordered" \
+		"$(jget "$TB_DIR/$c.rx.json" reordered), lost" \
+		"$(jget "$TB_DIR/$c.rx.json" loss_pct) %, delay p50" \
+		"$(jget "$TB_DIR/$c.rx.json" delay_p50_ms) p99" \
+		"$(jget "$TB_DIR/$c.rx.json" delay_p99_ms) ms"
+	if [ $((dd + ll)) -gt 500 ] && { [ "$dd" = 0 ] || [ "$ll" = 0 ]; } &&
+		[ "$(jget "$TB_DIR/$c.rx.json" reordered)" = 0 ]; then
+		on_one=$((on_one + 1))
+	fi
+done
+echo "  the bulk (default, bond): delay p50 $(jget "$TB_DIR/bulk.rx.json" delay_p50_ms)" \
+	"p99 $(jget "$TB_DIR/bulk.rx.json" delay_p99_ms) ms"
+check "flow: each flow on one path, none reordered, none moved" \
+	'n == 4 && s >= 4 && m == 0' "n=$on_one" "s=$(d a ing.flow_starts)" \
+	"m=$(d a ing.flow_moves)"
 check "the pinned flows arrive" 'a < 2 && b < 2' \
 	"a=$(jget "$TB_DIR/voip.rx.json" loss_pct)" \
 	"b=$(jget "$TB_DIR/lteonly.rx.json" loss_pct)"
 
 # ---- 2. bypass --------------------------------------------------------------
 
+check_print_rules cpe
+# the packets the ACCEPT rules of a chain counted (iptables-save -c:
+# "[pkts:bytes] -A CHAIN ...")
+accepted() {
+	tb_exec cpe iptables-save -c -t mangle |
+		awk -v c="$1" '$2 == "-A" && $3 == c && / -j ACCEPT/ {
+			split($1, a, ":"); n += substr(a[1], 2) } END { print n + 0 }'
+}
 refresh cpe
 counters_mark cpe b "${KEYS[@]}"
+acc0=$(accepted L3B_C1_0) # the class backup's only chain: its dport
 flow_bg backup 5002 5 3
 flows_end
 refresh cpe
 sent=$(jget "$TB_DIR/backup.tx.json" sent)
-echo "  bypass: sent $sent, the daemon let $(d b ing.class_bypassed.backup)" \
-	"go natively and bonded $(d b ing.bonded); lost" \
-	"$(jget "$TB_DIR/backup.rx.json" loss_pct) %"
-check "bypass: every packet let go natively, none bonded" \
-	'p >= s && s > 1000 && b == 0' "p=$(d b ing.class_bypassed.backup)" \
-	"s=${sent:-0}" "b=$(d b ing.bonded)"
+acc=$(($(accepted L3B_C1_0) - acc0))
+echo "  bypass: sent $sent, the capture rules let $acc go natively; the" \
+	"daemon let $(d b ing.class_bypassed.backup) go and bonded" \
+	"$(d b ing.bonded); lost $(jget "$TB_DIR/backup.rx.json" loss_pct) %"
+check "bypass: the capture rules let every packet go, the daemon saw none" \
+	'a >= s && s > 1000 && p == 0 && b == 0' "a=$acc" "s=${sent:-0}" \
+	"p=$(d b ing.class_bypassed.backup)" "b=$(d b ing.bonded)"
 check "bypass: the flow arrives (routed natively)" 'l < 1' \
 	"l=$(jget "$TB_DIR/backup.rx.json" loss_pct)"
 
@@ -162,5 +203,29 @@ check "cut: the redundant class on both paths, nothing lost, no duplicate delive
 	"u=$(jget "$TB_DIR/call.rx.json" duplicates)"
 check "cut: the concentrator counts the second copies as such" 'c > 500' \
 	"c=$(counters_delta conc c egr.copy_dup)"
+
+# ---- 4. reloaded without a bypass class -------------------------------------------
+
+sed -i 's/mode = "bypass";/mode = "bond";/' "$TB_DIR/cpe.conf"
+kill -HUP "${DPID[cpe]}"
+for ((i = 0; i < 50; i++)); do
+	grep -q 'rules: L3B_ING updated' "$TB_DIR/cpe.log" && break
+	sleep 0.1
+done
+chains=$(tb_exec cpe iptables-save -t mangle | grep -c '^:L3B_C\|^:L3B_CAP\|^:L3B_Q' || true)
+chains6=$(tb_exec cpe ip6tables-save -t mangle | grep -c '^:L3B_C\|^:L3B_CAP\|^:L3B_Q' || true)
+plain=$(tb_exec cpe iptables-save -t mangle | grep -c -- '-A L3B_ING .* -j NFQUEUE' || true)
+check "reload: the classes' chains gone (both families), capture queues at once" \
+	'c == 0 && c6 == 0 && q > 0' "c=$chains" "c6=$chains6" "q=$plain"
+refresh cpe
+counters_mark cpe e "${KEYS[@]}"
+flow_bg backup2 5002 5 3
+flows_end
+refresh cpe
+check "reload: the flow of 5002 bonded now, nothing bypassed" \
+	'b > 1000 && p == 0 && l < 1' \
+	"b=$(($(d e path.dsl.class_pkts.backup) + $(d e path.lte.class_pkts.backup)))" \
+	"p=$(d e ing.class_bypassed.backup)" \
+	"l=$(jget "$TB_DIR/backup2.rx.json" loss_pct)"
 
 tb_done

@@ -69,32 +69,7 @@ tb_setup
 ok "testbed up"
 
 for box in cpe conc; do
-	"$L3BONDD" -c "$TB_DIR/$box.conf" --print-rules iptables \
-		>"$TB_DIR/$box.rules"
-	if tb_exec "$box" iptables-restore --test --noflush \
-		<"$TB_DIR/$box.rules" 2>"$TB_DIR/$box.rules.err"; then
-		ok "$box: --print-rules iptables passes iptables-restore --test"
-	else
-		bad "$box: iptables-restore --test: $(cat "$TB_DIR/$box.rules.err")"
-	fi
-	"$L3BONDD" -c "$TB_DIR/$box.conf" --print-rules nft >"$TB_DIR/$box.nft"
-	if command -v nft >/dev/null; then
-		# This kernel has no nft queue statement: nft -c fails on those
-		# lines in the kernel ("Could not process rule"), not in the
-		# parser.  So: the whole file must parse, and with each queue
-		# statement swapped for a verdict the kernel must accept it.
-		tb_exec "$box" nft -c -f "$TB_DIR/$box.nft" \
-			>"$TB_DIR/$box.nft.err" 2>&1 || true
-		sed -e 's/queue num [0-9]* bypass/accept/' \
-			-e 's/queue num [0-9]*/drop/' "$TB_DIR/$box.nft" \
-			>"$TB_DIR/$box.noq.nft"
-		if ! grep -qi 'syntax error\|unexpected' "$TB_DIR/$box.nft.err" &&
-			tb_exec "$box" nft -c -f "$TB_DIR/$box.noq.nft"; then
-			ok "$box: --print-rules nft parses; accepted by nft -c without the queue statement"
-		else
-			bad "$box: nft: $(cat "$TB_DIR/$box.nft.err")"
-		fi
-	fi
+	check_print_rules "$box"
 done
 
 # ---- 1. start, both paths up ---------------------------------------------------

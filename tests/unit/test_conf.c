@@ -1265,10 +1265,8 @@ static void test_classes(void **state)
 	assert_int_equal(conf_key_find(CONF_TOP, "traffic_classes")->apply,
 			 CONF_RELOAD);
 
-	/* every mode by its name, on a concentrator too; flow refused (not
-	 * in this version yet) */
+	/* every mode by its name, on a concentrator too */
 	for (i = 0; i < CLASS_NMODES; i++) {
-		bool later = i == CLASS_FLOW;
 
 		snprintf(text, sizeof(text),
 			 CTOP("traffic_classes = ( { name = \"x\"; match = "
@@ -1277,11 +1275,6 @@ static void test_classes(void **state)
 			 i == CLASS_PIN ? "path = \"dsl\"; " : "");
 		ret = load_text(text, &c, err, sizeof(err), path,
 				sizeof(path));
-		if (later) {
-			assert_int_equal(ret, -EINVAL);
-			assert_non_null(strstr(err, "not in this version yet"));
-			continue;
-		}
 		if (ret) {
 			print_error("%s\n", err);
 		}

@@ -308,6 +308,75 @@ static void test_pick_flow(void **state)
 }
 
 
+/* Mode flow (ing_sched_pick_sticky): every flow keeps the path its first
+ * packet got (the weights split the flows, not their packets), sparse or
+ * not; moves only when that path is down (counted), and picks again after
+ * ING_FLOW_IDLE_MS of silence. */
+static void test_pick_sticky(void **state)
+{
+	enum path_class cls[2] = {PATH_FIXED, PATH_MOBILE};
+	struct ing_sched_params p = params();
+	struct ing_sched *s = calloc(1, sizeof(*s));
+	int first[64], path;
+	unsigned on[2] = {0, 0}, i;
+	uint64_t moves;
+	struct wire_hdr h;
+	uint64_t t = 1000000;
+
+	(void)state;
+	assert_non_null(s);
+	assert_int_equal(ing_sched_init(s, &p, 2, cls), 0);
+	s->w_mobile = 45;
+	ing_sched_set_delay(s, 0, 10000); /* sparse would go on 0 */
+	for (i = 0; i < 64; i++) {
+		first[i] = -1;
+	}
+	srand(11);
+	for (int k = 0; k < 20000; k++) {
+		uint32_t f = (uint32_t)rand() % 64;
+
+		t += 100;
+		path = ing_sched_pick_sticky(s, &h, f, k % 3 ? 1400 : 80, t);
+		assert_true(path == 0 || path == 1);
+		if (first[f] < 0) {
+			first[f] = path;
+			on[path]++;
+		}
+		assert_int_equal(path, first[f]);
+	}
+	assert_int_equal(s->st.flow_starts, 64);
+	assert_int_equal(s->st.flow_moves, 0);
+	assert_int_equal(s->st.sparse, 0);
+	/* the flows split by the weights (50:45), so both paths have some */
+	assert_true(on[0] > 10 && on[1] > 10);
+	/* path 1 down: its flows move to 0, counted once each, and stay
+	 * there once it is back */
+	ing_sched_set_up(s, 1, false);
+	for (i = 0; i < 64; i++) {
+		t += 100;
+		assert_int_equal(ing_sched_pick_sticky(s, &h, i, 1400, t), 0);
+	}
+	assert_int_equal(s->st.flow_moves, on[1]);
+	ing_sched_set_up(s, 1, true);
+	for (i = 0; i < 64; i++) {
+		t += 100;
+		assert_int_equal(ing_sched_pick_sticky(s, &h, i, 1400, t), 0);
+	}
+	/* silent past ING_FLOW_IDLE_MS: a new pick (a start, not a move),
+	 * and the weights give path 1 some of them again */
+	moves = s->st.flow_moves;
+	t += (ING_FLOW_IDLE_MS + 1) * 1000ull;
+	memset(on, 0, sizeof(on));
+	for (i = 0; i < 64; i++) {
+		t += 100;
+		on[ing_sched_pick_sticky(s, &h, i, 1400, t)]++;
+	}
+	assert_int_equal(s->st.flow_starts, 128);
+	assert_int_equal(s->st.flow_moves, moves);
+	assert_true(on[1] > 10);
+	free(s);
+}
+
 /* Pacing: a fixed path with a rate takes bulk packets while its bucket
  * allows (98 % of the rate, a 5 ms burst, outer bytes counted) and the
  * rest overflows to the mobile path at once; sparse packets take it
@@ -648,6 +717,7 @@ int main(void)
 		cmocka_unit_test(test_sparse),
 		cmocka_unit_test(test_fgap),
 		cmocka_unit_test(test_pick_flow),
+		cmocka_unit_test(test_pick_sticky),
 		cmocka_unit_test(test_pace),
 		cmocka_unit_test(test_pace_learn),
 		cmocka_unit_test(test_pace_floor),

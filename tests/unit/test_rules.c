@@ -133,6 +133,18 @@ static void test_rules_concentrator(void **state)
 		    "-A FORWARD -j L3B_ING\n" EGR_RAW);
 }
 
+/* the nft table's egress and defrag chains, the same in every test */
+#define NFT_TAIL                                                               \
+	"\tchain egress {\n"                                                    \
+	"\t\ttype filter hook prerouting priority raw; policy accept;\n"       \
+	"\t\tiifname \"wan-dsl\" udp dport 7040 fib daddr type local queue "  \
+	"num 1\n"                                                              \
+	"\t\tiifname \"wan-lte\" udp dport 7040 fib daddr type local queue "  \
+	"num 1\n"                                                              \
+	"\t}\n"                                                                \
+	"\tchain defrag {\n\t\tct state invalid return\n\t}\n"                 \
+	"}\n"
+
 static void test_rules_nft(void **state)
 {
 	struct conf c;
@@ -154,16 +166,7 @@ static void test_rules_nft(void **state)
 		    "set 1384\n"
 		    "\t\tip daddr 10.0.1.0/24 queue num 0 bypass\n"
 		    "\t}\n"
-		    "\tchain egress {\n"
-		    "\t\ttype filter hook prerouting priority raw; policy "
-		    "accept;\n"
-		    "\t\tiifname \"wan-dsl\" udp dport 7040 fib daddr type "
-		    "local queue num 1\n"
-		    "\t\tiifname \"wan-lte\" udp dport 7040 fib daddr type "
-		    "local queue num 1\n"
-		    "\t}\n"
-		    "\tchain defrag {\n\t\tct state invalid return\n\t}\n"
-		    "}\n");
+		    NFT_TAIL);
 }
 
 #define CLAMP6                                                                 \
@@ -283,6 +286,125 @@ static void test_rules_nft6(void **state)
 }
 
 /* A buffer too small is refused, never overrun. */
+/* Traffic classes up to the last bypass one in the capture rules: a chain
+ * per field, an earlier class to the queue, the bypass one ACCEPTed, a
+ * class of the other family or after the last bypass one not there. */
+static void classes(struct conf *c)
+{
+	struct conf_class *k = c->class;
+
+	base(c, ROLE_CPE);
+	c->nlan = 1;
+	strcpy(c->lan[0], "br-lan");
+	c->nclasses = 4;
+	strcpy(k[0].name, "voip"); /* pin: to the queue, as it is first */
+	k[0].mode = CLASS_PIN;
+	k[0].m.nproto = 1;
+	k[0].m.proto[0] = 17;
+	k[0].m.ndport = 1;
+	k[0].m.dport[0] = (struct cls_range){5001, 5001};
+	strcpy(k[1].name, "ef4"); /* IPv4 only */
+	k[1].mode = CLASS_LOWEST_DELAY;
+	k[1].m.family = 4;
+	k[1].m.dscp = 1ull << 46;
+	strcpy(k[2].name, "web"); /* ports without a protocol */
+	k[2].mode = CLASS_BYPASS;
+	k[2].m.ndport = 1;
+	k[2].m.dport[0] = (struct cls_range){443, 444};
+	k[2].m.ndst = 2;
+	k[2].m.dst[0] = (struct cls_prefix){.family = 4, .len = 16,
+					    .addr = {10, 1}};
+	k[2].m.dst[1] = (struct cls_prefix){
+		.family = 6, .len = 32, .addr = {0x20, 0x01, 0x0d, 0xb8}};
+	strcpy(k[3].name, "icmp"); /* after the last bypass class */
+	k[3].mode = CLASS_REDUNDANT;
+	k[3].m.nproto = 1;
+	k[3].m.proto[0] = 1;
+}
+
+#define WEB_PORTS(next)                                                        \
+	"-A L3B_C2_0 -p 6 -m multiport --dports 443:444 -j " next "\n"         \
+	"-A L3B_C2_0 -p 17 -m multiport --dports 443:444 -j " next "\n"        \
+	"-A L3B_C2_0 -p 33 -m multiport --dports 443:444 -j " next "\n"        \
+	"-A L3B_C2_0 -p 132 -m multiport --dports 443:444 -j " next "\n"       \
+	"-A L3B_C2_0 -p 136 -m multiport --dports 443:444 -j " next "\n"
+
+static void test_rules_classes(void **state)
+{
+	static char a[GW_RULES_MAX], b[GW_RULES_MAX];
+	struct conf c;
+
+	(void)state;
+	classes(&c);
+	assert_text(&c, GW_RULES_IPTABLES,
+		    "*mangle\n:L3B_ING - [0:0]\n:L3B_CAP - [0:0]\n"
+		    ":L3B_Q - [0:0]\n:L3B_C0_0 - [0:0]\n:L3B_C1_0 - [0:0]\n"
+		    ":L3B_C2_0 - [0:0]\n:L3B_C2_1 - [0:0]\n"
+		    "-A L3B_ING -i br-lan -o wan-dsl -j L3B_CAP\n"
+		    "-A L3B_ING -i br-lan -o wan-lte -j L3B_CAP\n"
+		    "-A L3B_CAP -j L3B_C0_0\n"
+		    "-A L3B_C0_0 -p 17 -m multiport --dports 5001 -j L3B_Q\n"
+		    "-A L3B_CAP -j L3B_C1_0\n"
+		    "-A L3B_C1_0 -m dscp --dscp 46 -j L3B_Q\n"
+		    "-A L3B_CAP -j L3B_C2_0\n" WEB_PORTS("L3B_C2_1")
+		    "-A L3B_C2_1 -d 10.1.0.0/16 -j ACCEPT\n"
+		    "-A L3B_CAP -j L3B_Q\n"
+		    "-A L3B_Q " CLAMP
+		    "-A L3B_Q -j NFQUEUE --queue-num 0 --queue-bypass\n"
+		    "-A FORWARD -j L3B_ING\n" EGR_RAW);
+	assert_text(&c, GW_RULES_IP6TABLES,
+		    "*mangle\n:L3B_ING - [0:0]\n:L3B_CAP - [0:0]\n"
+		    ":L3B_Q - [0:0]\n:L3B_C0_0 - [0:0]\n"
+		    ":L3B_C2_0 - [0:0]\n:L3B_C2_1 - [0:0]\n"
+		    "-A L3B_ING -i br-lan -o wan-dsl -j L3B_CAP\n"
+		    "-A L3B_ING -i br-lan -o wan-lte -j L3B_CAP\n"
+		    "-A L3B_CAP -j L3B_C0_0\n"
+		    "-A L3B_C0_0 -p 17 -m multiport --dports 5001 -j L3B_Q\n"
+		    "-A L3B_CAP -j L3B_C2_0\n" WEB_PORTS("L3B_C2_1")
+		    "-A L3B_C2_1 -d 2001:db8::/32 -j ACCEPT\n"
+		    "-A L3B_CAP -j L3B_Q\n"
+		    "-A L3B_Q " CLAMP6
+		    "-A L3B_Q -j NFQUEUE --queue-num 0 --queue-bypass\n"
+		    "-A FORWARD -j L3B_ING\n" EGR_RAW);
+	assert_text(&c, GW_RULES_NFT,
+		    "table inet l3bond\ndelete table inet l3bond\n"
+		    "table inet l3bond {\n"
+		    "\tchain q {\n"
+		    "\t\tmeta nfproto ipv4 tcp flags & (syn | rst) == syn "
+		    "tcp option maxseg size 1385-65535 tcp option maxseg size "
+		    "set 1384\n"
+		    "\t\tmeta nfproto ipv6 tcp flags & (syn | rst) == syn "
+		    "tcp option maxseg size 1365-65535 tcp option maxseg size "
+		    "set 1364\n"
+		    "\t\tqueue num 0 bypass\n\t}\n"
+		    "\tchain cap {\n"
+		    "\t\tmeta nfproto ipv4 meta l4proto { 17 } th dport "
+		    "{ 5001 } goto q\n"
+		    "\t\tmeta nfproto ipv6 meta l4proto { 17 } th dport "
+		    "{ 5001 } goto q\n"
+		    "\t\tmeta nfproto ipv4 ip dscp { 46 } goto q\n"
+		    "\t\tmeta nfproto ipv4 meta l4proto { 6, 17, 33, 132, 136 } "
+		    "th dport { 443-444 } ip daddr { 10.1.0.0/16 } accept\n"
+		    "\t\tmeta nfproto ipv6 meta l4proto { 6, 17, 33, 132, 136 } "
+		    "th dport { 443-444 } ip6 daddr { 2001:db8::/32 } accept\n"
+		    "\t\tgoto q\n\t}\n"
+		    "\tchain ingress {\n"
+		    "\t\ttype filter hook forward priority mangle; policy "
+		    "accept;\n"
+		    "\t\tiifname \"br-lan\" oifname \"wan-dsl\" goto cap\n"
+		    "\t\tiifname \"br-lan\" oifname \"wan-lte\" goto cap\n"
+		    "\t}\n"
+		    NFT_TAIL);
+	/* without a bypass class, the same rules as without classes */
+	c.class[2].mode = CLASS_BOND;
+	assert_true(gw_rules_text(&c, GW_RULES_IPTABLES, 1384, a, sizeof(a)) >
+		    0);
+	c.nclasses = 0;
+	assert_true(gw_rules_text(&c, GW_RULES_IPTABLES, 1384, b, sizeof(b)) >
+		    0);
+	assert_string_equal(a, b);
+}
+
 static void test_rules_overflow(void **state)
 {
 	char buf[64 + 1];
@@ -312,6 +434,7 @@ int main(void)
 		cmocka_unit_test(test_rules_ip6),
 		cmocka_unit_test(test_conf_mss),
 		cmocka_unit_test(test_rules_nft6),
+		cmocka_unit_test(test_rules_classes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
