@@ -15,7 +15,7 @@
 #   counters_mark BOX TAG KEY.. some keys now, kept under TAG;
 #   counters_delta BOX TAG KEY  the growth of KEY since (refresh first)
 #   settle, udp_intact, path_rx, tbf_down_bytes, conf_path_keys,
-#   check_print_rules BOX     --print-rules passes iptables-restore and nft -c
+#   check_print_rules BOX     --print-rules passes iptables-, ip6tables-restore, nft -c
 #
 # Needs L3BONDD (the daemon) and TB_TRAFFIC (from lib.sh's tb_init).
 
@@ -144,17 +144,22 @@ daemon_start() {
 }
 
 # check_print_rules BOX: what l3bondd --print-rules prints for BOX's
-# config passes iptables-restore --test, and nft -c (ok/bad lines)
+# config passes iptables-restore --test and ip6tables-restore --test (in
+# BOX.rules and BOX.rules6), and nft -c (ok/bad lines)
 check_print_rules() {
-	local box=$1
-	"$L3BONDD" -c "$TB_DIR/$box.conf" --print-rules iptables \
-		>"$TB_DIR/$box.rules"
-	if tb_exec "$box" iptables-restore --test --noflush \
-		<"$TB_DIR/$box.rules" 2>"$TB_DIR/$box.rules.err"; then
-		ok "$box: --print-rules iptables passes iptables-restore --test"
-	else
-		bad "$box: iptables-restore --test: $(cat "$TB_DIR/$box.rules.err")"
-	fi
+	local box=$1 fam v
+	for fam in iptables ip6tables; do
+		v=${fam%tables}
+		v=${v#ip}
+		"$L3BONDD" -c "$TB_DIR/$box.conf" --print-rules "$fam" \
+			>"$TB_DIR/$box.rules$v"
+		if tb_exec "$box" "$fam-restore" --test --noflush \
+			<"$TB_DIR/$box.rules$v" 2>"$TB_DIR/$box.rules$v.err"; then
+			ok "$box: --print-rules $fam passes $fam-restore --test"
+		else
+			bad "$box: $fam-restore --test: $(cat "$TB_DIR/$box.rules$v.err")"
+		fi
+	done
 	"$L3BONDD" -c "$TB_DIR/$box.conf" --print-rules nft >"$TB_DIR/$box.nft"
 	if command -v nft >/dev/null; then
 		# This kernel has no nft queue statement: nft -c fails on those

@@ -146,14 +146,7 @@ ip6_setup
 ok "testbed up, with IPv6"
 
 for box in cpe conc; do
-	"$L3BONDD" -c "$TB_DIR/$box.conf" --print-rules ip6tables \
-		>"$TB_DIR/$box.rules6"
-	if tb_exec "$box" ip6tables-restore --test --noflush \
-		<"$TB_DIR/$box.rules6" 2>"$TB_DIR/$box.rules6.err"; then
-		ok "$box: --print-rules ip6tables passes ip6tables-restore --test"
-	else
-		bad "$box: ip6tables-restore --test: $(cat "$TB_DIR/$box.rules6.err")"
-	fi
+	check_print_rules "$box"
 done
 
 # native IPv6 first: the testbed routes it without the daemons
