@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/conf_priv.h"
 
@@ -772,6 +773,82 @@ static int check_queues(struct loader *l, const config_setting_t *root)
 	return conf_bad(l, s, "the same queue as the default egress_queue (%u)",
 			(unsigned)l->c.egress_queue);
 }
+unsigned conf_workers(const struct conf *c)
+{
+	long n;
+
+	if (c->role != ROLE_CONCENTRATOR) {
+		return 1;
+	}
+	if (c->workers) {
+		return c->workers;
+	}
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n > CONF_WORKERS_MAX ? CONF_WORKERS_MAX : (unsigned)n;
+}
+
+unsigned conf_worker_queue(const struct conf *c, unsigned base, unsigned k)
+{
+	unsigned lo = c->ingress_queue < c->egress_queue ? c->ingress_queue
+							 : c->egress_queue;
+	unsigned hi = c->ingress_queue ^ c->egress_queue ^ lo;
+
+	return base + k * (hi - lo + 1);
+}
+
+/* Workers (a concentrator's): not on a CPE; every worker's queue numbers
+ * within 16 bits; a control socket, through which the first process
+ * reaches the workers' (its path and ".<k>"). */
+static int check_workers(struct loader *l, const config_setting_t *root)
+{
+	const config_setting_t *s = config_setting_get_member(root, "workers");
+	unsigned n = conf_workers(&l->c), i;
+	char k[16];
+
+	if (!s) {
+		return 0;
+	}
+	conf_at(l, "", "workers");
+	if (l->c.role != ROLE_CONCENTRATOR) {
+		return conf_bad(l, s, "only with role \"concentrator\" (a CPE "
+				      "has one worker)");
+	}
+	if (n == 1) {
+		return 0;
+	}
+	for (i = 0; i < l->c.nclasses; i++) {
+		if (l->c.class[i].mode == CLASS_BYPASS) {
+			return conf_bad(l, s,
+					"%u workers and a class in mode bypass "
+					"(\"%s\") cannot go together yet: "
+					"the bypass rules end in one queue",
+					n, l->c.class[i].name);
+		}
+	}
+	if (conf_worker_queue(&l->c, l->c.ingress_queue, n - 1) > UINT16_MAX ||
+	    conf_worker_queue(&l->c, l->c.egress_queue, n - 1) > UINT16_MAX) {
+		return conf_bad(l, s,
+				"%u workers' queues go beyond 65535 (worker k "
+				"takes ingress_queue and egress_queue + k x "
+				"%u)",
+				n,
+				conf_worker_queue(&l->c, 0, 1));
+	}
+	if (!l->c.control_socket[0]) {
+		return conf_bad(l, s, "%u workers need a control socket (the "
+				      "first process reaches the workers' "
+				      "through it): set control_socket",
+				n);
+	}
+	if (strlen(l->c.control_socket) + snprintf(k, sizeof(k), ".%u", n) >=
+	    CONF_PATH_MAX) {
+		return conf_bad(l, s, "control_socket is too long for the "
+				      "workers' sockets (its path and "
+				      "\".<worker>\")");
+	}
+	return 0;
+}
+
 /* The defaults are the table's (def, as written in the file), read by the
  * keys' own parsers: a default cannot be one the file could not hold.
  * A key without one starts as zero (no key, no path, no CPE). */
@@ -925,6 +1002,9 @@ int conf_load(struct conf *c, const char *file, char *err, size_t errlen)
 	}
 	if (!ret) {
 		ret = check_queues(&l, root);
+	}
+	if (!ret) {
+		ret = check_workers(&l, root);
 	}
 	if (!ret) {
 		ret = conf_check_top(&l, root);

@@ -35,6 +35,7 @@ enum conf_limits {
 	CONF_PATH_MAX = 108,  /* control_socket, with NUL (sun_path) */
 	CONF_GROUP_MAX = 33,  /* control_group, with NUL */
 	CONF_CPE_MAX = 1024,  /* CPEs of one concentrator (a checked limit) */
+	CONF_WORKERS_MAX = 64, /* worker processes of a concentrator */
 };
 
 /* log_level: messages of this level and more severe are logged */
@@ -130,6 +131,9 @@ struct conf {
 	/* the daemon (gateway/) */
 	uint16_t ingress_queue; /* NFQUEUE of the traffic to bond */
 	uint16_t egress_queue;	/* NFQUEUE of the tunnel's packets */
+	/* concentrator: worker processes, 0: one per core (conf_workers);
+	 * worker k drains ingress_queue and egress_queue + k * stride */
+	unsigned workers;
 	unsigned nlan;		/* cpe: devices whose forwarded traffic */
 	char lan[CONF_LAN_MAX][IF_NAMESIZE]; /* is bonded */
 	bool bond_output;		     /* cpe: bond local output too */
@@ -220,6 +224,14 @@ void conf_keep_opened(struct conf *dst, const struct conf *src);
 
 /* Fills c with the defaults of every key (no paths, no CPE). */
 void conf_defaults(struct conf *c);
+
+/* The worker processes c asks for (workers, 0: the cores online); 1 on a
+ * CPE. */
+unsigned conf_workers(const struct conf *c);
+/* The queue number of worker k, from the configured one (base): the
+ * workers' pairs are |egress_queue - ingress_queue| + 1 apart, so no two
+ * numbers meet whatever the count. */
+unsigned conf_worker_queue(const struct conf *c, unsigned base, unsigned k);
 
 /* A deep copy of src into dst (dst is overwritten, not freed first).
  * Returns 0 or -ENOMEM (dst then holds no CPE). */

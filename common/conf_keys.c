@@ -804,6 +804,12 @@ const struct key conf_top_keys[] = {
 	{KEY("egress_queue", CONF_TOP, CONF_RESTART, 0, 0, UINT16_MAX, "1",
 	     "NFQUEUE of the tunnel's packets"),
 	 INT_KEY(struct conf, egress_queue, 1)},
+	{KEY("workers", CONF_TOP, CONF_RESTART,
+	     CONF_KEY_CONCENTRATOR | CONF_KEY_NO_UCI, 0,
+	     CONF_WORKERS_MAX, "1",
+	     "worker processes, each with its own queues and a share of the "
+	     "CPEs: 0 for one per core"),
+	 INT_KEY(struct conf, workers, 1)},
 	{KEY("lan_interfaces", CONF_TOP, CONF_RESTART, CONF_KEY_CPE, NO_RANGE,
 	     NULL, "the LAN devices whose forwarded traffic is bonded"),
 	 .parse = parse_lan_interfaces, LIST_AT(struct conf, lan, nlan),

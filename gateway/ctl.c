@@ -43,6 +43,7 @@
 #include "gateway/gw.h"
 #include "gateway/reload.h"
 #include "gateway/stats.h"
+#include "gateway/workers.h"
 
 enum ctl_limits {
 	CTL_CONN_MAX = 16,	 /* clients at once */
@@ -142,6 +143,12 @@ static void do_set(struct gw *gw, FILE *out, const char *key,
 	ret = conf_set(&c, key, value, err, sizeof(err));
 	if (!ret) {
 		ret = gw_apply_conf(gw, &c, err, sizeof(err));
+	}
+	if (!ret && gw->wk) { /* the workers' too (key, value: words) */
+		char req[CTL_LINE_MAX + 8];
+
+		snprintf(req, sizeof(req), "set %s %s\n", key, value);
+		ret = gw_workers_tell(gw, req, err, sizeof(err));
 	}
 	auth_key_wipe(&c.psk);
 	if (ret) {

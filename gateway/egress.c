@@ -424,7 +424,7 @@ static void on_readable(struct ev_loop *loop, ev_io *w, int revents)
 	(void)revents;
 	got = drain_once(gw);
 	if (got < 0) {
-		gw_err(gw, "egress queue %u: %s", gw->conf.egress_queue,
+		gw_err(gw, "egress queue %u: %s", gw_egress_queue(gw),
 		       strerror(-got));
 	}
 }
@@ -560,8 +560,8 @@ void gw_check_kstats(struct gw *gw)
 		struct nfqueue_kstats *last;
 		const char *name;
 	} q[2] = {
-		{gw->conf.ingress_queue, &gw->ing.kst, "ingress"},
-		{gw->conf.egress_queue, &gw->egr.kst, "egress"},
+		{gw_ingress_queue(gw), &gw->ing.kst, "ingress"},
+		{gw_egress_queue(gw), &gw->egr.kst, "egress"},
 	};
 	struct nfqueue_kstats ks;
 	unsigned i;
@@ -677,9 +677,9 @@ int gw_egr_open(struct gw *gw)
 	};
 	int err;
 
-	err = nfqueue_open(&e->q, gw->conf.egress_queue, &o);
+	err = nfqueue_open(&e->q, gw_egress_queue(gw), &o);
 	if (err) {
-		gw_err(gw, "egress queue %u: %s%s", gw->conf.egress_queue,
+		gw_err(gw, "egress queue %u: %s%s", gw_egress_queue(gw),
 		       strerror(-err),
 		       err == -EBUSY ? " (bound by another process)" : "");
 		return err;

@@ -25,6 +25,8 @@
  *	reload.c     the configuration applied while running
  *	volume.c     the CPE's data budgets: bytes counted, state kept
  *	notify.c     readiness notification to systemd (sd_notify protocol)
+ *	workers.c    a concentrator's worker processes: started, watched,
+ *	             their status added up, reloads passed on
  *	main.c       options, start, signals, timers, shutdown; sets the hooks
  *	facts.c      the control socket's status data format (facts.h)
  *	show.c       its presentations, made by the clients (show.h)
@@ -50,6 +52,7 @@
 #include "gateway/log.h"
 #include "gateway/path.h"
 #include "gateway/rules.h"
+#include "gateway/stats.h"
 #include "gateway/volume.h"
 
 #define container_of(ptr, type, member)                                        \
@@ -64,6 +67,7 @@ struct gw_link;
 struct gw_sess;
 struct gw_sess_table;
 struct gw_ctl;
+struct gw_workers;
 
 struct gw {
 	struct ev_loop *loop;
@@ -74,6 +78,20 @@ struct gw {
 	bool verbose;
 	uint64_t start_us;
 	uint32_t flow_seed; /* of the ingress's flow hash (ingress/flow.h) */
+	/* A concentrator with workers (workers.c): the first process (wk
+	 * set) holds the rules, the control socket and the status file, and
+	 * runs no packet path; worker k (of nworkers) is a whole daemon for
+	 * the CPEs whose session id is k modulo nworkers, on its own queues
+	 * (conf_worker_queue).  nworkers 1: one process, worker 0. */
+	unsigned nworkers;
+	unsigned worker;
+	struct gw_workers *wk;
+	int ready_fd; /* a worker's: written to once started, else -1 */
+	unsigned workers_up;	  /* the first process's: running */
+	uint64_t worker_restarts; /* started again after they died */
+	/* the first process's: the walk's values after the daemon scope,
+	 * the workers' (workers.c; stats.c calls it, and nothing of libev) */
+	void (*stats_from_workers)(struct gw *gw, gw_stat_fn *fn, void *arg);
 	unsigned npaths;
 	struct gw_path path[WIRE_MAX_PATHS];
 	/* sessions (session.c): an array, an id table, a prefix table */
@@ -126,5 +144,16 @@ struct gw {
 				struct gw_link *l);
 	void (*on_tunables_applied)(struct gw *gw); /* reload.c */
 };
+
+/* This process's queue numbers (its worker's). */
+static inline unsigned gw_ingress_queue(const struct gw *gw)
+{
+	return conf_worker_queue(&gw->conf, gw->conf.ingress_queue, gw->worker);
+}
+
+static inline unsigned gw_egress_queue(const struct gw *gw)
+{
+	return conf_worker_queue(&gw->conf, gw->conf.egress_queue, gw->worker);
+}
 
 #endif

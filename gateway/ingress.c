@@ -664,7 +664,7 @@ static void on_readable(struct ev_loop *loop, ev_io *w, int revents)
 	(void)revents;
 	drain_once(gw, &got);
 	if (got < 0) {
-		gw_err(gw, "ingress queue %u: %s", gw->conf.ingress_queue,
+		gw_err(gw, "ingress queue %u: %s", gw_ingress_queue(gw),
 		       strerror(-got));
 	}
 }
@@ -732,9 +732,9 @@ int gw_ing_open(struct gw *gw)
 	gw->icmp_fd = icmp_open(gw, false);
 	gw->icmp6_fd = icmp_open(gw, true);
 	gw_commit_mem(ing->buf, sizeof(*ing->buf) * GW_BUDGET);
-	err = nfqueue_open(&ing->q, gw->conf.ingress_queue, &o);
+	err = nfqueue_open(&ing->q, gw_ingress_queue(gw), &o);
 	if (err) {
-		gw_err(gw, "ingress queue %u: %s%s", gw->conf.ingress_queue,
+		gw_err(gw, "ingress queue %u: %s%s", gw_ingress_queue(gw),
 		       strerror(-err),
 		       err == -EBUSY ? " (bound by another process)" : "");
 		free(ing->buf);

@@ -35,6 +35,7 @@
 #include "gateway/secure.h"
 #include "gateway/session.h"
 #include "gateway/stats.h"
+#include "gateway/workers.h"
 
 static void usage(FILE *f)
 {
@@ -115,7 +116,9 @@ static void on_stats(struct ev_loop *loop, ev_timer *w, int revents)
 
 	(void)loop;
 	(void)revents;
-	gw_check_kstats(gw);
+	if (!gw->wk) { /* the first process of workers has no queue */
+		gw_check_kstats(gw);
+	}
 	if (gw->status_file) {
 		gw_status_dump(gw);
 	}
@@ -197,8 +200,36 @@ static void on_link_alive_changed(struct gw_sess *s, struct gw_link *l)
 	gw_egr_settle(s);
 }
 
-static int start(struct gw *gw)
+/* The first process of a concentrator with workers: the paths (their
+ * MTU, for the clamp), the workers, then the rules that steer to them
+ * (rules.c), so that no packet is queued to nobody. */
+static int start_first(struct gw *gw, const char *argv0)
 {
+	int err;
+
+	err = gw_ctl_open(gw);
+	if (!err) {
+		err = gw_paths_open(gw);
+	}
+	if (!err) {
+		err = gw_workers_start(gw, argv0);
+	}
+	if (!err) { /* none of its own (gw_owns): the tables only */
+		err = gw_sessions_open(gw);
+	}
+	if (!err) {
+		err = gw_rules_install(gw);
+	}
+	if (err) {
+		return err;
+	}
+	gw_rp_filter_set(gw);
+	return 0;
+}
+
+static int start(struct gw *gw, const char *argv0)
+{
+	bool first = gw->ready_fd < 0 && conf_workers(&gw->conf) > 1;
 	int err;
 
 	gw->start_us = gw_now_us();
@@ -212,6 +243,17 @@ static int start(struct gw *gw)
 	gw->on_link_alive_changed = on_link_alive_changed;
 	gw->on_link_suspect = gw_ing_resend;
 	gw->on_tunables_applied = on_tunables;
+	if (first) {
+		err = start_first(gw, argv0);
+		if (err) {
+			return err;
+		}
+		goto timers;
+	}
+	err = gw_worker_check(gw);
+	if (err) {
+		return err;
+	}
 	/* first: a second daemon started by mistake is told that another
 	 * one runs (its socket answers) before it touches queues or rules;
 	 * no client is served before the loop runs, after all is open */
@@ -237,11 +279,15 @@ static int start(struct gw *gw)
 	if (err) {
 		return err;
 	}
-	err = gw_rules_install(gw);
-	if (err) {
-		return err;
+	/* a worker's rules are the first process's */
+	if (gw->nworkers <= 1) {
+		err = gw_rules_install(gw);
+		if (err) {
+			return err;
+		}
+		gw_rp_filter_set(gw);
 	}
-	gw_rp_filter_set(gw);
+timers:
 
 	ev_timer_init(&gw->report_timer, on_report, 0., 0.);
 	ev_timer_init(&gw->keepalive_timer, on_probe, 0., 0.);
@@ -272,12 +318,19 @@ static int start(struct gw *gw)
 						: "authenticated");
 		/* a session at once, not a probe interval later */
 		gw_sec_send_hellos(gw->sess[0], gw_now_us(), true);
+	} else if (first) {
+		gw_info(gw,
+			"started: role concentrator, %u CPEs, %u workers, %u "
+			"paths, port %u",
+			gw->conf.ncpes, gw->nworkers, gw->npaths,
+			gw->conf.port);
 	} else {
 		gw_info(gw,
-			"started: role concentrator, %u CPEs, %u paths, "
+			"started: role concentrator%s, %u CPEs, %u paths, "
 			"queues %u/%u, port %u",
-			gw->nsess, gw->npaths, gw->conf.ingress_queue,
-			gw->conf.egress_queue, gw->conf.port);
+			gw->nworkers > 1 ? " worker" : "", gw->nsess,
+			gw->npaths, gw_ingress_queue(gw), gw_egress_queue(gw),
+			gw->conf.port);
 	}
 	return 0;
 }
@@ -286,6 +339,8 @@ static void stop(struct gw *gw)
 {
 	gw_notify("STOPPING=1");
 	gw_ctl_close(gw);
+	/* theirs released before the rules go */
+	gw_workers_stop(gw);
 	/* the budgets' use so far kept (SIGTERM, SIGINT, a failed start) */
 	gw_volume_close(gw);
 	/* what waits for a hole goes out now, in order */
@@ -327,7 +382,8 @@ int main(int argc, char **argv)
 		OPT_STATUS,
 		OPT_CTL,
 		OPT_GENKEY,
-		OPT_LIST_TUNABLES
+		OPT_LIST_TUNABLES,
+		OPT_WORKER
 	};
 	static const struct option opts[] = {
 		{"config", required_argument, NULL, 'c'},
@@ -340,6 +396,7 @@ int main(int argc, char **argv)
 		{"control-socket", required_argument, NULL, OPT_CTL},
 		{"genkey", no_argument, NULL, OPT_GENKEY},
 		{"list-tunables", no_argument, NULL, OPT_LIST_TUNABLES},
+		{"worker", required_argument, NULL, OPT_WORKER},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
@@ -357,6 +414,7 @@ int main(int argc, char **argv)
 	gw.log_level = CONF_LOG_INFO;
 	gw.icmp_fd = -1;
 	gw.icmp6_fd = -1;
+	gw.ready_fd = -1;
 	if (auth_init() < 0) {
 		fprintf(stderr, "l3bondd: libsodium cannot initialise (no "
 				"randomness source)\n");
@@ -407,6 +465,15 @@ int main(int argc, char **argv)
 		case OPT_LIST_TUNABLES:
 			list_tunables();
 			return 0;
+		case OPT_WORKER: /* the first process's, for its workers */
+			if (gw_worker_opt(&gw, optarg)) {
+				fprintf(stderr,
+					"l3bondd: --worker: expected K:FD, "
+					"not '%s'\n",
+					optarg);
+				return 2;
+			}
+			break;
 		case OPT_CTL:
 			if (*optarg && *optarg != '/') {
 				fprintf(stderr,
@@ -470,9 +537,10 @@ int main(int argc, char **argv)
 	}
 	/* a vanished peer of a pipe must not kill us */
 	signal(SIGPIPE, SIG_IGN);
-	ret = start(&gw);
+	ret = start(&gw, argv[0]);
 	if (!ret) {
 		gw_notify("READY=1");
+		gw_worker_ready(&gw);
 		ev_run(gw.loop, 0);
 	}
 	stop(&gw);

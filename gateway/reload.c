@@ -15,6 +15,7 @@
 #include "gateway/reload.h"
 #include "gateway/rules.h"
 #include "gateway/session.h"
+#include "gateway/workers.h"
 
 /* What the daemon needs beyond a valid file.  The file can be valid for
  * tools that read it (simulator, l3bondctl) without these. */
@@ -155,6 +156,10 @@ int gw_reload(struct gw *gw, char *err, size_t len)
 	ret = gw_conf_load(&c, gw->conf_file, err, len);
 	if (!ret) {
 		ret = gw_apply_conf(gw, &c, err, len);
+	}
+	/* the first process of workers: theirs after the rules */
+	if (!ret && gw->wk) {
+		ret = gw_workers_tell(gw, "reload\n", err, len);
 	}
 	if (ret) {
 		gw_err(gw, "reload refused, old configuration kept: %s", err);

@@ -382,10 +382,65 @@ static void cap_rules(const struct conf *c, struct out *o, bool decl)
 	}
 }
 
+/* The ingress queue of cc's worker (workers.c: session id modulo the
+ * number of workers). */
+static unsigned cpe_queue(const struct conf *c, unsigned base,
+			  const struct conf_cpe *cc)
+{
+	return conf_worker_queue(c, base, cc->session_id % conf_workers(c));
+}
+
+/* The match of worker k's tunnel packets (of nw) for iptables: an xt_bpf
+ * program (classic BPF, from the network header) that takes the session
+ * id, 4 bytes into the UDP payload (common/wire.h), modulo nw: IPv4 finds
+ * the UDP header from the IHL, IPv6 at 40 (no extension header: those are
+ * dropped by the egress anyway, outer_ext6, and the last worker's rule
+ * takes them, having none of this match).  Ops: ldxb 4*([0]&0xf); ld
+ * [x+12] | ld [52]; mod #nw; jeq #k,0,1; ret #1; ret #0. */
+static void steer_bpf(char *buf, size_t len, bool v6, unsigned nw, unsigned k)
+{
+	if (v6) {
+		snprintf(buf, len,
+			 "-m bpf --bytecode \"5,32 0 0 52,148 0 0 %u,21 0 1 "
+			 "%u,6 0 0 1,6 0 0 0\" ",
+			 nw, k);
+	} else {
+		snprintf(buf, len,
+			 "-m bpf --bytecode \"6,177 0 0 0,64 0 0 12,148 0 0 "
+			 "%u,21 0 1 %u,6 0 0 1,6 0 0 0\" ",
+			 nw, k);
+	}
+}
+
+/* The same in nft, which has no modulo of a payload field: the session
+ * ids of worker k's CPEs as a set (32 bits at 4 bytes into the UDP
+ * payload); the last worker takes what no other does. */
+static void nft_steer(const struct conf *c, struct out *o, unsigned k)
+{
+	unsigned nw = conf_workers(c), i, n = 0;
+
+	if (k + 1 == nw) {
+		return;
+	}
+	for (i = 0; i < c->ncpes; i++) {
+		if (c->cpe[i].session_id % nw == k) {
+			put(o, "%s%u", n++ ? ", " : "@th,96,32 { ",
+			    c->cpe[i].session_id);
+		}
+	}
+	if (n) {
+		put(o, " } ");
+	} else {
+		/* none: k + nw, an id of worker k that no CPE has, so that
+		 * the rule matches nothing */
+		put(o, "@th,96,32 %u ", k + nw);
+	}
+}
+
 /* A capture rule of chain for what match selects: the clamp and the
  * queue, or with bypass classes L3B_CAP (which ends in them). */
 static void capture(const struct conf *c, struct out *o, const char *chain,
-		    const char *match)
+		    const char *match, unsigned queue)
 {
 	unsigned mss = o->v6 ? mss6(o->mss) : o->mss;
 
@@ -398,7 +453,7 @@ static void capture(const struct conf *c, struct out *o, const char *chain,
 	    "%u:65535 -j TCPMSS --set-mss %u\n",
 	    chain, match, mss + 1, mss);
 	put(o, "-A %s %s -j NFQUEUE --queue-num %u --queue-bypass\n", chain,
-	    match, c->ingress_queue);
+	    match, queue);
 }
 
 /* The rules of L3B_ING: what to bond, with its MSS clamp.  A CPE's rules
@@ -415,7 +470,8 @@ static void ing_rules(const struct conf *c, struct out *o)
 			for (j = 0; j < ndev; j++) {
 				snprintf(match, sizeof(match), "-i %s -o %s",
 					 c->lan[i], dev[j]);
-				capture(c, o, "L3B_ING", match);
+				capture(c, o, "L3B_ING", match,
+					c->ingress_queue);
 			}
 		}
 		return;
@@ -428,7 +484,8 @@ static void ing_rules(const struct conf *c, struct out *o)
 			snprintf(match, sizeof(match), "-d %s",
 				 conf_prefix_str(&c->cpe[k].prefix[i], pfx,
 						 sizeof(pfx)));
-			capture(c, o, "L3B_ING", match);
+			capture(c, o, "L3B_ING", match,
+				cpe_queue(c, c->ingress_queue, &c->cpe[k]));
 		}
 	}
 }
@@ -444,7 +501,7 @@ static void out_rules(const struct conf *c, struct out *o)
 	put(o, "-A L3B_OUT -p udp --sport %u -j RETURN\n", c->port);
 	for (j = 0; j < ndev; j++) {
 		snprintf(match, sizeof(match), "-o %s", dev[j]);
-		capture(c, o, "L3B_OUT", match);
+		capture(c, o, "L3B_OUT", match, c->ingress_queue);
 	}
 }
 
@@ -499,7 +556,7 @@ static void cap_chains_all(const struct conf *c, struct out *o, bool del)
 static void iptables_text(const struct conf *c, struct out *o)
 {
 	const char *dev[WIRE_MAX_PATHS];
-	unsigned ndev = wan_devices(c, dev), j;
+	unsigned ndev = wan_devices(c, dev), j, k, nw = conf_workers(c);
 	bool out = c->role == ROLE_CPE && c->bond_output;
 
 	put(o, "*mangle\n");
@@ -511,10 +568,18 @@ static void iptables_text(const struct conf *c, struct out *o)
 	}
 	put(o, "COMMIT\n*raw\n:L3B_EGR - [0:0]\n");
 	for (j = 0; j < ndev; j++) {
-		put(o,
-		    "-A L3B_EGR -i %s -p udp --dport %u -m addrtype "
-		    "--dst-type LOCAL -j NFQUEUE --queue-num %u\n",
-		    dev[j], c->port, c->egress_queue);
+		for (k = 0; k < nw; k++) {
+			char bpf[160] = "";
+
+			if (k + 1 < nw) {
+				steer_bpf(bpf, sizeof(bpf), o->v6, nw, k);
+			}
+			put(o,
+			    "-A L3B_EGR -i %s -p udp --dport %u -m addrtype "
+			    "--dst-type LOCAL %s-j NFQUEUE --queue-num %u\n",
+			    dev[j], c->port, bpf,
+			    conf_worker_queue(c, c->egress_queue, k));
+		}
 	}
 	put(o, "-A PREROUTING -j L3B_EGR\n");
 	put(o, ":L3B_DEFRAG - [0:0]\n"
@@ -630,7 +695,8 @@ static void nft_cap(const struct conf *c, struct out *o, const char *clamp)
 /* A capture rule in nft: the clamp and the queue (both families, or the
  * family's MSS: mss), or with bypass classes chain cap. */
 static void nft_capture(const struct conf *c, struct out *o,
-			const char *match, const char *clamp, unsigned mss)
+			const char *match, const char *clamp, unsigned mss,
+			unsigned queue)
 {
 	if (cap_classes(c)) {
 		put(o, "\t\t%s goto cap\n", match);
@@ -642,7 +708,7 @@ static void nft_capture(const struct conf *c, struct out *o,
 	} else {
 		nft_clamp(o, match, clamp);
 	}
-	put(o, "\t\t%s queue num %u bypass\n", match, c->ingress_queue);
+	put(o, "\t\t%s queue num %u bypass\n", match, queue);
 }
 
 /* The same for nftables (OpenWrt fw4): one table of our own, replaced as
@@ -667,7 +733,8 @@ static void nft_text(const struct conf *c, struct out *o)
 				snprintf(match, sizeof(match),
 					 "iifname \"%s\" oifname \"%s\"",
 					 c->lan[i], dev[j]);
-				nft_capture(c, o, match, clamp, 0);
+				nft_capture(c, o, match, clamp, 0,
+					    c->ingress_queue);
 			}
 		}
 	} else {
@@ -680,7 +747,9 @@ static void nft_text(const struct conf *c, struct out *o)
 				snprintf(match, sizeof(match), "%s daddr %s",
 					 p->v6 ? "ip6" : "ip",
 					 conf_prefix_str(p, pfx, sizeof(pfx)));
-				nft_capture(c, o, match, clamp, m);
+				nft_capture(c, o, match, clamp, m,
+					    cpe_queue(c, c->ingress_queue,
+						      &c->cpe[k]));
 			}
 		}
 	}
@@ -692,17 +761,23 @@ static void nft_text(const struct conf *c, struct out *o)
 		for (j = 0; j < ndev; j++) {
 			snprintf(match, sizeof(match), "oifname \"%s\"",
 				 dev[j]);
-			nft_capture(c, o, match, clamp, 0);
+			nft_capture(c, o, match, clamp, 0,
+				    c->ingress_queue);
 		}
 		put(o, "\t}\n");
 	}
 	put(o, "\tchain egress {\n\t\ttype filter hook prerouting priority "
 	       "raw; policy accept;\n");
 	for (j = 0; j < ndev; j++) {
-		put(o,
-		    "\t\tiifname \"%s\" udp dport %u fib daddr type local "
-		    "queue num %u\n",
-		    dev[j], c->port, c->egress_queue);
+		for (k = 0; k < conf_workers(c); k++) {
+			put(o,
+			    "\t\tiifname \"%s\" udp dport %u fib daddr type "
+			    "local ",
+			    dev[j], c->port);
+			nft_steer(c, o, k);
+			put(o, "queue num %u\n",
+			    conf_worker_queue(c, c->egress_queue, k));
+		}
 	}
 	put(o, "\t}\n");
 	/* no hook: only here so that fragments are reassembled (above) */

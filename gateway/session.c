@@ -356,6 +356,14 @@ fail:
 	return NULL;
 }
 
+bool gw_owns(const struct gw *gw, uint32_t session_id)
+{
+	if (gw->wk) { /* the first process of workers: none */
+		return false;
+	}
+	return gw->nworkers <= 1 || session_id % gw->nworkers == gw->worker;
+}
+
 int gw_sessions_open(struct gw *gw)
 {
 	unsigned k;
@@ -365,11 +373,14 @@ int gw_sessions_open(struct gw *gw)
 		return -ENOMEM;
 	}
 	for (k = 0; k < gw->conf.ncpes; k++) {
-		gw->sess[k] = sess_open(gw, &gw->conf.cpe[k]);
-		if (!gw->sess[k]) {
+		if (!gw_owns(gw, gw->conf.cpe[k].session_id)) {
+			continue;
+		}
+		gw->sess[gw->nsess] = sess_open(gw, &gw->conf.cpe[k]);
+		if (!gw->sess[gw->nsess]) {
 			return -ENOMEM;
 		}
-		gw->nsess = k + 1;
+		gw->nsess++;
 	}
 	gw->table = table_build(gw->sess, gw->nsess);
 	return gw->table ? 0 : -ENOMEM;
@@ -412,7 +423,7 @@ int gw_sessions_update(struct gw *gw, const struct conf *c)
 {
 	struct gw_sess **next, *s;
 	struct gw_sess_table *t;
-	unsigned k, j, n_new = 0, n_gone = 0, n_rekey = 0;
+	unsigned k, j, n = 0, n_new = 0, n_gone = 0, n_rekey = 0;
 	bool *opened;
 
 	next = calloc(CONF_CPE_MAX, sizeof(*next));
@@ -420,39 +431,45 @@ int gw_sessions_update(struct gw *gw, const struct conf *c)
 	if (!next || !opened) {
 		goto fail;
 	}
-	/* everything that can fail first: then nothing has changed */
+	/* everything that can fail first: then nothing has changed; next[]
+	 * holds this worker's CPEs of c, in c's order */
 	for (k = 0; k < c->ncpes; k++) {
 		const struct conf_cpe *cc = &c->cpe[k];
 
-		s = gw_sess_by_id(gw, cc->session_id);
-		if (s && same_keys(s, cc)) {
-			next[k] = s;
+		if (!gw_owns(gw, cc->session_id)) {
 			continue;
 		}
-		next[k] = sess_open(gw, cc);
-		if (!next[k]) {
+		s = gw_sess_by_id(gw, cc->session_id);
+		if (s && same_keys(s, cc)) {
+			next[n++] = s;
+			continue;
+		}
+		next[n] = sess_open(gw, cc);
+		if (!next[n]) {
 			goto fail;
 		}
-		opened[k] = true;
+		opened[n++] = true;
 		if (s) {
 			n_rekey++;
 		} else {
 			n_new++;
 		}
 	}
-	for (k = 0; k < c->ncpes; k++) {
-		set_identity(next[k], &c->cpe[k]);
+	for (k = 0, j = 0; k < c->ncpes; k++) {
+		if (gw_owns(gw, c->cpe[k].session_id)) {
+			set_identity(next[j++], &c->cpe[k]);
+		}
 	}
-	t = table_build(next, c->ncpes);
+	t = table_build(next, n);
 	if (!t) {
 		goto fail;
 	}
 	/* the old sessions that do not go on */
 	for (k = 0; k < gw->nsess; k++) {
 		s = gw->sess[k];
-		for (j = 0; j < c->ncpes && next[j] != s; j++) {
+		for (j = 0; j < n && next[j] != s; j++) {
 		}
-		if (j < c->ncpes) {
+		if (j < n) {
 			continue;
 		}
 		if (find_cpe(c, s->id)) {
@@ -464,8 +481,8 @@ int gw_sessions_update(struct gw *gw, const struct conf *c)
 		sess_free(s, true);
 	}
 	memset(gw->sess, 0, CONF_CPE_MAX * sizeof(*gw->sess));
-	memcpy(gw->sess, next, c->ncpes * sizeof(*next));
-	gw->nsess = c->ncpes;
+	memcpy(gw->sess, next, n * sizeof(*next));
+	gw->nsess = n;
 	table_free(gw->table);
 	gw->table = t;
 	if (n_new || n_gone || n_rekey) {
@@ -478,7 +495,7 @@ int gw_sessions_update(struct gw *gw, const struct conf *c)
 	free(opened);
 	return 0;
 fail:
-	for (k = 0; next && opened && k < c->ncpes; k++) {
+	for (k = 0; next && opened && k < n; k++) {
 		if (opened[k]) {
 			sess_free(next[k], false);
 		}

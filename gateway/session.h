@@ -72,6 +72,9 @@ struct gw_sess {
 	struct gw_segr_stats est;
 };
 
+/* This process serves the CPE of session_id: always, but with workers
+ * (gw.h) the worker k of session_id modulo their number. */
+bool gw_owns(const struct gw *gw, uint32_t session_id);
 int gw_sessions_open(struct gw *gw);
 void gw_sessions_close(struct gw *gw);
 /* the session of a session id, NULL if none (O(1)) */

@@ -99,6 +99,14 @@ static void walk_daemon(struct gw *gw, struct walker *w)
 	     conf_role_name(gw->conf.role));
 	gauge(w, "uptime_ms", "time since the daemon started, ms",
 	      (gw_now_us() - gw->start_us) / 1000);
+	gauge(w, "workers", "worker processes (a concentrator's workers)",
+	      gw->nworkers > 1 ? gw->nworkers : 1);
+	gauge(w, "workers_up", "worker processes running",
+	      gw->stats_from_workers ? gw->workers_up : 1);
+	counter(w, "worker_restarts",
+		"workers started again after they died (their CPEs "
+		"handshake again)",
+		gw->worker_restarts);
 }
 
 static void walk_session(struct gw_sess *se, struct walker *w)
@@ -707,6 +715,10 @@ void gw_stats_walk(struct gw *gw, gw_stat_fn *fn, void *arg)
 	unsigned i, k;
 
 	walk_daemon(gw, &w);
+	if (gw->stats_from_workers) { /* the first process of workers */
+		gw->stats_from_workers(gw, fn, arg);
+		return;
+	}
 	walk_ingress_queue(gw, &w);
 	walk_egress_queue(gw, &w);
 	for (k = 0; k < gw->nsess; k++) {

@@ -36,6 +36,15 @@
 #      restarted with them): a fresh, encrypted session for bob, alice
 #      untouched (not encrypted), both sites bonded again;
 #   7. the concentrator's memory with 2 CPEs (VmRSS printed, peak < 64 MiB).
+#   8. with L3B_WORKERS=N (N > 1; ctest's netns_cpes_workers: 2) the
+#      concentrator runs N workers and everything above holds as it is;
+#      then: the status says N workers up; alice (session 11) and bob (12)
+#      on different workers, which the kernel's own queue counters show
+#      (worker k's queues are 2k and 2k+1); the first process's status adds
+#      the workers' queue counters up; alice's worker killed (SIGKILL): it
+#      is started again (worker_restarts 1), alice handshakes again and a
+#      flow to cli arrives intact, bob's session untouched; SIGTERM ends
+#      the workers with the first process.
 # About 60 s.  After a failed flow check the daemons' drop counters and the
 # emulated links' drops are printed (diag).
 #
@@ -118,6 +127,7 @@ write_all_confs() {
 			  prefixes = [ "10.0.1.0/24" ]; encrypt = false; }
 		);
 		cpe_dir = "$TB_DIR/cpes.d";
+		${L3B_WORKERS:+workers = $L3B_WORKERS;}
 	EOF
 	chmod 600 "$TB_DIR"/*.conf "$TB_DIR/cpes.d"/*.conf
 }
@@ -686,5 +696,93 @@ check "concentrator memory with 2 CPEs below 64 MiB" 'hwm < 65536' \
 	"hwm=$hwm_kb"
 check "no error logged by any daemon (but the refused reload)" 'e == 1' \
 	"e=$(cat "$TB_DIR"/{conc,cpe,cpe2}.log | cnt ': error: ')"
+
+# ---- 8. workers ---------------------------------------------------------------
+
+# qseq Q: packets the kernel has queued to NFQUEUE Q in the concentrator's
+# namespace (its id_sequence), 0 when nothing is bound to it
+qseq() {
+	tb_exec conc cat /proc/net/netfilter/nfnetlink_queue |
+		awk -v q="$1" '$1 == q { n = $8 } END { print n + 0 }'
+}
+
+if [ -n "${L3B_WORKERS:-}" ]; then
+	nw=$L3B_WORKERS
+	refresh conc
+	wpids=$(pgrep -P "${DPID[conc]}" | sort -n | tr '\n' ' ')
+	check "workers: $nw up, as the status and the processes say" \
+		'w == n && u == n && p == n && r == 0' "n=$nw" \
+		"w=$(st conc workers)" "u=$(st conc workers_up)" \
+		"p=$(echo $wpids | wc -w)" "r=$(st conc worker_restarts)"
+	# alice: 11 mod nw, bob: 12 mod nw; worker k: queues 2k, 2k+1
+	wa=$((ID_A % nw))
+	wb=$((ID_B % nw))
+	qa=$(qseq $((2 * wa)))
+	qb=$(qseq $((2 * wb)))
+	ea=$(qseq $((2 * wa + 1)))
+	eb=$(qseq $((2 * wb + 1)))
+	echo "  kernel queues: alice's worker $wa ingress $qa egress $ea;" \
+		"bob's worker $wb ingress $qb egress $eb"
+	check "workers: alice's and bob's packets steered by the kernel to their own workers' queues" \
+		'wa != wb && qa > 0 && qb > 0 && ea > 0 && eb > 0' \
+		"wa=$wa" "wb=$wb" "qa=$qa" "qb=$qb" "ea=$ea" "eb=$eb"
+	# the queues' own counters: the workers' summed (each packet of the
+	# kernel's queues was taken by its worker, nothing else)
+	check "workers: the first process's ing.pkts and egr.pkts are the workers' queues' sums" \
+		'ip >= qa + qb - 2 * slack && ip <= qa + qb && ep >= ea + eb - 2 * slack && ep <= ea + eb' \
+		"ip=$(st conc ing.pkts)" "ep=$(st conc egr.pkts)" \
+		"qa=$(qseq $((2 * wa)))" "qb=$(qseq $((2 * wb)))" \
+		"ea=$(qseq $((2 * wa + 1)))" "eb=$(qseq $((2 * wb + 1)))" \
+		"slack=200"
+	hb0=$(st conc cpe.bob.handshakes)
+	# alice's worker: the child whose control socket is ".wa"
+	apid=""
+	for p in $wpids; do
+		if tr '\0' ' ' <"/proc/$p/cmdline" | grep -q -- "--worker $wa:"; then
+			apid=$p
+		fi
+	done
+	kill -KILL "$apid"
+	t0=$(now_ms)
+	# an idle CPE learns that its session is gone at its idle probe
+	# (idle_probe_ms, 20 s); one that sends does from its next HELLO
+	# (every 500 ms on a path in use): a trickle cli -> srv wakes it
+	rx_start srv 5302 wake 9
+	tx_start cli "$TB_SRV_IP" 5302 wake 1 8 200
+	up=""
+	for ((i = 0; i < 100; i++)); do
+		sleep 0.1
+		refresh conc
+		if [ "$(st conc workers_up)" = "$nw" ] &&
+			[ "$(st conc cpe.alice.session_state)" = up ] &&
+			[ "$(st conc cpe.alice.path.dsl.up)" = 1 ] &&
+			[ "$(st conc cpe.alice.path.lte.up)" = 1 ]; then
+			up=$(($(now_ms) - t0))
+			break
+		fi
+	done
+	flows_wait
+	echo "  alice's worker (pid $apid) killed: started again, alice's session and both paths up in ${up:-never} ms"
+	check "workers: the killed worker started again, alice's session up again on it" \
+		'up > 0 && r == 1 && ha == 1' "up=${up:-0}" \
+		"r=$(st conc worker_restarts)" "ha=$(st conc cpe.alice.handshakes)"
+	check "workers: bob's session untouched by alice's worker's death" \
+		'hb == hb0 && s == 1' "hb=$(st conc cpe.bob.handshakes)" \
+		"hb0=$hb0" "s=$([ "$(st conc cpe.bob.session_state)" = up ] && echo 1 || echo 0)"
+	rx_start cli 5301 a3 4
+	tx_start srv "$TB_CLI_IP" 5301 a3 8 3
+	flows_wait
+	flow_intact a3 "srv -> cli after alice's worker came back"
+	wpids=$(pgrep -P "${DPID[conc]}" | tr '\n' ' ')
+	kill -TERM "${DPID[conc]}"
+	tb_wait "${DPID[conc]}" 10 || true
+	left=0
+	for p in $wpids; do
+		[ -e "/proc/$p" ] && left=$((left + 1))
+	done
+	check "workers: SIGTERM to the first process ends every worker, rules gone" \
+		'left == 0 && r == 0' "left=$left" \
+		"r=$(tb_exec conc iptables -t raw -S | cnt L3B_EGR)"
+fi
 
 tb_done
