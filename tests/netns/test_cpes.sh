@@ -708,6 +708,7 @@ qseq() {
 
 if [ -n "${L3B_WORKERS:-}" ]; then
 	nw=$L3B_WORKERS
+	check_print_rules conc
 	refresh conc
 	wpids=$(pgrep -P "${DPID[conc]}" | sort -n | tr '\n' ' ')
 	check "workers: $nw up, as the status and the processes say" \

@@ -442,6 +442,21 @@ static const struct bad_case bad_cases[] = {
 	 "egress_queue (1)"},
 	{HEAD "ingress_queue = 7;\negress_queue = 7;\n" PATHS,
 	 ":4: egress_queue: bad value '7': the same queue as ingress_queue"},
+	/* 93b: workers (a concentrator's) */
+	{TOP("workers = 2;"),
+	 ":3: workers: bad value '2': only with role \"concentrator\" (a CPE "
+	 "has one worker)"},
+	{CTOP("workers = 65;"),
+	 ":3: workers: bad value '65': out of range 0..64"},
+	{CTOP("workers = 2;\negress_queue = 65535;"),
+	 ":3: workers: bad value '2': 2 workers' queues go beyond 65535 "
+	 "(worker k takes ingress_queue and egress_queue + k x 65536)"},
+	{CTOP("workers = 2;\ncontrol_socket = \"\";"),
+	 ":3: workers: bad value '2': 2 workers need a control socket"},
+	{CTOP("workers = 2;\ntraffic_classes = ( { name = \"v\"; match = "
+	      "{ dscp = [46]; }; mode = \"bypass\"; } );"),
+	 ":3: workers: bad value '2': 2 workers and a class in mode bypass "
+	 "(\"v\") cannot go together yet"},
 	/* 99: lan_interfaces */
 	{TOP("lan_interfaces = \"lan0\";"),
 	 ":3: lan_interfaces: bad value 'lan0': expected a list of interfaces"},

@@ -405,6 +405,74 @@ static void test_rules_classes(void **state)
 	assert_string_equal(a, b);
 }
 
+/* Workers: each CPE's prefixes go to its worker's ingress queue (session
+ * id modulo the workers), the tunnel's packets to the egress queue of
+ * the worker of their session id: an xt_bpf match for all but the last
+ * worker, which takes the rest; in nft the workers' session ids as sets.
+ * Queues 4 and 6, 3 workers: 4/6, 7/9, 10/12. */
+static void test_rules_workers(void **state)
+{
+	char buf[GW_RULES_MAX];
+	struct conf c;
+
+	(void)state;
+	base(&c, ROLE_CONCENTRATOR);
+	c.workers = 3;
+	c.ingress_queue = 4;
+	c.egress_queue = 6;
+	c.npaths = 1;
+	c.ncpes = 2;
+	c.cpe[0].session_id = 7; /* worker 1 */
+	c.cpe[0].nprefixes = 1;
+	c.cpe[0].prefix[0].addr = htonl(0xcb007100);
+	c.cpe[0].prefix[0].len = 24;
+	c.cpe[1].session_id = 9; /* worker 0 */
+	c.cpe[1].nprefixes = 1;
+	c.cpe[1].prefix[0].addr = htonl(0xc6336400);
+	c.cpe[1].prefix[0].len = 24;
+	assert_int_equal(conf_workers(&c), 3);
+	assert_int_equal(conf_worker_queue(&c, c.egress_queue, 2), 12);
+	assert_text(&c, false,
+		    "*mangle\n:L3B_ING - [0:0]\n"
+		    "-A L3B_ING -d 203.0.113.0/24 " CLAMP
+		    "-A L3B_ING -d 203.0.113.0/24 -j NFQUEUE --queue-num 7 "
+		    "--queue-bypass\n"
+		    "-A L3B_ING -d 198.51.100.0/24 " CLAMP
+		    "-A L3B_ING -d 198.51.100.0/24 -j NFQUEUE --queue-num 4 "
+		    "--queue-bypass\n"
+		    "-A FORWARD -j L3B_ING\n"
+		    "COMMIT\n*raw\n:L3B_EGR - [0:0]\n"
+		    "-A L3B_EGR -i wan-dsl -p udp --dport 7040 -m addrtype "
+		    "--dst-type LOCAL -m bpf --bytecode \"6,177 0 0 0,64 0 0 "
+		    "12,148 0 0 3,21 0 1 0,6 0 0 1,6 0 0 0\" -j NFQUEUE "
+		    "--queue-num 6\n"
+		    "-A L3B_EGR -i wan-dsl -p udp --dport 7040 -m addrtype "
+		    "--dst-type LOCAL -m bpf --bytecode \"6,177 0 0 0,64 0 0 "
+		    "12,148 0 0 3,21 0 1 1,6 0 0 1,6 0 0 0\" -j NFQUEUE "
+		    "--queue-num 9\n"
+		    "-A L3B_EGR -i wan-dsl -p udp --dport 7040 -m addrtype "
+		    "--dst-type LOCAL -j NFQUEUE --queue-num 12\n"
+		    "-A PREROUTING -j L3B_EGR\n" DEFRAG);
+	assert_true(gw_rules_text(&c, GW_RULES_IP6TABLES, 1384, buf,
+				  sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, "-m bpf --bytecode \"5,32 0 0 52,148 0 0 "
+				    "3,21 0 1 1,6 0 0 1,6 0 0 0\" -j NFQUEUE "
+				    "--queue-num 9\n"));
+	assert_true(gw_rules_text(&c, GW_RULES_NFT, 1384, buf, sizeof(buf)) >
+		    0);
+	assert_non_null(strstr(buf, "fib daddr type local @th,96,32 { 9 } "
+				    "queue num 6\n"));
+	assert_non_null(strstr(buf, "fib daddr type local @th,96,32 { 7 } "
+				    "queue num 9\n"));
+	assert_non_null(strstr(buf, "fib daddr type local queue num 12\n"));
+	/* a worker without CPEs: an id of its own that no CPE has */
+	c.cpe[0].session_id = 6;
+	assert_true(gw_rules_text(&c, GW_RULES_NFT, 1384, buf, sizeof(buf)) >
+		    0);
+	assert_non_null(strstr(buf, "fib daddr type local @th,96,32 4 "
+				    "queue num 9\n"));
+}
+
 static void test_rules_overflow(void **state)
 {
 	char buf[64 + 1];
@@ -435,6 +503,7 @@ int main(void)
 		cmocka_unit_test(test_conf_mss),
 		cmocka_unit_test(test_rules_nft6),
 		cmocka_unit_test(test_rules_classes),
+		cmocka_unit_test(test_rules_workers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
