@@ -172,9 +172,8 @@ static struct gw_sess_table *table_build(struct gw_sess *const *sess,
 	return t;
 }
 
-struct gw_sess *gw_sess_by_id(const struct gw *gw, uint32_t id)
+static struct gw_sess *table_id(const struct gw_sess_table *t, uint32_t id)
 {
-	const struct gw_sess_table *t = gw->table;
 	struct gw_sess *s;
 
 	if (!t) {
@@ -186,6 +185,11 @@ struct gw_sess *gw_sess_by_id(const struct gw *gw, uint32_t id)
 		}
 	}
 	return NULL;
+}
+
+struct gw_sess *gw_sess_by_id(const struct gw *gw, uint32_t id)
+{
+	return table_id(gw->table, id);
 }
 
 /* The longest prefix of the family holding addr (n bytes). */
@@ -360,7 +364,7 @@ int gw_sessions_open(struct gw *gw)
 {
 	unsigned k;
 
-	gw->sess = calloc(CONF_CPE_MAX, sizeof(*gw->sess));
+	gw->sess = calloc(gw->conf.ncpes ? gw->conf.ncpes : 1, sizeof(*gw->sess));
 	if (!gw->sess) {
 		return -ENOMEM;
 	}
@@ -389,18 +393,6 @@ void gw_sessions_close(struct gw *gw)
 	gw->table = NULL;
 }
 
-static const struct conf_cpe *find_cpe(const struct conf *c, uint32_t id)
-{
-	unsigned i;
-
-	for (i = 0; i < c->ncpes; i++) {
-		if (c->cpe[i].session_id == id) {
-			return &c->cpe[i];
-		}
-	}
-	return NULL;
-}
-
 /* s can go on under cc: same keys. */
 static bool same_keys(const struct gw_sess *s, const struct conf_cpe *cc)
 {
@@ -412,11 +404,13 @@ int gw_sessions_update(struct gw *gw, const struct conf *c)
 {
 	struct gw_sess **next, *s;
 	struct gw_sess_table *t;
-	unsigned k, j, n_new = 0, n_gone = 0, n_rekey = 0;
+	unsigned k, n_new = 0, n_gone = 0, n_rekey = 0;
+	size_t n = c->ncpes ? c->ncpes : 1;
+	struct gw_sess *kept;
 	bool *opened;
 
-	next = calloc(CONF_CPE_MAX, sizeof(*next));
-	opened = calloc(CONF_CPE_MAX, sizeof(*opened));
+	next = calloc(n, sizeof(*next));
+	opened = calloc(n, sizeof(*opened));
 	if (!next || !opened) {
 		goto fail;
 	}
@@ -447,15 +441,15 @@ int gw_sessions_update(struct gw *gw, const struct conf *c)
 	if (!t) {
 		goto fail;
 	}
-	/* the old sessions that do not go on */
+	/* the old sessions that do not go on: their id is gone from the new
+	 * table, or has a fresh session there */
 	for (k = 0; k < gw->nsess; k++) {
 		s = gw->sess[k];
-		for (j = 0; j < c->ncpes && next[j] != s; j++) {
-		}
-		if (j < c->ncpes) {
+		kept = table_id(t, s->id);
+		if (kept == s) {
 			continue;
 		}
-		if (find_cpe(c, s->id)) {
+		if (kept) {
 			gw_sinfo(s, "key or encrypt changed: new session");
 		} else {
 			gw_sinfo(s, "removed from the configuration");
@@ -463,8 +457,8 @@ int gw_sessions_update(struct gw *gw, const struct conf *c)
 		}
 		sess_free(s, true);
 	}
-	memset(gw->sess, 0, CONF_CPE_MAX * sizeof(*gw->sess));
-	memcpy(gw->sess, next, c->ncpes * sizeof(*next));
+	free(gw->sess);
+	gw->sess = next;
 	gw->nsess = c->ncpes;
 	table_free(gw->table);
 	gw->table = t;
@@ -474,7 +468,6 @@ int gw_sessions_update(struct gw *gw, const struct conf *c)
 			"in all",
 			n_new, n_gone, n_rekey, gw->nsess);
 	}
-	free(next);
 	free(opened);
 	return 0;
 fail:
