@@ -147,7 +147,21 @@ daemon_start() {
 # config passes iptables-restore --test and ip6tables-restore --test (in
 # BOX.rules and BOX.rules6), and nft -c (ok/bad lines)
 check_print_rules() {
-	local box=$1 fam v
+	local box=$1 fam v sets
+	# a concentrator's rules name its sets of CPEs' prefixes: made first
+	# (by ipset restore, from --print-rules ipset), unless its daemon
+	# runs (then they are there) and removed after
+	"$L3BONDD" -c "$TB_DIR/$box.conf" --print-rules ipset >"$TB_DIR/$box.ipset"
+	sets=$(awk '$1 == "swap" { print $3 }' "$TB_DIR/$box.ipset")
+	if [ -n "$sets" ] && [ -z "${DPID[$box]:-}" ]; then
+		if tb_exec "$box" ipset restore <"$TB_DIR/$box.ipset"; then
+			ok "$box: --print-rules ipset passes ipset restore"
+		else
+			bad "$box: ipset restore refused --print-rules ipset"
+		fi
+	else
+		sets=
+	fi
 	for fam in iptables ip6tables; do
 		v=${fam%tables}
 		v=${v#ip}
@@ -178,6 +192,9 @@ check_print_rules() {
 			bad "$box: nft: $(cat "$TB_DIR/$box.nft.err")"
 		fi
 	fi
+	for v in $sets; do
+		tb_exec "$box" ipset destroy "$v"
+	done
 }
 
 # Waits until box's daemon has both paths up.

@@ -36,6 +36,10 @@
 #      restarted with them): a fresh, encrypted session for bob, alice
 #      untouched (not encrypted), both sites bonded again;
 #   7. the concentrator's memory with 2 CPEs (VmRSS printed, peak < 64 MiB).
+# Throughout, the capture's kernel set (ipset l3b_q0_v4): both CPEs'
+# prefixes in it at the start, bob's gone from it when his file is removed
+# (the same set, swapped: never empty while alice's flow goes on), back
+# with it; the set gone once the concentrator exited.
 # About 60 s.  After a failed flow check the daemons' drop counters and the
 # emulated links' drops are printed (diag).
 #
@@ -52,7 +56,7 @@ export L3B_TOOLS_DIR=${L3B_TOOLS_DIR:-$build/tests/tools}
 TB_PREFIX=${TB_PREFIX:-l3b-cpes-$$-}
 # shellcheck source=lib.sh
 source "$here/lib.sh"
-tb_require ip tc iptables awk
+tb_require ip tc iptables ipset awk
 tb_require_bin "$L3BONDD"
 
 ID_A=11
@@ -120,6 +124,13 @@ write_all_confs() {
 		cpe_dir = "$TB_DIR/cpes.d";
 	EOF
 	chmod 600 "$TB_DIR"/*.conf "$TB_DIR/cpes.d"/*.conf
+}
+
+# The members of the concentrator's IPv4 capture set, sorted, one line.
+set_members() {
+	tb_exec conc ipset list l3b_q0_v4 2>/dev/null |
+		awk '/^Members:/ { m = 1; next } m && NF { print $1 }' | sort |
+		tr '\n' ' '
 }
 
 # A status key, 0 when absent (a counter of a session that is gone).
@@ -265,6 +276,10 @@ else
 fi
 
 # ---- 1. both sessions at the concentrator -------------------------------------
+
+check "the capture set holds both CPEs' prefixes, one rule per family matches it" \
+	'm == "10.0.1.0/24 10.0.3.0/24 " && r == 2' "m=$(set_members)" \
+	"r=$(tb_exec conc iptables -w -t mangle -S L3B_ING | cnt 'match-set l3b_q0_v4 dst')"
 
 refresh conc
 check "concentrator: 2 CPEs from cpes and cpe_dir, started as such" \
@@ -504,6 +519,8 @@ for ((i = 0; i < 30; i++)); do
 done
 check "SIGHUP without bob's file: bob's keys gone from the status (${gone_ms} ms), alice's there" \
 	'g >= 0 && a == "up"' "g=$gone_ms" "a=$(st conc cpe.alice.session_state)"
+check "SIGHUP without bob's file: his prefix gone from the capture set, alice's there" \
+	'm == "10.0.1.0/24 "' "m=$(set_members)"
 # cpe2 hears nothing any more: its paths go down after dead_after_ms,
 # then it lets site 2's traffic go natively
 down=0
@@ -550,6 +567,8 @@ done
 check "SIGHUP with bob's file back: bob's session and both paths up within 2 s (${back_ms} ms)" \
 	'b >= 0 && b <= 2000 && h == 1' "b=$back_ms" \
 	"h=$(stn conc cpe.bob.handshakes)"
+check "SIGHUP with bob's file back: his prefix back in the capture set" \
+	'm == "10.0.1.0/24 10.0.3.0/24 "' "m=$(set_members)"
 flows_wait
 refresh conc
 refresh cpe
@@ -686,5 +705,12 @@ check "concentrator memory with 2 CPEs below 64 MiB" 'hwm < 65536' \
 	"hwm=$hwm_kb"
 check "no error logged by any daemon (but the refused reload)" 'e == 1' \
 	"e=$(cat "$TB_DIR"/{conc,cpe,cpe2}.log | cnt ': error: ')"
+
+kill -TERM "${DPID[conc]}"
+tb_wait "${DPID[conc]}" 5 || true
+check "the concentrator exited: its sets and capture rules gone" \
+	's == 0 && r == 0' \
+	"s=$(tb_exec conc ipset list -n | cnt 'l3b_q')" \
+	"r=$(tb_exec conc iptables -w -t mangle -S | cnt 'L3B_ING')"
 
 tb_done
