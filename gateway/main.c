@@ -350,6 +350,8 @@ int main(int argc, char **argv)
 	bool check = false;
 	int opt, ret;
 
+	gw.main_us = gw_now_us();
+
 	/* A SIGHUP or SIGUSR1 before the loop's handlers are in would
 	 * kill us half-way through installing the rules. */
 	signal(SIGHUP, SIG_IGN);
@@ -475,6 +477,8 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	ret = start(&gw);
 	if (!ret) {
+		gw.start_ms = (uint32_t)((gw_now_us() - gw.main_us) / 1000);
+		gw_info(&gw, "ready in %u ms", gw.start_ms);
 		gw_notify("READY=1");
 		ev_run(gw.loop, 0);
 	}

@@ -99,6 +99,18 @@ static void walk_daemon(struct gw *gw, struct walker *w)
 	     conf_role_name(gw->conf.role));
 	gauge(w, "uptime_ms", "time since the daemon started, ms",
 	      (gw_now_us() - gw->start_us) / 1000);
+	gauge(w, "start_ms",
+	      "start-up: from reading the config to ready (READY=1), ms",
+	      gw->start_ms);
+	gauge(w, "cpes", "sessions configured (a CPE: 1)", gw->nsess);
+	counter(w, "reloads", "reloads applied (SIGHUP, l3bondctl reload)",
+		gw->reloads);
+	counter(w, "reloads_refused",
+		"reloads refused: the old configuration kept",
+		gw->reloads_refused);
+	gauge(w, "reload_ms",
+	      "the last reload applied: from reading the config to done, ms",
+	      gw->reload_ms);
 }
 
 static void walk_session(struct gw_sess *se, struct walker *w)
