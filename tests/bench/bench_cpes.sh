@@ -133,23 +133,6 @@ conc_conf() {
 	EOF
 }
 
-# cpe_conf ID KEY: an active CPE's config (lib.sh's routing marks)
-cpe_conf() {
-	cat <<-EOF
-		role = "cpe";
-		session_id = $1;
-		port = 7040;
-		key = "$2";
-		lan_interfaces = [ "lan" ];
-		paths = (
-			{ name = "dsl"; class = "fixed"; interface = "dsl";
-			  fwmark = $TB_DSL_MARK; peer = "$TB_CONC_DSL_IP"; },
-			{ name = "lte"; class = "mobile"; interface = "lte";
-			  fwmark = $TB_LTE_MARK; peer = "$TB_CONC_LTE_IP"; }
-		);
-	EOF
-}
-
 # ---- the active CPEs beyond the testbed's own -------------------------------
 
 # site_add K: namespace cpeK, one link into dsl (10.13.K.0/24) and one
@@ -258,7 +241,7 @@ check "capture set: every configured IPv4 prefix in it" 'n == want' \
 while read -r k key; do
 	b=cpe$k
 	[ "$k" = 1 ] && b=cpe
-	cpe_conf "$k" "$key" >"$TB_DIR/$b.conf"
+	cpe_conf_text "$k" "$key" >"$TB_DIR/$b.conf"
 	chmod 600 "$TB_DIR/$b.conf"
 	daemon_start "$b"
 done <"$TB_DIR/keys"
