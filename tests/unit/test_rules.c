@@ -135,6 +135,23 @@ static void test_rules_concentrator(void **state)
 		    "-A FORWARD -j L3B_ING\n" EGR_RAW);
 }
 
+/* A concentrator of two CPEs: 203.0.113.0/24 and 2001:db8:1::/48, and
+ * ::/0. */
+static void two_cpes(struct conf *c)
+{
+	base(c, ROLE_CONCENTRATOR);
+	c->ncpes = 2;
+	c->cpe[0].nprefixes = 2;
+	c->cpe[0].prefix[0].addr = htonl(0xcb007100);
+	c->cpe[0].prefix[0].len = 24;
+	c->cpe[0].prefix[1].v6 = true;
+	inet_pton(AF_INET6, "2001:db8:1::", c->cpe[0].prefix[1].addr6);
+	c->cpe[0].prefix[1].len = 48;
+	c->cpe[1].nprefixes = 1;
+	c->cpe[1].prefix[0].v6 = true;
+	c->cpe[1].prefix[0].len = 0;
+}
+
 #define SET_CREATE(name, fam)                                                  \
 	"create " name " hash:net family " fam " hashsize 1024 maxelem "      \
 	"2097152 -exist\n"
@@ -147,17 +164,8 @@ static void test_rules_ipset(void **state)
 	struct conf c;
 
 	(void)state;
-	base(&c, ROLE_CONCENTRATOR);
+	two_cpes(&c);
 	c.ncpes = 3;
-	c.cpe[0].nprefixes = 2;
-	c.cpe[0].prefix[0].addr = htonl(0xcb007100);
-	c.cpe[0].prefix[0].len = 24;
-	c.cpe[0].prefix[1].v6 = true;
-	inet_pton(AF_INET6, "2001:db8:1::", c.cpe[0].prefix[1].addr6);
-	c.cpe[0].prefix[1].len = 48;
-	c.cpe[1].nprefixes = 1;
-	c.cpe[1].prefix[0].v6 = true;
-	c.cpe[1].prefix[0].len = 0;
 	c.cpe[2].nprefixes = 2;
 	c.cpe[2].prefix[0].addr = htonl(0x0a000004);
 	c.cpe[2].prefix[0].len = 30;
@@ -258,17 +266,7 @@ static void test_rules_ip6(void **state)
 	struct conf c;
 
 	(void)state;
-	base(&c, ROLE_CONCENTRATOR);
-	c.ncpes = 2;
-	c.cpe[0].nprefixes = 2;
-	c.cpe[0].prefix[0].addr = htonl(0xcb007100);
-	c.cpe[0].prefix[0].len = 24;
-	c.cpe[0].prefix[1].v6 = true;
-	inet_pton(AF_INET6, "2001:db8:1::", c.cpe[0].prefix[1].addr6);
-	c.cpe[0].prefix[1].len = 48;
-	c.cpe[1].nprefixes = 1;
-	c.cpe[1].prefix[0].v6 = true;
-	c.cpe[1].prefix[0].len = 0;
+	two_cpes(&c);
 	assert_text(&c, GW_RULES_IP6TABLES,
 		    SETS_HINT "*mangle\n:L3B_ING - [0:0]\n"
 		    "-A L3B_ING -m set --match-set l3b_q0_v6 dst " CLAMP6
