@@ -310,6 +310,11 @@ check "a01's session untouched by the reload (its CPE: no handshake, rekey, rest
 	"r=$(counters_delta cpe r rekeys)" \
 	"p=$(counters_delta cpe r egr.peer_restarts)"
 
+# what l3bondctl gets of N CPEs' status (the control socket caps a reply)
+ctl_rc=0
+"$build/gateway/l3bondctl" -s "$(ctl_socket conc)" status --json \
+	>"$TB_DIR/ctl.json" 2>"$TB_DIR/ctl.err" || ctl_rc=$?
+ctl_bytes=$(wc -c <"$TB_DIR/ctl.json")
 per_cpe=$(((rssN - rss0) * 1024 / N))
 cat <<EOF
 
@@ -319,6 +324,7 @@ cat <<EOF
     per configured CPE: $per_cpe bytes (VmRSS difference / $N)
     start-up, exec to READY=1: 0 CPEs $start0 ms, $N CPEs $startN ms (start_ms $start_msN)
     SIGHUP, one file changed: signal to READY=1 $reload_ext ms (reload_ms $(log_ms 'reload done in'))
+    l3bondctl status --json: $ctl_bytes bytes, exit $ctl_rc $(head -c 120 "$TB_DIR/ctl.err")
     flow srv -> cli (a01, 4 Mbit/s) across it: lost $(jget "$f" lost) of $(jget "$f" expected), reordered $(jget "$f" reordered), p99 delay $(jget "$f" delay_p99_ms) ms
 EOF
 tb_done
