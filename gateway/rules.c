@@ -1298,9 +1298,11 @@ out:
 	return ret;
 }
 
-/* The sets of c in place of gw's, if they differ (a new set swapped for
- * the old one: never empty).  1: replaced, 0: the same, or -errno. */
-static int sets_update(struct gw *gw, const struct conf *c)
+/* The sets of c in place of those of was, if they differ (a new set
+ * swapped for the old one: never empty).  1: replaced, 0: the same, or
+ * -errno. */
+static int sets_update(struct gw *gw, const struct conf *was,
+		       const struct conf *c)
 {
 	char *now = NULL, *next = NULL;
 	int ret;
@@ -1308,7 +1310,7 @@ static int sets_update(struct gw *gw, const struct conf *c)
 	if (c->role != ROLE_CONCENTRATOR) {
 		return 0;
 	}
-	ret = rules_text(&gw->conf, GW_RULES_IPSET, 0, &now);
+	ret = rules_text(was, GW_RULES_IPSET, 0, &now);
 	if (!ret) {
 		ret = rules_text(c, GW_RULES_IPSET, 0, &next);
 	}
@@ -1330,20 +1332,23 @@ int gw_rules_update(struct gw *gw, const struct conf *c)
 	if (!gw->rules.installed) {
 		return 0;
 	}
-	rets = sets_update(gw, c);
+	rets = sets_update(gw, &gw->conf, c);
 	if (rets < 0) {
 		return rets;
-	}
-	if (rets) {
-		gw_info(gw, "rules: the CPEs' sets replaced (%u CPEs)",
-			c->ncpes);
 	}
 	ret = update(gw, c, false);
 	if (ret >= 0 && gw->rules.v6) {
 		ret6 = update(gw, c, true);
 	}
 	if (ret < 0 || ret6 < 0) {
+		if (rets) { /* the reload is refused: the old sets again */
+			sets_update(gw, c, &gw->conf);
+		}
 		return ret < 0 ? ret : ret6;
+	}
+	if (rets) {
+		gw_info(gw, "rules: the CPEs' sets replaced (%u CPEs)",
+			c->ncpes);
 	}
 	if (ret || ret6) {
 		gw_info(gw,
