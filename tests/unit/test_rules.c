@@ -486,6 +486,44 @@ static void test_rules_overflow(void **state)
 	}
 }
 
+/* 10,000 CPEs: the iptables text is the same as with one (a rule per
+ * family, the set holds them), the sets' and nft's texts hold every
+ * prefix and fit. */
+static void test_rules_many(void **state)
+{
+	enum { N = 10000 };
+	static struct conf_cpe many[N];
+	static char a[GW_RULES_MAX], b[GW_RULES_MAX];
+	struct conf c;
+	unsigned k, n;
+	char *p;
+
+	(void)state;
+	base(&c, ROLE_CONCENTRATOR);
+	c.cpe = many;
+	c.ncpes = 1;
+	for (k = 0; k < N; k++) {
+		many[k].nprefixes = 1;
+		many[k].prefix[0].addr = htonl(0x64400000u + 4 * k);
+		many[k].prefix[0].len = 30;
+	}
+	assert_true(gw_rules_text(&c, GW_RULES_IPTABLES, 1384, a, sizeof(a)) >
+		    0);
+	c.ncpes = N;
+	assert_true(gw_rules_text(&c, GW_RULES_IPTABLES, 1384, b, sizeof(b)) >
+		    0);
+	assert_string_equal(a, b);
+	assert_true(gw_rules_text(&c, GW_RULES_IPSET, 1384, a, sizeof(a)) > 0);
+	for (n = 0, p = a; (p = strstr(p, "\nadd l3b_q0_v4_new ")); p++) {
+		n++;
+	}
+	assert_int_equal(n, N);
+	assert_non_null(strstr(a, "add l3b_q0_v4_new 100.64.156.60/30\n"));
+	assert_true(gw_rules_text(&c, GW_RULES_NFT, 1384, a, sizeof(a)) > 0);
+	assert_non_null(strstr(a, "100.64.0.0/30, 100.64.0.4/30, "));
+	assert_non_null(strstr(a, ", 100.64.156.60/30 }\n"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -493,6 +531,7 @@ int main(void)
 		cmocka_unit_test(test_rules_cpe_output),
 		cmocka_unit_test(test_rules_concentrator),
 		cmocka_unit_test(test_rules_ipset),
+		cmocka_unit_test(test_rules_many),
 		cmocka_unit_test(test_rules_nft),
 		cmocka_unit_test(test_rules_overflow),
 		cmocka_unit_test(test_rules_ip6),
