@@ -10,7 +10,10 @@
  * Installed in one iptables-restore --noflush transaction (chains, rules
  * and the jumps together), after everything a previous run may have left
  * (jumps, chains) is removed; removed the same way at exit.  The text that
- * is installed is exactly what --print-rules iptables prints.
+ * is installed is exactly what --print-rules iptables prints.  A
+ * concentrator's L3B_ING matches its CPEs' prefixes in an ipset per
+ * family (see "the CPEs' prefixes in one kernel set" below), made first
+ * and destroyed last (--print-rules ipset).
  *
  * Every capture rule uses --queue-bypass: with no daemon bound the traffic
  * is routed natively (the CPE keeps working over its default route; a
