@@ -16,7 +16,8 @@
 #     ours), and the daemon's own start_ms;
 #   - SIGHUP with one file changed (an idle CPE's key): the signal to
 #     READY=1 again, the daemon's reload_ms;
-#   - a bonded flow srv -> cli (a01) across that reload: lost, reordered.
+#   - a bonded flow srv -> cli (a01) across that reload: lost, reordered;
+#   - the concentrator's CPU at rest, and what l3bondctl status gets.
 # Checks (functional only): every active CPE gets its session, the reload
 # applies (one CPE with a new key, none added or removed), the flow across
 # it loses nothing and a01's session is untouched (no new handshake).
@@ -269,6 +270,15 @@ check "every active CPE got its session, both paths up ($A)" 'up == a' \
 sleep 1
 rssN=$(vm_kb "${DPID[conc]}" VmRSS)
 hwmN=$(vm_kb "${DPID[conc]}" VmHWM)
+# the concentrator's CPU over 5 s with only the active CPEs' probes and
+# reports (no traffic): what its N sessions cost at rest
+cpu_ticks() {
+	awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"
+}
+c0=$(cpu_ticks "${DPID[conc]}")
+sleep 5
+idle_cpu=$(awk -v a="$c0" -v b="$(cpu_ticks "${DPID[conc]}")" \
+	-v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.1f", (b - a) / hz / 5 * 100 }')
 
 # the flow across a reload with one file changed
 refresh cpe
@@ -322,6 +332,7 @@ cat <<EOF
     VmRSS  0 CPEs: $rss0 kB   $N CPEs: $rssN kB
     VmHWM  0 CPEs: $hwm0 kB   $N CPEs: $hwmN kB
     per configured CPE: $per_cpe bytes (VmRSS difference / $N)
+    CPU at rest (the active CPEs' probes and reports, no traffic): $idle_cpu % of a core
     start-up, exec to READY=1: 0 CPEs $start0 ms, $N CPEs $startN ms (start_ms $start_msN)
     SIGHUP, one file changed: signal to READY=1 $reload_ext ms (reload_ms $(log_ms 'reload done in'))
     l3bondctl status --json: $ctl_bytes bytes, exit $ctl_rc $(head -c 120 "$TB_DIR/ctl.err")
