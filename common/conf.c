@@ -1023,6 +1023,7 @@ out_destroy:
 		conf_one_line(err); /* the file name, libconfig's text */
 	}
 	wipe_key_text(&cfg);
+	conf_cpe_idx_free(&l);
 	conf_free(&l.c); /* on success only the copy of the key on this stack */
 	config_destroy(&cfg);
 	return ret;

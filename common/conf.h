@@ -34,7 +34,7 @@ enum conf_limits {
 	CONF_PREFIX_MAX = 32, /* prefixes */
 	CONF_PATH_MAX = 108,  /* control_socket, with NUL (sun_path) */
 	CONF_GROUP_MAX = 33,  /* control_group, with NUL */
-	CONF_CPE_MAX = 1024,  /* CPEs of one concentrator (a checked limit) */
+	CONF_CPE_MAX = 65536, /* CPEs of one concentrator (a checked limit) */
 	CONF_WORKERS_MAX = 64, /* worker processes of a concentrator */
 };
 

@@ -223,8 +223,248 @@ const char *conf_prefix_str(const struct conf_prefix *p, char *buf, size_t len)
 	return buf;
 }
 
+/* ---- the CPEs' index: what must be each CPE's own, checked in O(1) ----
+ *
+ * A concentrator may have tens of thousands of CPEs: comparing each new
+ * one with all those before it is quadratic (10,000 CPEs: 50 million
+ * pairs, about a second at every start and reload).  The index is an
+ * open-addressing table of hashes, each entry naming the CPE (and prefix)
+ * it came from, so that a hit is checked against the CPE itself and the
+ * table holds no key.  Overlapping prefixes are found by probing:
+ *  - IDX_PFX, one entry per prefix (its length, its address): a prefix p
+ *    is inside an earlier q when (len, p masked to len) is there, for a
+ *    len <= p's among those in use;
+ *  - IDX_UNDER, for every prefix q and every length below its own, q
+ *    masked to that length: an earlier q is inside p when (p's length,
+ *    p) is there.  A /30 adds 30 entries, a /64 64: a few MB while a
+ *    file of 10,000 CPEs is read, freed with the loader.
+ */
+
+enum idx_kind { IDX_ID = 1, IDX_NAME, IDX_KEY, IDX_PFX, IDX_UNDER };
+
+struct cpe_idx_ent {
+	uint64_t h;   /* 0: free */
+	uint32_t cpe; /* the CPE it came from */
+	uint8_t kind;
+	uint8_t pfx; /* IDX_PFX, IDX_UNDER: the CPE's prefix */
+};
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		h = (h ^ b[i]) * 0x100000001b3ULL;
+	}
+	return h;
+}
+
+static uint64_t idx_hash(enum idx_kind kind, const void *p, size_t n,
+			 unsigned len, bool v6)
+{
+	uint8_t head[3] = {(uint8_t)kind, (uint8_t)len, v6};
+	uint64_t h = fnv(fnv(0xcbf29ce484222325ULL, head, 3), p, n);
+
+	h ^= h >> 29; /* the low bits pick the slot: mix the high ones in */
+	h *= 0xbf58476d1ce4e5b9ULL;
+	h ^= h >> 32;
+	return h ? h : 1;
+}
+
+/* a's address masked to len bits (16 bytes, the rest zero) */
+static void pfx_masked(const struct conf_prefix *a, unsigned len, uint8_t *out)
+{
+	const uint8_t *x = a->v6 ? a->addr6 : (const uint8_t *)&a->addr;
+	unsigned i;
+
+	memset(out, 0, 16);
+	for (i = 0; i < len / 8; i++) {
+		out[i] = x[i];
+	}
+	if (len % 8) {
+		out[len / 8] = (uint8_t)(x[len / 8] & (0xff << (8 - len % 8)));
+	}
+}
+
+static uint64_t pfx_hash(enum idx_kind kind, const struct conf_prefix *p,
+			 unsigned len)
+{
+	uint8_t a[16];
+
+	pfx_masked(p, len, a);
+	return idx_hash(kind, a, 16, len, p->v6);
+}
+
+static int idx_add(struct loader *l, uint64_t h, enum idx_kind kind,
+		   unsigned cpe, unsigned pfx)
+{
+	struct cpe_idx *x = &l->idx;
+	uint32_t i, m;
+
+	if (2 * (x->n + 1) > x->mask + 1 || !x->e) {
+		uint32_t cap = x->e ? 2 * (x->mask + 1) : 1024;
+		struct cpe_idx_ent *e = calloc(cap, sizeof(*e)), *o = x->e;
+
+		if (!e) {
+			return -ENOMEM;
+		}
+		for (i = 0; o && i <= x->mask; i++) {
+			for (m = (uint32_t)o[i].h & (cap - 1); o[i].h && e[m].h;
+			     m = (m + 1) & (cap - 1)) {
+			}
+			if (o[i].h) {
+				e[m] = o[i];
+			}
+		}
+		free(o);
+		x->e = e;
+		x->mask = cap - 1;
+	}
+	for (i = (uint32_t)h & x->mask; x->e[i].h; i = (i + 1) & x->mask) {
+	}
+	x->e[i] = (struct cpe_idx_ent){
+		.h = h, .cpe = cpe, .kind = (uint8_t)kind, .pfx = (uint8_t)pfx};
+	x->n++;
+	return 0;
+}
+
+/* The entries of hash h and kind in turn: *at 0 for the first, then
+ * as the last call left it; NULL when there are no more (the table is
+ * never more than half full: a free slot ends every run). */
+static const struct cpe_idx_ent *idx_next(const struct loader *l, uint64_t h,
+					  enum idx_kind kind, uint32_t *at)
+{
+	const struct cpe_idx *x = &l->idx;
+	uint32_t i;
+
+	if (!x->e) {
+		return NULL;
+	}
+	i = *at ? *at - 1 : (uint32_t)h & x->mask;
+	for (; x->e[i].h; i = (i + 1) & x->mask) {
+		if (x->e[i].h == h && x->e[i].kind == kind) {
+			*at = ((i + 1) & x->mask) + 1;
+			return &x->e[i];
+		}
+	}
+	return NULL;
+}
+
+void conf_cpe_idx_free(struct loader *l)
+{
+	free(l->idx.e);
+	memset(&l->idx, 0, sizeof(l->idx));
+}
+
+/* CPE i into the index (checked already). */
+static int idx_cpe(struct loader *l, unsigned i)
+{
+	const struct conf_cpe *e = &l->c.cpe[i];
+	unsigned a, len;
+	int ret;
+
+	ret = idx_add(l, idx_hash(IDX_ID, &e->session_id, 4, 0, 0), IDX_ID, i,
+		      0);
+	if (!ret && e->name[0]) {
+		ret = idx_add(l, idx_hash(IDX_NAME, e->name, strlen(e->name),
+					  0, 0),
+			      IDX_NAME, i, 0);
+	}
+	if (!ret) {
+		ret = idx_add(l, idx_hash(IDX_KEY, e->psk.b, AUTH_KEY_LEN, 0, 0),
+			      IDX_KEY, i, 0);
+	}
+	for (a = 0; !ret && a < e->nprefixes; a++) {
+		const struct conf_prefix *p = &e->prefix[a];
+		uint32_t at = 0;
+
+		l->idx.used[p->v6][p->len] = true;
+		ret = idx_add(l, pfx_hash(IDX_PFX, p, p->len), IDX_PFX, i, a);
+		for (len = 0; !ret && len < p->len; len++) {
+			uint64_t h = pfx_hash(IDX_UNDER, p, len);
+			const struct cpe_idx_ent *x;
+			uint8_t m[16], n[16];
+
+			/* one witness per shorter prefix is enough */
+			pfx_masked(p, len, m);
+			at = 0;
+			while ((x = idx_next(l, h, IDX_UNDER, &at))) {
+				const struct conf_prefix *q =
+					&l->c.cpe[x->cpe].prefix[x->pfx];
+
+				pfx_masked(q, len, n);
+				if (q->v6 == p->v6 && !memcmp(m, n, 16)) {
+					break;
+				}
+			}
+			if (!x) {
+				ret = idx_add(l, h, IDX_UNDER, i, a);
+			}
+		}
+	}
+	return ret;
+}
+
+/* An earlier CPE's prefix that overlaps p (at l->c.cpe[*j].prefix[*b]). */
+static bool idx_overlap(const struct loader *l, const struct conf_prefix *p,
+			unsigned *j, unsigned *b)
+{
+	const struct cpe_idx_ent *x;
+	unsigned len;
+	uint32_t at;
+
+	for (len = 0; len <= p->len; len++) {
+		if (!l->idx.used[p->v6][len]) {
+			continue;
+		}
+		at = 0;
+		while ((x = idx_next(l, pfx_hash(IDX_PFX, p, len), IDX_PFX,
+				     &at))) {
+			if (conf_prefix_overlap(
+				    p, &l->c.cpe[x->cpe].prefix[x->pfx])) {
+				goto found;
+			}
+		}
+	}
+	at = 0;
+	while ((x = idx_next(l, pfx_hash(IDX_UNDER, p, p->len), IDX_UNDER,
+			     &at))) {
+		if (conf_prefix_overlap(p, &l->c.cpe[x->cpe].prefix[x->pfx])) {
+			goto found;
+		}
+	}
+	return false;
+found:
+	*j = x->cpe;
+	*b = x->pfx;
+	return true;
+}
+
+/* An earlier CPE with entry kind equal to e's (hash h). */
+static bool idx_same(const struct loader *l, const struct conf_cpe *e,
+		     enum idx_kind kind, uint64_t h, unsigned *j)
+{
+	const struct cpe_idx_ent *x;
+	const struct conf_cpe *o;
+	uint32_t at = 0;
+
+	while ((x = idx_next(l, h, kind, &at))) {
+		o = &l->c.cpe[x->cpe];
+		if ((kind == IDX_ID && o->session_id == e->session_id) ||
+		    (kind == IDX_NAME && !strcmp(o->name, e->name)) ||
+		    (kind == IDX_KEY && auth_key_equal(&o->psk, &e->psk))) {
+			*j = x->cpe;
+			return true;
+		}
+	}
+	return false;
+}
+
 /* CPE i (just read, at setting at) against the ones before it: the session
- * id, the name, the key and every address must be its own. */
+ * id, the name, the key and every address must be its own.  The CPEs
+ * before it go into the index first (the top-level one was never
+ * checked). */
 static int check_cpe(struct loader *l, const config_setting_t *at, unsigned i)
 {
 	const struct conf *c = &l->c;
@@ -232,41 +472,42 @@ static int check_cpe(struct loader *l, const config_setting_t *at, unsigned i)
 	char other[CONF_NAME_MAX + 24], pa[INET6_ADDRSTRLEN + 4],
 		pb[INET6_ADDRSTRLEN + 4];
 	unsigned j, a, b;
+	int ret;
 
-	for (j = 0; j < i; j++) {
-		const struct conf_cpe *o = &c->cpe[j];
-
-		cpe_label(c, j, other, sizeof(other));
-		if (o->session_id == e->session_id) {
-			return conf_fail(l, at, "session_id %u: %s has it too",
-					 e->session_id, other);
+	for (; l->idx.ncpes < i; l->idx.ncpes++) {
+		ret = idx_cpe(l, l->idx.ncpes);
+		if (ret) {
+			return out_of_memory(l);
 		}
-		if (e->name[0] && !strcmp(o->name, e->name)) {
-			return conf_fail(l, at, "name \"%s\": %s has it too",
-					 e->name, other);
-		}
-		/* one key per CPE: the key is what tells CPEs apart */
-		if (auth_key_equal(&o->psk, &e->psk)) {
+	}
+	if (idx_same(l, e, IDX_ID, idx_hash(IDX_ID, &e->session_id, 4, 0, 0),
+		     &j)) {
+		return conf_fail(l, at, "session_id %u: %s has it too",
+				 e->session_id,
+				 cpe_label(c, j, other, sizeof(other)));
+	}
+	if (e->name[0] &&
+	    idx_same(l, e, IDX_NAME,
+		     idx_hash(IDX_NAME, e->name, strlen(e->name), 0, 0), &j)) {
+		return conf_fail(l, at, "name \"%s\": %s has it too", e->name,
+				 cpe_label(c, j, other, sizeof(other)));
+	}
+	/* one key per CPE: the key is what tells CPEs apart */
+	if (idx_same(l, e, IDX_KEY,
+		     idx_hash(IDX_KEY, e->psk.b, AUTH_KEY_LEN, 0, 0), &j)) {
+		return conf_fail(l, at,
+				 "key: %s has the same key; each CPE needs "
+				 "its own (l3bondd --genkey)",
+				 cpe_label(c, j, other, sizeof(other)));
+	}
+	for (a = 0; a < e->nprefixes; a++) {
+		if (idx_overlap(l, &e->prefix[a], &j, &b)) {
 			return conf_fail(
-				l, at,
-				"key: %s has the same key; each CPE needs "
-				"its own (l3bondd --genkey)",
-				other);
-		}
-		for (a = 0; a < e->nprefixes; a++) {
-			for (b = 0; b < o->nprefixes; b++) {
-				if (!conf_prefix_overlap(&e->prefix[a],
-							 &o->prefix[b])) {
-					continue;
-				}
-				return conf_fail(
-					l, at, "prefix %s overlaps %s of %s",
-					conf_prefix_str(&e->prefix[a], pa,
-							sizeof(pa)),
-					conf_prefix_str(&o->prefix[b], pb,
-							sizeof(pb)),
-					other);
-			}
+				l, at, "prefix %s overlaps %s of %s",
+				conf_prefix_str(&e->prefix[a], pa, sizeof(pa)),
+				conf_prefix_str(&c->cpe[j].prefix[b], pb,
+						sizeof(pb)),
+				cpe_label(c, j, other, sizeof(other)));
 		}
 	}
 	return 0;

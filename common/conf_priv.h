@@ -21,6 +21,16 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+/* The CPEs read so far, indexed (conf_cpe.c): what must be each one's
+ * own is checked in O(1) per CPE. */
+struct cpe_idx_ent;
+struct cpe_idx {
+	struct cpe_idx_ent *e;
+	uint32_t mask, n;
+	unsigned ncpes;	      /* CPEs in it: l->c.cpe[0 .. ncpes) */
+	bool used[2][129]; /* prefix lengths in use, IPv4 and IPv6 */
+};
+
 /* The state of one read: the config being built (copied out only when
  * all of it is valid) and what errors name. */
 struct loader {
@@ -31,6 +41,7 @@ struct loader {
 	unsigned cur;	       /* index of the path or class group read */
 	uint32_t keepalive_ms; /* the deprecated key, 0: not given */
 	unsigned cpe_cap;      /* entries allocated at c.cpe */
+	struct cpe_idx idx;    /* of c.cpe; conf_cpe_idx_free() */
 	struct conf c;
 };
 
@@ -174,6 +185,8 @@ int conf_top_first(struct loader *l);
 int conf_check_top(struct loader *l, const config_setting_t *root);
 /* The loader's CPE array sized to what was read (wiping what it leaves). */
 int conf_cpes_fit(struct loader *l);
+/* frees l->idx (what check_cpe built) */
+void conf_cpe_idx_free(struct loader *l);
 
 /* ---- the traffic classes (conf_class.c) */
 

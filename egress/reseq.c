@@ -91,14 +91,24 @@ int egr_reseq_init(struct egr_reseq *r, const struct egr_reseq_params *p,
 				.ctx = ctx,
 				.npaths = npaths,
 				.mask = p->capacity - 1};
-	r->slot = calloc(p->capacity, sizeof(*r->slot));
-	r->arrivals = calloc(2 * (size_t)p->capacity, sizeof(*r->arrivals));
+	for (unsigned i = 0; i < npaths; i++) {
+		r->path_up[i] = true;
+	}
+	return 0;
+}
+
+/* The buffer is taken when the first packet comes (or when the owner
+ * asks): a concentrator's CPEs that send nothing cost none of it. */
+int egr_reseq_alloc(struct egr_reseq *r)
+{
+	if (r->slot) {
+		return 0;
+	}
+	r->slot = calloc(r->p.capacity, sizeof(*r->slot));
+	r->arrivals = calloc(2 * (size_t)r->p.capacity, sizeof(*r->arrivals));
 	if (!r->slot || !r->arrivals) {
 		egr_reseq_free(r);
 		return -ENOMEM;
-	}
-	for (unsigned i = 0; i < npaths; i++) {
-		r->path_up[i] = true;
 	}
 	return 0;
 }
@@ -432,6 +442,9 @@ enum egr_verdict egr_reseq_push_flow(struct egr_reseq *r, uint32_t g,
 	if (path >= r->npaths) {
 		return EGR_DROP_PATH;
 	}
+	if (!r->slot && egr_reseq_alloc(r) < 0) {
+		return EGR_DROP_NOMEM;
+	}
 	r->now_us = now_us;
 	if (!r->started) {
 		r->started = true;
@@ -648,7 +661,9 @@ void egr_reseq_flush(struct egr_reseq *r)
 void egr_reseq_reset(struct egr_reseq *r)
 {
 	egr_reseq_flush(r);
-	memset(r->slot, 0, (size_t)r->p.capacity * sizeof(*r->slot));
+	if (r->slot) {
+		memset(r->slot, 0, (size_t)r->p.capacity * sizeof(*r->slot));
+	}
 	r->arr_head = r->arr_tail = 0;
 	r->started = false;
 	memset(r->path_seen, 0, sizeof(r->path_seen));

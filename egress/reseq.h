@@ -64,6 +64,7 @@ enum egr_verdict {
 	EGR_DROP_LATE,
 	EGR_DROP_DUP,
 	EGR_DROP_PATH, /* path index out of range (egr_on_data only) */
+	EGR_DROP_NOMEM, /* the first packet, and no memory for the buffer */
 };
 
 struct egr_reseq_stats {
@@ -132,9 +133,13 @@ struct egr_reseq {
 	struct egr_reseq_stats st;
 };
 
-/* Returns 0, -EINVAL (bad params), or -ENOMEM. */
+/* Returns 0 or -EINVAL (bad params).  The slots are allocated at the
+ * first push (EGR_DROP_NOMEM if they cannot be) or by egr_reseq_alloc. */
 int egr_reseq_init(struct egr_reseq *r, const struct egr_reseq_params *p,
 		   unsigned npaths, egr_release_fn fn, void *ctx);
+/* The slots now (a CPE: its one session's memory from the start); 0 or
+ * -ENOMEM */
+int egr_reseq_alloc(struct egr_reseq *r);
 void egr_reseq_free(struct egr_reseq *r);
 
 /* Timeout and early_release can change at run time; capacity cannot.

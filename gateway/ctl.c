@@ -48,7 +48,7 @@
 enum ctl_limits {
 	CTL_CONN_MAX = 16,	 /* clients at once */
 	CTL_LINE_MAX = 256,	 /* request line, newline included */
-	CTL_REPLY_MAX = 16 << 20, /* reply, bytes: 1024 CPEs' status data */
+	CTL_REPLY_MAX = 16 << 20, /* reply, bytes: ~2,500 CPEs' status data */
 	CTL_TIMEOUT_S = 2,	 /* no progress for this long: closed */
 	CTL_ACCEPT_BUDGET = 32,	 /* accepts per wake-up */
 	CTL_BACKLOG = 32,

@@ -80,6 +80,28 @@ static int chunk_alloc(struct gw_sess *s, uint32_t c)
 	return 0;
 }
 
+/* The slots' index (chunk pointers, the free stack): a concentrator's
+ * session takes it with its first DATA, a CPE's at open.  0 or -ENOMEM. */
+static int slots_alloc(struct gw_sess *s)
+{
+	uint32_t i, nchunks = (s->nslots + GW_SLOT_CHUNK - 1) / GW_SLOT_CHUNK;
+
+	s->chunk = calloc(nchunks, sizeof(*s->chunk));
+	s->free = malloc(sizeof(*s->free) * s->nslots);
+	if (!s->chunk || !s->free) {
+		free(s->chunk);
+		free(s->free);
+		s->chunk = NULL;
+		s->free = NULL;
+		return -ENOMEM;
+	}
+	for (i = 0; i < s->nslots; i++) {
+		s->free[i] = s->nslots - 1 - i;
+	}
+	s->nfree = s->nslots;
+	return 0;
+}
+
 static void flush(struct gw *gw);
 
 /* The resequencer hands a packet back, in global sequence order. */
@@ -173,7 +195,7 @@ static void on_data(struct gw_sess *s, const struct nfqueue_pkt *pk,
 		s->est.oversize++;
 		drop = true;
 	}
-	if (!s->nfree) {
+	if (!s->nfree && (s->free || slots_alloc(s) < 0)) {
 		s->est.no_slot++;
 		verdict(e, pk->id, NFQ_DROP, false, 0, NULL, 0);
 		return;
@@ -212,6 +234,9 @@ static void on_data(struct gw_sess *s, const struct nfqueue_pkt *pk,
 			* copy_dup */
 	case EGR_DROP_PATH:
 		e->st.path++;
+		break;
+	case EGR_DROP_NOMEM:
+		s->est.no_slot++;
 		break;
 	}
 	verdict(e, pk->id, NFQ_DROP, false, 0, NULL, 0);
@@ -615,19 +640,17 @@ int gw_segr_open(struct gw_sess *s)
 	}
 	s->nslots = gw->conf.reseq.capacity + 1;
 	nchunks = (s->nslots + GW_SLOT_CHUNK - 1) / GW_SLOT_CHUNK;
-	s->chunk = calloc(nchunks, sizeof(*s->chunk));
-	s->free = malloc(sizeof(*s->free) * s->nslots);
-	if (!s->chunk || !s->free) {
-		return -ENOMEM;
-	}
-	for (i = 0; i < s->nslots; i++) {
-		s->free[i] = s->nslots - 1 - i;
-	}
-	s->nfree = s->nslots;
 	/* A CPE has one session: its memory is committed now, so that what
 	 * the daemon uses does not grow with the depth the resequencer
-	 * happens to reach later.  A concentrator's sessions take chunks as
-	 * they need them (most CPEs never fill their buffer). */
+	 * happens to reach later.  A concentrator's sessions take the
+	 * resequencer's slots and the slots' index at their first DATA and
+	 * the slots' chunks as they need them: its CPEs that send nothing
+	 * cost none of it (issue 15: 10,000 configured CPEs), and most CPEs
+	 * never fill their buffer. */
+	if (gw->conf.role == ROLE_CPE &&
+	    (slots_alloc(s) < 0 || egr_reseq_alloc(&s->egr.reseq) < 0)) {
+		return -ENOMEM;
+	}
 	for (i = 0; gw->conf.role == ROLE_CPE && i < nchunks; i++) {
 		if (chunk_alloc(s, i) < 0) {
 			return -ENOMEM;

@@ -77,6 +77,11 @@ struct gw {
 	enum conf_log_level log_level; /* conf's, or debug with -v */
 	bool verbose;
 	uint64_t start_us;
+	uint64_t main_us;   /* main() entered: the config read from here */
+	uint32_t start_ms;  /* main() to ready (READY=1), ms */
+	uint64_t reloads;   /* reloads applied (SIGHUP, l3bondctl reload) */
+	uint64_t reloads_refused;
+	uint32_t reload_ms; /* the last reload, from its start to applied */
 	uint32_t flow_seed; /* of the ingress's flow hash (ingress/flow.h) */
 	/* A concentrator with workers (workers.c): the first process (wk
 	 * set) holds the rules, the control socket and the status file, and

@@ -3,7 +3,7 @@
  *
  *	l3bondd -c FILE [-f] [-v] [--status-file PATH]
  *	l3bondd -c FILE --check
- *	l3bondd -c FILE --print-rules iptables|ip6tables|nft
+ *	l3bondd -c FILE --print-rules iptables|ip6tables|ipset|nft
  *	l3bondd --genkey
  *	l3bondd --list-tunables
  *	l3bondd --version
@@ -43,7 +43,8 @@ static void usage(FILE *f)
 		"usage: l3bondd -c FILE [-f] [-v] [--status-file PATH]\n"
 		"               [--control-socket PATH]\n"
 		"       l3bondd -c FILE --check\n"
-		"       l3bondd -c FILE --print-rules iptables|ip6tables|nft\n"
+		"       l3bondd -c FILE --print-rules "
+		"iptables|ip6tables|ipset|nft\n"
 		"       l3bondd --genkey\n"
 		"       l3bondd --list-tunables\n"
 		"       l3bondd --version\n"
@@ -406,6 +407,8 @@ int main(int argc, char **argv)
 	bool check = false;
 	int opt, ret;
 
+	gw.main_us = gw_now_us();
+
 	/* A SIGHUP or SIGUSR1 before the loop's handlers are in would
 	 * kill us half-way through installing the rules. */
 	signal(SIGHUP, SIG_IGN);
@@ -443,11 +446,11 @@ int main(int argc, char **argv)
 			print_rules = optarg;
 			if (strcmp(optarg, "iptables") &&
 			    strcmp(optarg, "ip6tables") &&
-			    strcmp(optarg, "nft")) {
+			    strcmp(optarg, "ipset") && strcmp(optarg, "nft")) {
 				fprintf(stderr,
 					"l3bondd: --print-rules: expected "
-					"iptables, ip6tables or nft, not "
-					"'%s'\n",
+					"iptables, ip6tables, ipset or nft, "
+					"not '%s'\n",
 					optarg);
 				return 2;
 			}
@@ -516,6 +519,8 @@ int main(int argc, char **argv)
 				    !strcmp(print_rules, "nft") ? GW_RULES_NFT
 				    : !strcmp(print_rules, "ip6tables")
 					    ? GW_RULES_IP6TABLES
+				    : !strcmp(print_rules, "ipset")
+					    ? GW_RULES_IPSET
 					    : GW_RULES_IPTABLES,
 				    gw_conf_mss(&gw.conf), text, sizeof(text));
 		if (ret < 0) {
@@ -539,6 +544,8 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	ret = start(&gw, argv[0]);
 	if (!ret) {
+		gw.start_ms = (uint32_t)((gw_now_us() - gw.main_us) / 1000);
+		gw_info(&gw, "ready in %u ms", gw.start_ms);
 		gw_notify("READY=1");
 		gw_worker_ready(&gw);
 		ev_run(gw.loop, 0);

@@ -148,6 +148,7 @@ int gw_apply_conf(struct gw *gw, const struct conf *c, char *err, size_t len)
 
 int gw_reload(struct gw *gw, char *err, size_t len)
 {
+	uint64_t t0 = gw_now_us();
 	struct conf c;
 	int ret;
 
@@ -163,6 +164,12 @@ int gw_reload(struct gw *gw, char *err, size_t len)
 	}
 	if (ret) {
 		gw_err(gw, "reload refused, old configuration kept: %s", err);
+		gw->reloads_refused++;
+	} else {
+		gw->reloads++;
+		gw->reload_ms = (uint32_t)((gw_now_us() - t0) / 1000);
+		gw_info(gw, "reload done in %u ms (%u CPEs)", gw->reload_ms,
+			gw->nsess);
 	}
 	conf_free(&c);
 	gw_notify("READY=1");

@@ -10,7 +10,10 @@
  * Installed in one iptables-restore --noflush transaction (chains, rules
  * and the jumps together), after everything a previous run may have left
  * (jumps, chains) is removed; removed the same way at exit.  The text that
- * is installed is exactly what --print-rules iptables prints.
+ * is installed is exactly what --print-rules iptables prints.  A
+ * concentrator's L3B_ING matches its CPEs' prefixes in an ipset per
+ * family (see "the CPEs' prefixes in one kernel set" below), made first
+ * and destroyed last (--print-rules ipset).
  *
  * Every capture rule uses --queue-bypass: with no daemon bound the traffic
  * is routed natively (the CPE keeps working over its default route; a
@@ -69,12 +72,14 @@ struct out {
 	size_t len;
 	unsigned mss; /* of the TCPMSS clamp (IPv4; IPv6: 20 less) */
 	bool v6;      /* ip6tables text (the IPv6 prefixes, the IPv6 MSS) */
+	bool oom;     /* a part of the text could not be made */
 };
 
 static int out_open(struct out *o)
 {
 	o->text = NULL;
 	o->len = 0;
+	o->oom = false;
 	o->f = open_memstream(&o->text, &o->len);
 	return o->f ? 0 : -errno;
 }
@@ -85,7 +90,8 @@ static int out_close(struct out *o)
 {
 	bool err = ferror(o->f);
 
-	if (fclose(o->f) || err || !o->text || o->len >= GW_RULES_MAX) {
+	if (fclose(o->f) || err || o->oom || !o->text ||
+	    o->len >= GW_RULES_MAX) {
 		free(o->text);
 		o->text = NULL;
 		return -ENOMEM;
@@ -382,14 +388,6 @@ static void cap_rules(const struct conf *c, struct out *o, bool decl)
 	}
 }
 
-/* The ingress queue of cc's worker (workers.c: session id modulo the
- * number of workers). */
-static unsigned cpe_queue(const struct conf *c, unsigned base,
-			  const struct conf_cpe *cc)
-{
-	return conf_worker_queue(c, base, cc->session_id % conf_workers(c));
-}
-
 /* The match of worker k's tunnel packets (of nw) for iptables: an xt_bpf
  * program (classic BPF, from the network header) that takes the session
  * id, 4 bytes into the UDP payload (common/wire.h), modulo nw: IPv4 finds
@@ -456,14 +454,122 @@ static void capture(const struct conf *c, struct out *o, const char *chain,
 	    match, queue);
 }
 
+/* ---- the CPEs' prefixes in one kernel set per family ----------------
+ *
+ * A concentrator's capture is one rule per family, whatever the number of
+ * CPEs: the destination in the set of the CPEs' prefixes (an ipset
+ * hash:net for iptables, a named interval set in nft).  A lookup in the
+ * set costs the same for 2 CPEs or 10,000, where a rule per prefix made
+ * every packet walk them all, and a reload replaces the set's contents
+ * (a new set filled, then swapped for the old one: never seen empty)
+ * without touching the chains.
+ *
+ * The ipset sets are named after the queue they steer to,
+ * l3b_q<queue>_v4 and _v6: sets are per network namespace like the
+ * chains, and a set per queue is what several queues need (one set of
+ * the CPEs of each).  The text that builds a set takes the CPEs it holds
+ * as a parameter for that reason.  hash:net cannot hold a /0: it goes in
+ * as its two halves. */
+
+enum {
+	SET_MAXELEM = CONF_CPE_MAX * CONF_PREFIX_MAX, /* fixed: see set_text */
+};
+
+static void set_name(char *buf, size_t len, unsigned queue, bool v6,
+		     const char *suffix)
+{
+	snprintf(buf, len, "l3b_q%u_v%c%s", queue, v6 ? '6' : '4', suffix);
+}
+
+static void set_create(struct out *o, const char *name, bool v6)
+{
+	put(o, "create %s hash:net family %s hashsize 1024 maxelem %u -exist\n",
+	    name, v6 ? "inet6" : "inet", SET_MAXELEM);
+}
+
+/* The ipset restore text that gives set (queue, v6) the prefixes of the
+ * family of the n CPEs at cpe: a new set filled, swapped for the old one
+ * (created empty if there was none), the old one destroyed.  With -exist
+ * on each create: a set already there is taken as it is, so that its
+ * parameters must never change (maxelem is the limit of the config, not
+ * of today's CPEs). */
+static void set_text(struct out *o, unsigned queue, bool v6,
+		     const struct conf_cpe *const *cpe, unsigned n)
+{
+	char name[32], tmp[32], pfx[INET6_ADDRSTRLEN + 4];
+	unsigned k, i;
+
+	set_name(name, sizeof(name), queue, v6, "");
+	set_name(tmp, sizeof(tmp), queue, v6, "_new");
+	set_create(o, tmp, v6);
+	put(o, "flush %s\n", tmp);
+	for (k = 0; k < n; k++) {
+		for (i = 0; i < cpe[k]->nprefixes; i++) {
+			const struct conf_prefix *p = &cpe[k]->prefix[i];
+
+			if (p->v6 != v6) {
+				continue;
+			}
+			if (!p->len) {
+				put(o, "add %s %s/1\nadd %s %s/1\n", tmp,
+				    v6 ? "::" : "0.0.0.0", tmp,
+				    v6 ? "8000::" : "128.0.0.0");
+				continue;
+			}
+			put(o, "add %s %s\n", tmp,
+			    conf_prefix_str(p, pfx, sizeof(pfx)));
+		}
+	}
+	set_create(o, name, v6);
+	put(o, "swap %s %s\ndestroy %s\n", tmp, name, tmp);
+}
+
+/* The CPEs of c's worker w (workers.c: session id modulo the workers;
+ * all of them without workers), as set_text and nft_set take them, n of
+ * them (NULL: no memory). */
+static const struct conf_cpe **worker_cpes(const struct conf *c, unsigned w,
+					   unsigned *n)
+{
+	const struct conf_cpe **v = malloc((c->ncpes ? c->ncpes : 1) *
+					   sizeof(*v));
+	unsigned nw = conf_workers(c), k;
+
+	*n = 0;
+	for (k = 0; v && k < c->ncpes; k++) {
+		if (c->cpe[k].session_id % nw == w) {
+			v[(*n)++] = &c->cpe[k];
+		}
+	}
+	return v;
+}
+
+/* Both families' sets of c (a concentrator: the only one with sets). */
+static void sets_text(const struct conf *c, struct out *o)
+{
+	unsigned w, n;
+
+	for (w = 0; w < conf_workers(c); w++) {
+		const struct conf_cpe **v = worker_cpes(c, w, &n);
+		unsigned q = conf_worker_queue(c, c->ingress_queue, w);
+
+		if (!v) {
+			o->oom = true;
+			return;
+		}
+		set_text(o, q, false, v, n);
+		set_text(o, q, true, v, n);
+		free(v);
+	}
+}
+
 /* The rules of L3B_ING: what to bond, with its MSS clamp.  A CPE's rules
- * are the same for both families (by device); a concentrator's name the
- * prefixes of the text's family. */
+ * are the same for both families (by device); a concentrator's match the
+ * set of the CPEs' prefixes of the text's family. */
 static void ing_rules(const struct conf *c, struct out *o)
 {
 	const char *dev[WIRE_MAX_PATHS];
-	unsigned ndev = wan_devices(c, dev), i, j, k;
-	char pfx[INET6_ADDRSTRLEN + 4], match[96];
+	unsigned ndev = wan_devices(c, dev), i, j, w;
+	char set[32], match[96];
 
 	if (c->role == ROLE_CPE) {
 		for (i = 0; i < c->nlan; i++) {
@@ -476,17 +582,13 @@ static void ing_rules(const struct conf *c, struct out *o)
 		}
 		return;
 	}
-	for (k = 0; k < c->ncpes; k++) {
-		for (i = 0; i < c->cpe[k].nprefixes; i++) {
-			if (c->cpe[k].prefix[i].v6 != o->v6) {
-				continue;
-			}
-			snprintf(match, sizeof(match), "-d %s",
-				 conf_prefix_str(&c->cpe[k].prefix[i], pfx,
-						 sizeof(pfx)));
-			capture(c, o, "L3B_ING", match,
-				cpe_queue(c, c->ingress_queue, &c->cpe[k]));
-		}
+	for (w = 0; w < conf_workers(c); w++) {
+		unsigned q = conf_worker_queue(c, c->ingress_queue, w);
+
+		set_name(set, sizeof(set), q, o->v6, "");
+		snprintf(match, sizeof(match), "-m set --match-set %s dst",
+			 set);
+		capture(c, o, "L3B_ING", match, q);
 	}
 }
 
@@ -559,6 +661,10 @@ static void iptables_text(const struct conf *c, struct out *o)
 	unsigned ndev = wan_devices(c, dev), j, k, nw = conf_workers(c);
 	bool out = c->role == ROLE_CPE && c->bond_output;
 
+	if (c->role == ROLE_CONCENTRATOR) {
+		put(o, "# needs the CPEs' set: l3bondd --print-rules ipset "
+		       "| ipset restore\n");
+	}
 	put(o, "*mangle\n");
 	mangle_rules(c, o, true);
 	mangle_rules(c, o, false);
@@ -711,19 +817,69 @@ static void nft_capture(const struct conf *c, struct out *o,
 	put(o, "\t\t%s queue num %u bypass\n", match, queue);
 }
 
+/* The name of worker w's nft set of a family: cpe4, cpe6 without
+ * workers, cpe4_w<w>, cpe6_w<w> with. */
+static void nft_set_name(const struct conf *c, char *buf, size_t len,
+			 unsigned w, bool v6)
+{
+	if (conf_workers(c) > 1) {
+		snprintf(buf, len, "cpe%c_w%u", v6 ? '6' : '4', w);
+	} else {
+		snprintf(buf, len, "cpe%c", v6 ? '6' : '4');
+	}
+}
+
+/* A named interval set of the prefixes of the family of the n CPEs at
+ * cpe (see set_text; nft takes a /0 as it is). */
+static void nft_set(struct out *o, const char *name, bool v6,
+		    const struct conf_cpe *const *cpe, unsigned n)
+{
+	char pfx[INET6_ADDRSTRLEN + 4];
+	const char *sep = "\t\telements = { ";
+	unsigned k, i;
+
+	put(o, "\tset %s {\n\t\ttype %s; flags interval;\n", name,
+	    v6 ? "ipv6_addr" : "ipv4_addr");
+	for (k = 0; k < n; k++) {
+		for (i = 0; i < cpe[k]->nprefixes; i++) {
+			if (cpe[k]->prefix[i].v6 != v6) {
+				continue;
+			}
+			put(o, "%s%s", sep,
+			    conf_prefix_str(&cpe[k]->prefix[i], pfx,
+					    sizeof(pfx)));
+			sep = ", ";
+		}
+	}
+	put(o, "%s\t}\n", *sep == ',' ? " }\n" : "");
+}
+
 /* The same for nftables (OpenWrt fw4): one table of our own, replaced as
  * a whole ("table; delete table; table {...}" is nft's atomic replace). */
 static void nft_text(const struct conf *c, struct out *o)
 {
 	const char *dev[WIRE_MAX_PATHS];
-	unsigned ndev = wan_devices(c, dev), i, j, k;
-	char pfx[INET6_ADDRSTRLEN + 4], match[96];
+	unsigned ndev = wan_devices(c, dev), i, j, w, n;
+	char match[96], set[32];
 	bool out = c->role == ROLE_CPE && c->bond_output;
 	const char *clamp = "tcp flags & (syn | rst) == syn "
 			    "tcp option maxseg size";
 
 	put(o, "table inet l3bond\ndelete table inet l3bond\n"
 	       "table inet l3bond {\n");
+	for (w = 0; c->role == ROLE_CONCENTRATOR && w < conf_workers(c); w++) {
+		const struct conf_cpe **v = worker_cpes(c, w, &n);
+
+		if (!v) {
+			o->oom = true;
+			return;
+		}
+		nft_set_name(c, set, sizeof(set), w, false);
+		nft_set(o, set, false, v, n);
+		nft_set_name(c, set, sizeof(set), w, true);
+		nft_set(o, set, true, v, n);
+		free(v);
+	}
 	nft_cap(c, o, clamp);
 	put(o, "\tchain ingress {\n\t\ttype filter hook forward priority "
 	       "mangle; policy accept;\n");
@@ -738,19 +894,15 @@ static void nft_text(const struct conf *c, struct out *o)
 			}
 		}
 	} else {
-		for (k = 0; k < c->ncpes; k++) {
-			for (i = 0; i < c->cpe[k].nprefixes; i++) {
-				const struct conf_prefix *p =
-					&c->cpe[k].prefix[i];
-				unsigned m = p->v6 ? mss6(o->mss) : o->mss;
+		for (w = 0; w < conf_workers(c); w++) {
+			unsigned q = conf_worker_queue(c, c->ingress_queue, w);
 
-				snprintf(match, sizeof(match), "%s daddr %s",
-					 p->v6 ? "ip6" : "ip",
-					 conf_prefix_str(p, pfx, sizeof(pfx)));
-				nft_capture(c, o, match, clamp, m,
-					    cpe_queue(c, c->ingress_queue,
-						      &c->cpe[k]));
-			}
+			nft_set_name(c, set, sizeof(set), w, false);
+			snprintf(match, sizeof(match), "ip daddr @%s", set);
+			nft_capture(c, o, match, clamp, o->mss, q);
+			nft_set_name(c, set, sizeof(set), w, true);
+			snprintf(match, sizeof(match), "ip6 daddr @%s", set);
+			nft_capture(c, o, match, clamp, mss6(o->mss), q);
 		}
 	}
 	put(o, "\t}\n");
@@ -769,14 +921,14 @@ static void nft_text(const struct conf *c, struct out *o)
 	put(o, "\tchain egress {\n\t\ttype filter hook prerouting priority "
 	       "raw; policy accept;\n");
 	for (j = 0; j < ndev; j++) {
-		for (k = 0; k < conf_workers(c); k++) {
+		for (w = 0; w < conf_workers(c); w++) {
 			put(o,
 			    "\t\tiifname \"%s\" udp dport %u fib daddr type "
 			    "local ",
 			    dev[j], c->port);
-			nft_steer(c, o, k);
+			nft_steer(c, o, w);
 			put(o, "queue num %u\n",
-			    conf_worker_queue(c, c->egress_queue, k));
+			    conf_worker_queue(c, c->egress_queue, w));
 		}
 	}
 	put(o, "\t}\n");
@@ -815,6 +967,10 @@ static int rules_text(const struct conf *c, enum gw_rules_kind kind,
 	}
 	if (kind == GW_RULES_NFT) {
 		nft_text(c, &o);
+	} else if (kind == GW_RULES_IPSET) {
+		if (c->role == ROLE_CONCENTRATOR) {
+			sets_text(c, &o);
+		}
 	} else {
 		iptables_text(c, &o);
 	}
@@ -999,6 +1155,77 @@ static void remove_both(void)
 	}
 }
 
+/* ---- the sets installed (ipset restore) -------------------------------- */
+
+/* Runs ipset restore on c's sets text (made already: text).  0, or
+ * -errno (-ENOENT: there is no ipset). */
+static int sets_run(struct gw *gw, const char *text)
+{
+	const char *argv[] = {"ipset", "restore", NULL};
+	int ret = run(argv, text, false);
+
+	if (ret == 127) {
+		gw_err(gw, "rules: ipset not found: a concentrator matches "
+			   "its CPEs' prefixes in ipset sets (install the "
+			   "ipset package, and the kernel's ip_set_hash_net)");
+		return -ENOENT;
+	}
+	if (ret) {
+		gw_err(gw, "rules: ipset restore failed (%d): is the kernel's "
+			   "ip_set_hash_net there?",
+		       ret);
+		return ret < 0 ? ret : -EIO;
+	}
+	return 0;
+}
+
+/* The sets of c's queues gone (those a failed run may have left too); they
+ * must no longer be in a rule. */
+static void sets_remove(const struct conf *c)
+{
+	char name[32];
+	unsigned i, w;
+
+	for (w = 0; w < conf_workers(c); w++) {
+		unsigned q = conf_worker_queue(c, c->ingress_queue, w);
+
+		for (i = 0; i < 4; i++) {
+			const char *argv[] = {"ipset", "destroy", name, NULL};
+
+			set_name(name, sizeof(name), q, i & 1,
+				 i & 2 ? "_new" : "");
+			run(argv, NULL, true);
+		}
+	}
+}
+
+/* c's sets made (a concentrator; a CPE has none): over what a crashed
+ * run left, if it can (a set of other parameters, left by another
+ * version, is removed with our rules first).  0 or -errno. */
+static int sets_install(struct gw *gw, const struct conf *c)
+{
+	char *text = NULL;
+	int ret;
+
+	if (c->role != ROLE_CONCENTRATOR) {
+		return 0;
+	}
+	ret = rules_text(c, GW_RULES_IPSET, 0, &text);
+	if (ret) {
+		gw_err(gw, "rules: the CPEs' sets: too many to generate");
+		return ret;
+	}
+	ret = run((const char *const[]){"ipset", "restore", NULL}, text,
+		  true);
+	if (ret && ret != 127) {
+		remove_both();
+		sets_remove(c);
+	}
+	ret = ret ? sets_run(gw, text) : 0;
+	free(text);
+	return ret;
+}
+
 /* c needs IPv6 rules: an IPv6 prefix to bond, or an IPv6 path.  Without
  * either a CPE still bonds its LAN's IPv6 when it can, but a host without
  * ip6tables (or IPv6) keeps working for IPv4. */
@@ -1060,6 +1287,11 @@ int gw_rules_install(struct gw *gw)
 		gw_err(gw, "rules: too many to generate");
 		goto out;
 	}
+	/* the sets first: the rules name them */
+	ret = sets_install(gw, &gw->conf);
+	if (ret) {
+		goto out;
+	}
 	pid = fork();
 	if (pid == 0) {
 		_exit(install(true, text6) ? 1 : 0);
@@ -1077,14 +1309,14 @@ int gw_rules_install(struct gw *gw)
 		if (!ret6) {
 			remove_all(true);
 		}
-		goto out;
+		goto out_sets;
 	}
 	gw->rules.v6 = !ret6;
 	if (ret6 && needs_ipv6(&gw->conf)) {
 		gw_err(gw, "rules: ip6tables-restore failed (%d)", ret6);
 		remove_all(false);
 		ret = ret6;
-		goto out;
+		goto out_sets;
 	}
 	if (ret6) {
 		gw_warn(gw,
@@ -1094,9 +1326,15 @@ int gw_rules_install(struct gw *gw)
 	}
 	gw->rules.installed = true;
 	gw->rules.mss = gw->mss;
-	gw_info(gw, "rules installed (chains L3B_ING%s, L3B_EGR; %s)",
+	gw_info(gw, "rules installed (chains L3B_ING%s, L3B_EGR%s; %s)",
 		gw->conf.bond_output ? ", L3B_OUT" : "",
+		gw->conf.role == ROLE_CONCENTRATOR ? ", the CPEs' sets" : "",
 		gw->rules.v6 ? "IPv4 and IPv6" : "IPv4 only");
+	goto out;
+out_sets:
+	if (gw->conf.role == ROLE_CONCENTRATOR) {
+		sets_remove(&gw->conf);
+	}
 out:
 	free(text);
 	free(text6);
@@ -1170,24 +1408,61 @@ out:
 	return ret;
 }
 
+/* The sets of c in place of those of was, if they differ (a new set
+ * swapped for the old one: never empty).  1: replaced, 0: the same, or
+ * -errno. */
+static int sets_update(struct gw *gw, const struct conf *was,
+		       const struct conf *c)
+{
+	char *now = NULL, *next = NULL;
+	int ret;
+
+	if (c->role != ROLE_CONCENTRATOR) {
+		return 0;
+	}
+	ret = rules_text(was, GW_RULES_IPSET, 0, &now);
+	if (!ret) {
+		ret = rules_text(c, GW_RULES_IPSET, 0, &next);
+	}
+	if (ret) {
+		gw_err(gw, "rules: the CPEs' sets: too many to generate");
+	} else if (strcmp(now, next)) {
+		ret = sets_run(gw, next);
+		ret = ret ? ret : 1;
+	}
+	free(now);
+	free(next);
+	return ret;
+}
+
 int gw_rules_update(struct gw *gw, const struct conf *c)
 {
-	int ret, ret6 = 0;
+	int ret, ret6 = 0, rets;
 
 	if (!gw->rules.installed) {
 		return 0;
+	}
+	rets = sets_update(gw, &gw->conf, c);
+	if (rets < 0) {
+		return rets;
 	}
 	ret = update(gw, c, false);
 	if (ret >= 0 && gw->rules.v6) {
 		ret6 = update(gw, c, true);
 	}
 	if (ret < 0 || ret6 < 0) {
+		if (rets) { /* the reload is refused: the old sets again */
+			sets_update(gw, c, &gw->conf);
+		}
 		return ret < 0 ? ret : ret6;
+	}
+	if (rets) {
+		gw_info(gw, "rules: the CPEs' sets replaced (%u CPEs)",
+			c->ncpes);
 	}
 	if (ret || ret6) {
 		gw_info(gw,
-			"rules: L3B_ING updated (prefixes, bypass classes, "
-			"or MSS %u)",
+			"rules: L3B_ING updated (bypass classes, or MSS %u)",
 			gw->mss);
 	}
 	gw->rules.mss = gw->mss;
@@ -1203,6 +1478,9 @@ void gw_rules_remove(struct gw *gw)
 		remove_both();
 	} else {
 		remove_all(false);
+	}
+	if (gw->conf.role == ROLE_CONCENTRATOR) {
+		sets_remove(&gw->conf); /* no rule names them */
 	}
 	gw->rules.installed = false;
 	gw->rules.v6 = false;

@@ -16,7 +16,7 @@ struct gw;
 
 enum gw_rules_limits {
 	GW_RP_MAX = WIRE_MAX_PATHS + 1, /* rp_filter entries: paths + all */
-	GW_RULES_MAX = 1 << 20,		/* bytes of generated rules */
+	GW_RULES_MAX = 1 << 23,		/* bytes of generated rules */
 };
 
 struct gw_rp {
@@ -39,6 +39,8 @@ enum gw_rules_kind {
 	GW_RULES_IPTABLES = 0, /* iptables-restore text (IPv4) */
 	GW_RULES_NFT = 1,      /* one nft table, both families */
 	GW_RULES_IP6TABLES = 2,
+	GW_RULES_IPSET = 3, /* ipset restore text: a concentrator's sets of
+			     * the CPEs' prefixes (a CPE: none, empty) */
 };
 /* mss: the IPv4 clamp; IPv6 gets 20 less (its header is 20 longer) */
 int gw_rules_text(const struct conf *c, enum gw_rules_kind kind, unsigned mss,

@@ -172,9 +172,8 @@ static struct gw_sess_table *table_build(struct gw_sess *const *sess,
 	return t;
 }
 
-struct gw_sess *gw_sess_by_id(const struct gw *gw, uint32_t id)
+static struct gw_sess *table_id(const struct gw_sess_table *t, uint32_t id)
 {
-	const struct gw_sess_table *t = gw->table;
 	struct gw_sess *s;
 
 	if (!t) {
@@ -186,6 +185,11 @@ struct gw_sess *gw_sess_by_id(const struct gw *gw, uint32_t id)
 		}
 	}
 	return NULL;
+}
+
+struct gw_sess *gw_sess_by_id(const struct gw *gw, uint32_t id)
+{
+	return table_id(gw->table, id);
 }
 
 /* The longest prefix of the family holding addr (n bytes). */
@@ -368,7 +372,8 @@ int gw_sessions_open(struct gw *gw)
 {
 	unsigned k;
 
-	gw->sess = calloc(CONF_CPE_MAX, sizeof(*gw->sess));
+	gw->sess =
+		calloc(gw->conf.ncpes ? gw->conf.ncpes : 1, sizeof(*gw->sess));
 	if (!gw->sess) {
 		return -ENOMEM;
 	}
@@ -400,18 +405,6 @@ void gw_sessions_close(struct gw *gw)
 	gw->table = NULL;
 }
 
-static const struct conf_cpe *find_cpe(const struct conf *c, uint32_t id)
-{
-	unsigned i;
-
-	for (i = 0; i < c->ncpes; i++) {
-		if (c->cpe[i].session_id == id) {
-			return &c->cpe[i];
-		}
-	}
-	return NULL;
-}
-
 /* s can go on under cc: same keys. */
 static bool same_keys(const struct gw_sess *s, const struct conf_cpe *cc)
 {
@@ -423,16 +416,18 @@ int gw_sessions_update(struct gw *gw, const struct conf *c)
 {
 	struct gw_sess **next, *s;
 	struct gw_sess_table *t;
-	unsigned k, j, n = 0, n_new = 0, n_gone = 0, n_rekey = 0;
+	unsigned k, j, m = 0, n_new = 0, n_gone = 0, n_rekey = 0;
+	size_t n = c->ncpes ? c->ncpes : 1;
+	struct gw_sess *kept;
 	bool *opened;
 
-	next = calloc(CONF_CPE_MAX, sizeof(*next));
-	opened = calloc(CONF_CPE_MAX, sizeof(*opened));
+	next = calloc(n, sizeof(*next));
+	opened = calloc(n, sizeof(*opened));
 	if (!next || !opened) {
 		goto fail;
 	}
 	/* everything that can fail first: then nothing has changed; next[]
-	 * holds this worker's CPEs of c, in c's order */
+	 * holds this worker's m CPEs of c, in c's order */
 	for (k = 0; k < c->ncpes; k++) {
 		const struct conf_cpe *cc = &c->cpe[k];
 
@@ -441,14 +436,14 @@ int gw_sessions_update(struct gw *gw, const struct conf *c)
 		}
 		s = gw_sess_by_id(gw, cc->session_id);
 		if (s && same_keys(s, cc)) {
-			next[n++] = s;
+			next[m++] = s;
 			continue;
 		}
-		next[n] = sess_open(gw, cc);
-		if (!next[n]) {
+		next[m] = sess_open(gw, cc);
+		if (!next[m]) {
 			goto fail;
 		}
-		opened[n++] = true;
+		opened[m++] = true;
 		if (s) {
 			n_rekey++;
 		} else {
@@ -460,19 +455,19 @@ int gw_sessions_update(struct gw *gw, const struct conf *c)
 			set_identity(next[j++], &c->cpe[k]);
 		}
 	}
-	t = table_build(next, n);
+	t = table_build(next, m);
 	if (!t) {
 		goto fail;
 	}
-	/* the old sessions that do not go on */
+	/* the old sessions that do not go on: their id is gone from the new
+	 * table, or has a fresh session there */
 	for (k = 0; k < gw->nsess; k++) {
 		s = gw->sess[k];
-		for (j = 0; j < n && next[j] != s; j++) {
-		}
-		if (j < n) {
+		kept = table_id(t, s->id);
+		if (kept == s) {
 			continue;
 		}
-		if (find_cpe(c, s->id)) {
+		if (kept) {
 			gw_sinfo(s, "key or encrypt changed: new session");
 		} else {
 			gw_sinfo(s, "removed from the configuration");
@@ -480,9 +475,9 @@ int gw_sessions_update(struct gw *gw, const struct conf *c)
 		}
 		sess_free(s, true);
 	}
-	memset(gw->sess, 0, CONF_CPE_MAX * sizeof(*gw->sess));
-	memcpy(gw->sess, next, n * sizeof(*next));
-	gw->nsess = n;
+	free(gw->sess);
+	gw->sess = next;
+	gw->nsess = m;
 	table_free(gw->table);
 	gw->table = t;
 	if (n_new || n_gone || n_rekey) {
@@ -491,11 +486,10 @@ int gw_sessions_update(struct gw *gw, const struct conf *c)
 			"in all",
 			n_new, n_gone, n_rekey, gw->nsess);
 	}
-	free(next);
 	free(opened);
 	return 0;
 fail:
-	for (k = 0; next && opened && k < n; k++) {
+	for (k = 0; next && opened && k < m; k++) {
 		if (opened[k]) {
 			sess_free(next[k], false);
 		}

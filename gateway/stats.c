@@ -99,6 +99,19 @@ static void walk_daemon(struct gw *gw, struct walker *w)
 	     conf_role_name(gw->conf.role));
 	gauge(w, "uptime_ms", "time since the daemon started, ms",
 	      (gw_now_us() - gw->start_us) / 1000);
+	gauge(w, "start_ms",
+	      "start-up: from reading the config to ready (READY=1), ms",
+	      gw->start_ms);
+	gauge(w, "cpes", "sessions configured (a CPE: 1)",
+	      gw->stats_from_workers ? gw->conf.ncpes : gw->nsess);
+	counter(w, "reloads", "reloads applied (SIGHUP, l3bondctl reload)",
+		gw->reloads);
+	counter(w, "reloads_refused",
+		"reloads refused: the old configuration kept",
+		gw->reloads_refused);
+	gauge(w, "reload_ms",
+	      "the last reload applied: from reading the config to done, ms",
+	      gw->reload_ms);
 	gauge(w, "workers", "worker processes (a concentrator's workers)",
 	      gw->nworkers > 1 ? gw->nworkers : 1);
 	gauge(w, "workers_up", "worker processes running",

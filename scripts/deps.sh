@@ -13,7 +13,7 @@ set -euo pipefail
 pkgs=(build-essential cmake pkg-config
 	libconfig-dev libev-dev libmnl-dev libnetfilter-queue-dev
 	libsodium-dev libcmocka-dev libjson-c-dev libmicrohttpd-dev
-	iproute2 iptables nftables conntrack procps bsdextrautils python3 jq
+	iproute2 iptables ipset nftables conntrack procps bsdextrautils python3 jq
 	gnuplot-nox)
 case ${1:-} in
 --run) ;;

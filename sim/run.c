@@ -621,8 +621,10 @@ static void on_deliver(struct run *r, uint32_t idx)
 		lose(r, idx);
 		break;
 	case EGR_DROP_PATH:
+	case EGR_DROP_NOMEM:
 	default:
-		/* cannot happen: paths are < npaths */
+		/* cannot happen: paths are < npaths; memory (not counted
+		 * apart: a simulation out of memory is no result) */
 		r->res->bad_verdicts++;
 		lose(r, idx);
 		break;

@@ -108,7 +108,7 @@ struct sim_result {
 	uint64_t late;	   /* egress drops: too old (reseq too_old) */
 	uint64_t dup;
 	uint64_t order_errors; /* releases out of gseq order (must be 0) */
-	uint64_t bad_verdicts; /* EGR_DROP_PATH (must be 0) */
+	uint64_t bad_verdicts; /* EGR_DROP_PATH, _NOMEM (must be 0) */
 	uint64_t stranded;     /* still in flight when the run gave up */
 	uint64_t bytes_sent;   /* accounted bytes picked, all paths */
 	uint64_t bytes_mobile; /* of which on mobile paths */

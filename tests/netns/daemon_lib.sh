@@ -100,25 +100,32 @@ counters_delta() {
 # "encrypt = true;") in both; the lte's class TB_LTE_CLASS (default
 # mobile) on both; TB_CPE_EXTRA (more top-level keys) in the CPE's only
 # (a path's keys: conf_path_keys).
-write_confs() {
-	local k=${1:-0.5} extra=${2:-} lte=${TB_LTE_CLASS:-mobile}
-	cat >"$TB_DIR/cpe.conf" <<-EOF
+# cpe_conf_text ID KEY [KEYS]: a CPE's config on the testbed, LAN "lan",
+# both paths with lib.sh's routing marks (lte of class TB_LTE_CLASS,
+# mobile); KEYS: more top-level keys
+cpe_conf_text() {
+	cat <<-EOF
 		role = "cpe";
-		session_id = 4242;
+		session_id = $1;
 		port = 7040;
-		k = $k;
-		key = "$TB_KEY";
-		$extra
-		${TB_CPE_EXTRA:-}
+		key = "$2";
+		${3:-}
 		lan_interfaces = [ "lan" ];
-		release_mark = 0x100;
 		paths = (
 			{ name = "dsl"; class = "fixed"; interface = "dsl";
 			  fwmark = $TB_DSL_MARK; peer = "$TB_CONC_DSL_IP"; },
-			{ name = "lte"; class = "$lte"; interface = "lte";
+			{ name = "lte"; class = "${TB_LTE_CLASS:-mobile}"; interface = "lte";
 			  fwmark = $TB_LTE_MARK; peer = "$TB_CONC_LTE_IP"; }
 		);
 	EOF
+}
+
+write_confs() {
+	local k=${1:-0.5} extra=${2:-} lte=${TB_LTE_CLASS:-mobile}
+	cpe_conf_text 4242 "$TB_KEY" "k = $k;
+		$extra
+		${TB_CPE_EXTRA:-}
+		release_mark = 0x100;" >"$TB_DIR/cpe.conf"
 	cat >"$TB_DIR/conc.conf" <<-EOF
 		role = "concentrator";
 		session_id = 4242;
@@ -147,7 +154,21 @@ daemon_start() {
 # config passes iptables-restore --test and ip6tables-restore --test (in
 # BOX.rules and BOX.rules6), and nft -c (ok/bad lines)
 check_print_rules() {
-	local box=$1 fam v
+	local box=$1 fam v sets
+	# a concentrator's rules name its sets of CPEs' prefixes: made first
+	# (by ipset restore, from --print-rules ipset), unless its daemon
+	# runs (then they are there) and removed after
+	"$L3BONDD" -c "$TB_DIR/$box.conf" --print-rules ipset >"$TB_DIR/$box.ipset"
+	sets=$(awk '$1 == "swap" { print $3 }' "$TB_DIR/$box.ipset")
+	if [ -n "$sets" ] && [ -z "${DPID[$box]:-}" ]; then
+		if tb_exec "$box" ipset restore <"$TB_DIR/$box.ipset"; then
+			ok "$box: --print-rules ipset passes ipset restore"
+		else
+			bad "$box: ipset restore refused --print-rules ipset"
+		fi
+	else
+		sets=
+	fi
 	for fam in iptables ip6tables; do
 		v=${fam%tables}
 		v=${v#ip}
@@ -178,6 +199,9 @@ check_print_rules() {
 			bad "$box: nft: $(cat "$TB_DIR/$box.nft.err")"
 		fi
 	fi
+	for v in $sets; do
+		tb_exec "$box" ipset destroy "$v"
+	done
 }
 
 # Waits until box's daemon has both paths up.

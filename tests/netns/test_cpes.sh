@@ -45,6 +45,11 @@
 #      is started again (worker_restarts 1), alice handshakes again and a
 #      flow to cli arrives intact, bob's session untouched; SIGTERM ends
 #      the workers with the first process.
+# Throughout, the capture's kernel sets (ipset l3b_q0_v4, and with
+# workers one per worker: l3b_q<its ingress queue>_v4): both CPEs'
+# prefixes in it at the start, bob's gone from it when his file is removed
+# (the same set, swapped: never empty while alice's flow goes on), back
+# with it; the set gone once the concentrator exited.
 # About 60 s.  After a failed flow check the daemons' drop counters and the
 # emulated links' drops are printed (diag).
 #
@@ -61,7 +66,7 @@ export L3B_TOOLS_DIR=${L3B_TOOLS_DIR:-$build/tests/tools}
 TB_PREFIX=${TB_PREFIX:-l3b-cpes-$$-}
 # shellcheck source=lib.sh
 source "$here/lib.sh"
-tb_require ip tc iptables awk
+tb_require ip tc iptables ipset awk
 tb_require_bin "$L3BONDD"
 
 ID_A=11
@@ -130,6 +135,16 @@ write_all_confs() {
 		${L3B_WORKERS:+workers = $L3B_WORKERS;}
 	EOF
 	chmod 600 "$TB_DIR"/*.conf "$TB_DIR/cpes.d"/*.conf
+}
+
+# The members of the concentrator's IPv4 capture sets (one, or one per
+# worker), sorted, one line.
+set_members() {
+	local set
+	for set in $(tb_exec conc ipset list -n | grep '^l3b_q[0-9]*_v4$'); do
+		tb_exec conc ipset list "$set" 2>/dev/null |
+			awk '/^Members:/ { m = 1; next } m && NF { print $1 }'
+	done | sort | tr '\n' ' '
 }
 
 # A status key, 0 when absent (a counter of a session that is gone).
@@ -275,6 +290,11 @@ else
 fi
 
 # ---- 1. both sessions at the concentrator -------------------------------------
+
+check "the capture set holds both CPEs' prefixes, one rule per family matches it" \
+	'm == "10.0.1.0/24 10.0.3.0/24 " && r == 2 * w' "m=$(set_members)" \
+	"r=$(tb_exec conc iptables -w -t mangle -S L3B_ING | grep -c 'match-set l3b_q[0-9]*_v4 dst' || true)" \
+	"w=${L3B_WORKERS:-1}"
 
 refresh conc
 check "concentrator: 2 CPEs from cpes and cpe_dir, started as such" \
@@ -514,6 +534,8 @@ for ((i = 0; i < 30; i++)); do
 done
 check "SIGHUP without bob's file: bob's keys gone from the status (${gone_ms} ms), alice's there" \
 	'g >= 0 && a == "up"' "g=$gone_ms" "a=$(st conc cpe.alice.session_state)"
+check "SIGHUP without bob's file: his prefix gone from the capture set, alice's there" \
+	'm == "10.0.1.0/24 "' "m=$(set_members)"
 # cpe2 hears nothing any more: its paths go down after dead_after_ms,
 # then it lets site 2's traffic go natively
 down=0
@@ -560,6 +582,8 @@ done
 check "SIGHUP with bob's file back: bob's session and both paths up within 2 s (${back_ms} ms)" \
 	'b >= 0 && b <= 2000 && h == 1' "b=$back_ms" \
 	"h=$(stn conc cpe.bob.handshakes)"
+check "SIGHUP with bob's file back: his prefix back in the capture set" \
+	'm == "10.0.1.0/24 10.0.3.0/24 "' "m=$(set_members)"
 flows_wait
 refresh conc
 refresh cpe
@@ -774,14 +798,20 @@ if [ -n "${L3B_WORKERS:-}" ]; then
 	tx_start srv "$TB_CLI_IP" 5301 a3 8 3
 	flows_wait
 	flow_intact a3 "srv -> cli after alice's worker came back"
-	wpids=$(pgrep -P "${DPID[conc]}" | tr '\n' ' ')
-	kill -TERM "${DPID[conc]}"
-	tb_wait "${DPID[conc]}" 10 || true
+fi
+wpids=$(pgrep -P "${DPID[conc]}" | tr '\n' ' ' || true)
+kill -TERM "${DPID[conc]}"
+tb_wait "${DPID[conc]}" 10 || true
+check "the concentrator exited: its sets and capture rules gone" \
+	's == 0 && r == 0' \
+	"s=$(tb_exec conc ipset list -n | cnt 'l3b_q')" \
+	"r=$(tb_exec conc iptables -w -t mangle -S | cnt 'L3B_ING')"
+if [ -n "${L3B_WORKERS:-}" ]; then
 	left=0
 	for p in $wpids; do
 		[ -e "/proc/$p" ] && left=$((left + 1))
 	done
-	check "workers: SIGTERM to the first process ends every worker, rules gone" \
+	check "workers: SIGTERM to the first process ends every worker, their steering rules gone" \
 		'left == 0 && r == 0' "left=$left" \
 		"r=$(tb_exec conc iptables -t raw -S | cnt L3B_EGR)"
 fi

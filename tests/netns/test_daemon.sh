@@ -42,7 +42,7 @@ export L3B_TOOLS_DIR=${L3B_TOOLS_DIR:-$build/tests/tools}
 
 # shellcheck source=lib.sh
 source "$here/lib.sh"
-tb_require ip tc iptables iptables-restore awk
+tb_require ip tc iptables iptables-restore ipset awk
 tb_require_bin "$L3BONDD"
 
 tb_init

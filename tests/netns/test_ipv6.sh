@@ -48,7 +48,7 @@ export L3B_TOOLS_DIR=${L3B_TOOLS_DIR:-$build/tests/tools}
 TB_PREFIX=${TB_PREFIX:-l3b6-$$-}
 # shellcheck source=lib.sh
 source "$here/lib.sh"
-tb_require ip tc iptables ip6tables ip6tables-restore python3 awk
+tb_require ip tc iptables ip6tables ip6tables-restore ipset python3 awk
 if [ ! -d /proc/sys/net/ipv6 ]; then
 	echo "SKIP: no IPv6 in this kernel"
 	exit 77
@@ -136,8 +136,11 @@ else
 	bad "--check refused an IPv6 prefix"
 fi
 "$L3BONDD" -c "$TB_DIR/conc.conf" --print-rules ip6tables >"$TB_DIR/conc.rules6"
-check "conc: ip6tables rules bond fd00:1::/64 with MSS 1364" 'n == 2 && m == 1' \
-	"n=$(cnt 'L3B_ING -d fd00:1::/64' <"$TB_DIR/conc.rules6")" \
+"$L3BONDD" -c "$TB_DIR/conc.conf" --print-rules ipset >"$TB_DIR/conc.ipset"
+check "conc: ip6tables rules bond the IPv6 set (fd00:1::/64 in it) with MSS 1364" \
+	'n == 2 && s == 1 && m == 1' \
+	"n=$(cnt 'L3B_ING -m set --match-set l3b_q0_v6 dst' <"$TB_DIR/conc.rules6")" \
+	"s=$(cnt 'add l3b_q0_v6_new fd00:1::/64' <"$TB_DIR/conc.ipset")" \
 	"m=$(cnt 'set-mss 1364' <"$TB_DIR/conc.rules6")"
 
 # shellcheck disable=SC2119 # the defaults of lib.sh

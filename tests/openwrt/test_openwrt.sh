@@ -40,7 +40,9 @@
 #      which this kernel lacks, swapped for a verdict, as
 #      tests/netns/test_daemon.sh does), `--print-rules iptables` passes
 #      `iptables-restore --test` (iptables-nft, what the daemon runs on
-#      OpenWrt), and the fw4 fragment is valid inside fw4-like chains.
+#      OpenWrt; a concentrator's after `ipset restore` of its
+#      `--print-rules ipset`), and the fw4 fragment is valid inside
+#      fw4-like chains.  The namespace: L3B_OWRT_NS, or l3bowrt-PID.
 #   6. The package Makefile, read by GNU make with stand-ins for OpenWrt's
 #      rules.mk, package.mk and cmake.mk (sdk/): its steps run in OpenWrt's
 #      order with OpenWrt's flags (Release, -Os) on the host compiler; its
@@ -686,7 +688,7 @@ if [[ $(id -u) -ne 0 ]] || ! command -v nft >/dev/null ||
 	! command -v ip >/dev/null; then
 	echo "note: not root (or no nft/ip): the nft -c and iptables-restore --test checks are left out"
 else
-	ns=l3bowrt-$$
+	ns=${L3B_OWRT_NS:-l3bowrt-$$}
 	ip netns add "$ns"
 	for c in "${good_cases[@]}"; do
 		IFS='|' read -r dir uci inst want label <<<"$c"
@@ -710,6 +712,15 @@ else
 			show "$tmp/nft.err2"
 		fi
 		"$l3bondd" -c "$gen" --print-rules iptables >"$tmp/$inst.ipt"
+		# a concentrator's rules name its sets of CPEs' prefixes:
+		# made first, as the daemon does (they go with the namespace)
+		"$l3bondd" -c "$gen" --print-rules ipset >"$tmp/$inst.ipset"
+		if [[ -s $tmp/$inst.ipset ]] &&
+			! ip netns exec "$ns" ipset restore <"$tmp/$inst.ipset" \
+				>"$tmp/ipset.err" 2>&1; then
+			bad "$label: ipset restore of --print-rules ipset:"
+			show "$tmp/ipset.err"
+		fi
 		if ip netns exec "$ns" iptables-restore --test --noflush \
 			<"$tmp/$inst.ipt" >"$tmp/ipt.err" 2>&1; then
 			ok "$label: --print-rules iptables passes iptables-restore --test ($(iptables -V))"

@@ -2290,16 +2290,18 @@ static void test_cpe_limit(void **state)
 		"role = \"concentrator\";\npaths = (\n{ " DSL_KEYS
 		"},\n{ " LTE_KEYS "}\n);\ncpes = (\n");
 	for (i = 0; i <= CONF_CPE_MAX; i++) {
-		key[0] = (unsigned char)(i >> 8);
-		key[1] = (unsigned char)i;
-		key[2] = 1;
+		key[0] = (unsigned char)(i >> 16);
+		key[1] = (unsigned char)(i >> 8);
+		key[2] = (unsigned char)i;
+		key[3] = 1;
 		sodium_bin2base64(b64, sizeof(b64), key, sizeof(key),
 				  sodium_base64_VARIANT_ORIGINAL);
 		len += (size_t)snprintf(
 			text + len, cap - len,
 			"%s{ name = \"c%u\"; session_id = %u; key = \"%s\"; "
-			"prefixes = [\"10.%u.%u.0/24\"]; }\n",
-			i ? "," : "", i, i + 1, b64, i >> 8, i & 255);
+			"prefixes = [\"10.%u.%u.%u/30\"]; }\n",
+			i ? "," : "", i, i + 1, b64, i >> 14, (i >> 6) & 255,
+			(i & 63) << 2);
 		if (i + 1 == CONF_CPE_MAX) {
 			/* the file so far, closed: CONF_CPE_MAX CPEs */
 			memcpy(text + len, ");\n", 4);
@@ -2321,7 +2323,124 @@ static void test_cpe_limit(void **state)
 	assert_true(len < cap);
 	ret = load_text(text, &c, err, sizeof(err), path, sizeof(path));
 	assert_int_equal(ret, -EINVAL);
-	assert_non_null(strstr(err, "more than 1024 CPEs"));
+	snprintf(path, sizeof(path), "more than %d CPEs", CONF_CPE_MAX);
+	assert_non_null(strstr(err, path));
+	free(text);
+}
+
+/* The CPEs' index against the naive check: random CPEs with random IPv4
+ * and IPv6 prefixes (few bits of room, so that overlaps are frequent, of
+ * every kind: equal, inside, around), loaded; refused exactly when some
+ * pair of CPEs overlaps. */
+static void test_cpe_overlap_random(void **state)
+{
+	enum { NCPE = 40, ROUNDS = 300 }; /* about 60 % refused */
+	struct conf_prefix p[NCPE][3];
+	unsigned np[NCPE], r, i, j, a, b, refused = 0;
+	size_t cap = 200 * NCPE + 512, len;
+	char *text = malloc(cap), err[CONF_ERR_MAX], path[64], pfx[64];
+	char b64[sodium_base64_ENCODED_LEN(32, sodium_base64_VARIANT_ORIGINAL)];
+	unsigned char key[32] = {1};
+	struct conf c;
+	bool overlap;
+	int ret;
+
+	(void)state;
+	assert_non_null(text);
+	srand(15);
+	for (r = 0; r < ROUNDS; r++) {
+		len = (size_t)snprintf(text, cap,
+				       "role = \"concentrator\";\npaths = (\n{ " DSL_KEYS
+				       "},\n{ " LTE_KEYS "}\n);\ncpes = (\n");
+		overlap = false;
+		for (i = 0; i < NCPE; i++) {
+			np[i] = 1 + (unsigned)rand() % 3;
+			for (a = 0; a < np[i]; a++) {
+				struct conf_prefix *q = &p[i][a];
+
+				memset(q, 0, sizeof(*q));
+				q->v6 = rand() % 4 == 0;
+				/* 9 to 24 of 24 random bits after a fixed
+				 * 10/8 or 2001::/16 */
+				q->len = (uint8_t)(9 + rand() % 16);
+				if (q->v6) {
+					q->addr6[0] = 0x20;
+					q->addr6[1] = 0x01;
+					q->addr6[2] = (uint8_t)rand();
+					q->addr6[3] = (uint8_t)rand();
+					q->addr6[4] = (uint8_t)rand();
+					q->len = (uint8_t)(q->len + 16);
+				} else {
+					uint32_t v;
+
+					q->len = (uint8_t)(q->len + 8);
+					v = 10u << 24 |
+						     ((uint32_t)rand() & 0xffffffu);
+
+					v &= ~0u << (32 - q->len);
+					q->addr = htonl(v);
+				}
+				/* host bits zero, as the config wants */
+				if (q->v6) {
+					unsigned bit;
+
+					for (bit = q->len; bit < 128; bit++) {
+						q->addr6[bit / 8] &= (uint8_t)~(
+							0x80u >> (bit % 8));
+					}
+				}
+			}
+			for (j = 0; j < i; j++) {
+				for (a = 0; a < np[i]; a++) {
+					for (b = 0; b < np[j]; b++) {
+						overlap |= conf_prefix_overlap(
+							&p[i][a], &p[j][b]);
+					}
+				}
+			}
+			key[1] = (unsigned char)i;
+			sodium_bin2base64(b64, sizeof(b64), key, sizeof(key),
+					  sodium_base64_VARIANT_ORIGINAL);
+			len += (size_t)snprintf(
+				text + len, cap - len,
+				"%s{ name = \"c%u\"; session_id = %u; key = "
+				"\"%s\"; prefixes = [",
+				i ? "," : "", i, i + 1, b64);
+			for (a = 0; a < np[i]; a++) {
+				/* the same prefix twice in one CPE: refused
+				 * on its own, not what is tested here */
+				for (b = 0; b < a && !conf_prefix_overlap(
+							     &p[i][a], &p[i][b]);
+				     b++) {
+				}
+				if (b < a) {
+					np[i] = a;
+					break;
+				}
+				len += (size_t)snprintf(
+					text + len, cap - len, "%s\"%s\"",
+					a ? ", " : "",
+					conf_prefix_str(&p[i][a], pfx,
+							sizeof(pfx)));
+			}
+			len += (size_t)snprintf(text + len, cap - len, "]; }\n");
+		}
+		len += (size_t)snprintf(text + len, cap - len, ");\n");
+		assert_true(len < cap);
+		write_temp(path, sizeof(path), text);
+		ret = conf_load(&c, path, err, sizeof(err));
+		unlink(path);
+		if (!ret) {
+			conf_free(&c);
+		} else if (!strstr(err, "overlaps")) {
+			print_error("round %u: %s\n", r, err);
+		}
+		assert_int_equal(ret, overlap ? -EINVAL : 0);
+		assert_true(!ret || strstr(err, "overlaps"));
+		refused += overlap;
+	}
+	/* both outcomes were met, many times */
+	assert_true(refused > ROUNDS / 10 && refused < ROUNDS * 9 / 10);
 	free(text);
 }
 
@@ -2348,6 +2467,7 @@ int main(void)
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_structure),
 		cmocka_unit_test(test_cpe_limit),
+		cmocka_unit_test(test_cpe_overlap_random),
 		cmocka_unit_test(test_docs_man),
 		cmocka_unit_test(test_docs_samples),
 		cmocka_unit_test(test_docs_uci),

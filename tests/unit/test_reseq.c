@@ -864,6 +864,7 @@ static const char *verdict_name(int v)
 	case EGR_DROP_LATE: return "DROP_LATE";
 	case EGR_DROP_DUP: return "DROP_DUP";
 	case EGR_DROP_PATH: return "DROP_PATH";
+	case EGR_DROP_NOMEM: return "DROP_NOMEM";
 	}
 	return "?";
 }
@@ -1862,6 +1863,21 @@ static void test_init_params(void **state)
 	p.t_lto_us = 0;
 	assert_int_equal(egr_reseq_init(&r, &p, 2, nop_release, NULL),
 			 -EINVAL);
+	/* no buffer until the first packet (a silent CPE costs none): the
+	 * calls of an idle session work without one */
+	p.t_lto_us = 1000;
+	assert_int_equal(egr_reseq_init(&r, &p, 2, nop_release, NULL), 0);
+	assert_null(r.slot);
+	egr_reseq_set_path_up(&r, 1, false);
+	egr_reseq_poll(&r, 5000);
+	egr_reseq_flush(&r);
+	egr_reseq_reset(&r);
+	assert_null(r.slot);
+	assert_int_equal(egr_reseq_push(&r, 7, 0, 0, 0, 6000, 1),
+			 EGR_RELEASED);
+	assert_non_null(r.slot);
+	assert_int_equal(egr_reseq_alloc(&r), 0); /* once */
+	egr_reseq_free(&r);
 }
 
 static void test_set_params(void **state)

@@ -40,7 +40,7 @@ static void base(struct conf *c, enum conf_role role)
 static void assert_text(const struct conf *c, enum gw_rules_kind kind,
 			const char *want)
 {
-	char buf[GW_RULES_MAX];
+	static char buf[GW_RULES_MAX];
 	int n;
 
 	n = gw_rules_text(c, kind, gw_conf_mss(c), buf, sizeof(buf));
@@ -109,28 +109,101 @@ static void test_rules_cpe_output(void **state)
 		    "-A PREROUTING -j L3B_EGR\n" DEFRAG);
 }
 
+#define SETS_HINT                                                              \
+	"# needs the CPEs' set: l3bondd --print-rules ipset | ipset restore\n"
+
+/* A concentrator's capture: one rule per family, the destination in the
+ * set of the CPEs' prefixes, whatever their number. */
 static void test_rules_concentrator(void **state)
 {
 	struct conf c;
 
 	(void)state;
 	base(&c, ROLE_CONCENTRATOR);
-	/* the rules bond every CPE's prefixes */
 	c.ncpes = 1;
 	c.cpe[0].nprefixes = 2;
 	c.cpe[0].prefix[0].addr = htonl(0xcb007100);
 	c.cpe[0].prefix[0].len = 24;
 	c.cpe[0].prefix[1].addr = 0;
 	c.cpe[0].prefix[1].len = 0;
+	c.ingress_queue = 3;
 	assert_text(&c, false,
-		    "*mangle\n:L3B_ING - [0:0]\n"
-		    "-A L3B_ING -d 203.0.113.0/24 " CLAMP
-		    "-A L3B_ING -d 203.0.113.0/24 -j NFQUEUE --queue-num 0 "
-		    "--queue-bypass\n"
-		    "-A L3B_ING -d 0.0.0.0/0 " CLAMP
-		    "-A L3B_ING -d 0.0.0.0/0 -j NFQUEUE --queue-num 0 "
-		    "--queue-bypass\n"
+		    SETS_HINT "*mangle\n:L3B_ING - [0:0]\n"
+		    "-A L3B_ING -m set --match-set l3b_q3_v4 dst " CLAMP
+		    "-A L3B_ING -m set --match-set l3b_q3_v4 dst -j NFQUEUE "
+		    "--queue-num 3 --queue-bypass\n"
 		    "-A FORWARD -j L3B_ING\n" EGR_RAW);
+}
+
+/* A concentrator of two CPEs: 203.0.113.0/24 and 2001:db8:1::/48, and
+ * ::/0. */
+static void two_cpes(struct conf *c)
+{
+	base(c, ROLE_CONCENTRATOR);
+	c->ncpes = 2;
+	c->cpe[0].nprefixes = 2;
+	c->cpe[0].prefix[0].addr = htonl(0xcb007100);
+	c->cpe[0].prefix[0].len = 24;
+	c->cpe[0].prefix[1].v6 = true;
+	inet_pton(AF_INET6, "2001:db8:1::", c->cpe[0].prefix[1].addr6);
+	c->cpe[0].prefix[1].len = 48;
+	c->cpe[1].nprefixes = 1;
+	c->cpe[1].prefix[0].v6 = true;
+	c->cpe[1].prefix[0].len = 0;
+}
+
+#define SET_CREATE(name, fam)                                                  \
+	"create " name " hash:net family " fam " hashsize 1024 maxelem "      \
+	"2097152 -exist\n"
+
+/* The sets: each family's prefixes of every CPE into a new set, swapped
+ * for the old one; a /0 as its two halves (hash:net has no /0); a CPE
+ * has no set. */
+static void test_rules_ipset(void **state)
+{
+	struct conf c;
+
+	(void)state;
+	two_cpes(&c);
+	c.ncpes = 3;
+	c.cpe[2].nprefixes = 2;
+	c.cpe[2].prefix[0].addr = htonl(0x0a000004);
+	c.cpe[2].prefix[0].len = 30;
+	c.cpe[2].prefix[1].len = 0;
+	assert_text(&c, GW_RULES_IPSET,
+		    SET_CREATE("l3b_q0_v4_new", "inet")
+		    "flush l3b_q0_v4_new\n"
+		    "add l3b_q0_v4_new 203.0.113.0/24\n"
+		    "add l3b_q0_v4_new 10.0.0.4/30\n"
+		    "add l3b_q0_v4_new 0.0.0.0/1\n"
+		    "add l3b_q0_v4_new 128.0.0.0/1\n"
+		    SET_CREATE("l3b_q0_v4", "inet")
+		    "swap l3b_q0_v4_new l3b_q0_v4\n"
+		    "destroy l3b_q0_v4_new\n"
+		    SET_CREATE("l3b_q0_v6_new", "inet6")
+		    "flush l3b_q0_v6_new\n"
+		    "add l3b_q0_v6_new 2001:db8:1::/48\n"
+		    "add l3b_q0_v6_new ::/1\n"
+		    "add l3b_q0_v6_new 8000::/1\n"
+		    SET_CREATE("l3b_q0_v6", "inet6")
+		    "swap l3b_q0_v6_new l3b_q0_v6\n"
+		    "destroy l3b_q0_v6_new\n");
+	/* no CPE: both sets there, empty */
+	c.ncpes = 0;
+	c.ingress_queue = 7;
+	assert_text(&c, GW_RULES_IPSET,
+		    SET_CREATE("l3b_q7_v4_new", "inet")
+		    "flush l3b_q7_v4_new\n"
+		    SET_CREATE("l3b_q7_v4", "inet")
+		    "swap l3b_q7_v4_new l3b_q7_v4\n"
+		    "destroy l3b_q7_v4_new\n"
+		    SET_CREATE("l3b_q7_v6_new", "inet6")
+		    "flush l3b_q7_v6_new\n"
+		    SET_CREATE("l3b_q7_v6", "inet6")
+		    "swap l3b_q7_v6_new l3b_q7_v6\n"
+		    "destroy l3b_q7_v6_new\n");
+	base(&c, ROLE_CPE);
+	assert_text(&c, GW_RULES_IPSET, "");
 }
 
 /* the nft table's egress and defrag chains, the same in every test */
@@ -145,26 +218,39 @@ static void test_rules_concentrator(void **state)
 	"\tchain defrag {\n\t\tct state invalid return\n\t}\n"                 \
 	"}\n"
 
+/* nft: the CPEs' prefixes in a named interval set per family, one rule
+ * (clamp, queue) per family. */
 static void test_rules_nft(void **state)
 {
 	struct conf c;
 
 	(void)state;
 	base(&c, ROLE_CONCENTRATOR);
-	c.ncpes = 1;
+	c.ncpes = 2;
 	c.cpe[0].nprefixes = 1;
 	c.cpe[0].prefix[0].addr = htonl(0x0a000100);
 	c.cpe[0].prefix[0].len = 24;
+	c.cpe[1].nprefixes = 1;
+	c.cpe[1].prefix[0].addr = htonl(0x0a000300);
+	c.cpe[1].prefix[0].len = 24;
 	assert_text(&c, true,
 		    "table inet l3bond\ndelete table inet l3bond\n"
 		    "table inet l3bond {\n"
+		    "\tset cpe4 {\n\t\ttype ipv4_addr; flags interval;\n"
+		    "\t\telements = { 10.0.1.0/24, 10.0.3.0/24 }\n\t}\n"
+		    "\tset cpe6 {\n\t\ttype ipv6_addr; flags interval;\n"
+		    "\t}\n"
 		    "\tchain ingress {\n"
 		    "\t\ttype filter hook forward priority mangle; policy "
 		    "accept;\n"
-		    "\t\tip daddr 10.0.1.0/24 tcp flags & (syn | rst) == syn "
+		    "\t\tip daddr @cpe4 tcp flags & (syn | rst) == syn "
 		    "tcp option maxseg size 1385-65535 tcp option maxseg size "
 		    "set 1384\n"
-		    "\t\tip daddr 10.0.1.0/24 queue num 0 bypass\n"
+		    "\t\tip daddr @cpe4 queue num 0 bypass\n"
+		    "\t\tip6 daddr @cpe6 tcp flags & (syn | rst) == syn "
+		    "tcp option maxseg size 1365-65535 tcp option maxseg size "
+		    "set 1364\n"
+		    "\t\tip6 daddr @cpe6 queue num 0 bypass\n"
 		    "\t}\n"
 		    NFT_TAIL);
 }
@@ -173,43 +259,19 @@ static void test_rules_nft(void **state)
 	"-p tcp --tcp-flags SYN,RST SYN -m tcpmss --mss 1365:65535 "           \
 	"-j TCPMSS --set-mss 1364\n"
 
-/* ip6tables: the IPv6 prefixes only, the IPv6 MSS (20 less); the egress
- * and defrag chains as for IPv4.  An IPv4-only config gets no capture. */
+/* ip6tables: the IPv6 set, the IPv6 MSS (20 less); the egress and defrag
+ * chains as for IPv4. */
 static void test_rules_ip6(void **state)
 {
 	struct conf c;
 
 	(void)state;
-	base(&c, ROLE_CONCENTRATOR);
-	c.ncpes = 2;
-	c.cpe[0].nprefixes = 2;
-	c.cpe[0].prefix[0].addr = htonl(0xcb007100);
-	c.cpe[0].prefix[0].len = 24;
-	c.cpe[0].prefix[1].v6 = true;
-	inet_pton(AF_INET6, "2001:db8:1::", c.cpe[0].prefix[1].addr6);
-	c.cpe[0].prefix[1].len = 48;
-	c.cpe[1].nprefixes = 1;
-	c.cpe[1].prefix[0].v6 = true;
-	c.cpe[1].prefix[0].len = 0;
+	two_cpes(&c);
 	assert_text(&c, GW_RULES_IP6TABLES,
-		    "*mangle\n:L3B_ING - [0:0]\n"
-		    "-A L3B_ING -d 2001:db8:1::/48 " CLAMP6
-		    "-A L3B_ING -d 2001:db8:1::/48 -j NFQUEUE --queue-num 0 "
-		    "--queue-bypass\n"
-		    "-A L3B_ING -d ::/0 " CLAMP6
-		    "-A L3B_ING -d ::/0 -j NFQUEUE --queue-num 0 "
-		    "--queue-bypass\n"
-		    "-A FORWARD -j L3B_ING\n" EGR_RAW);
-	assert_text(&c, GW_RULES_IPTABLES,
-		    "*mangle\n:L3B_ING - [0:0]\n"
-		    "-A L3B_ING -d 203.0.113.0/24 " CLAMP
-		    "-A L3B_ING -d 203.0.113.0/24 -j NFQUEUE --queue-num 0 "
-		    "--queue-bypass\n"
-		    "-A FORWARD -j L3B_ING\n" EGR_RAW);
-	c.ncpes = 1;
-	c.cpe[0].nprefixes = 1;
-	assert_text(&c, GW_RULES_IP6TABLES,
-		    "*mangle\n:L3B_ING - [0:0]\n"
+		    SETS_HINT "*mangle\n:L3B_ING - [0:0]\n"
+		    "-A L3B_ING -m set --match-set l3b_q0_v6 dst " CLAMP6
+		    "-A L3B_ING -m set --match-set l3b_q0_v6 dst -j NFQUEUE "
+		    "--queue-num 0 --queue-bypass\n"
 		    "-A FORWARD -j L3B_ING\n" EGR_RAW);
 
 	/* a CPE: by device, both families, each its own MSS */
@@ -251,10 +313,10 @@ static void test_conf_mss(void **state)
 	assert_int_equal(gw_conf_mss(&c), 1384);
 }
 
-/* nft: ip6 daddr for an IPv6 prefix; the CPE's clamp per family. */
+/* nft: an IPv6 prefix in the IPv6 set; the CPE's clamp per family. */
 static void test_rules_nft6(void **state)
 {
-	char buf[GW_RULES_MAX];
+	static char buf[GW_RULES_MAX];
 	struct conf c;
 
 	(void)state;
@@ -266,11 +328,12 @@ static void test_rules_nft6(void **state)
 	c.cpe[0].prefix[0].len = 48;
 	assert_true(gw_rules_text(&c, GW_RULES_NFT, 1384, buf, sizeof(buf)) >
 		    0);
-	assert_non_null(strstr(
-		buf, "\t\tip6 daddr 2001:db8:1::/48 tcp flags & (syn | rst) "
-		     "== syn tcp option maxseg size 1365-65535 tcp option "
-		     "maxseg size set 1364\n"
-		     "\t\tip6 daddr 2001:db8:1::/48 queue num 0 bypass\n"));
+	assert_non_null(strstr(buf, "\tset cpe4 {\n\t\ttype ipv4_addr; "
+				    "flags interval;\n\t}\n"
+				    "\tset cpe6 {\n\t\ttype ipv6_addr; "
+				    "flags interval;\n"
+				    "\t\telements = { 2001:db8:1::/48 }\n"
+				    "\t}\n"));
 	base(&c, ROLE_CPE);
 	c.nlan = 1;
 	strcpy(c.lan[0], "lan");
@@ -412,7 +475,7 @@ static void test_rules_classes(void **state)
  * Queues 4 and 6, 3 workers: 4/6, 7/9, 10/12. */
 static void test_rules_workers(void **state)
 {
-	char buf[GW_RULES_MAX];
+	static char buf[GW_RULES_MAX]; /* large: not on the stack */
 	struct conf c;
 
 	(void)state;
@@ -433,13 +496,18 @@ static void test_rules_workers(void **state)
 	assert_int_equal(conf_workers(&c), 3);
 	assert_int_equal(conf_worker_queue(&c, c.egress_queue, 2), 12);
 	assert_text(&c, false,
+		    "# needs the CPEs' set: l3bondd --print-rules ipset | "
+		    "ipset restore\n"
 		    "*mangle\n:L3B_ING - [0:0]\n"
-		    "-A L3B_ING -d 203.0.113.0/24 " CLAMP
-		    "-A L3B_ING -d 203.0.113.0/24 -j NFQUEUE --queue-num 7 "
-		    "--queue-bypass\n"
-		    "-A L3B_ING -d 198.51.100.0/24 " CLAMP
-		    "-A L3B_ING -d 198.51.100.0/24 -j NFQUEUE --queue-num 4 "
-		    "--queue-bypass\n"
+		    "-A L3B_ING -m set --match-set l3b_q4_v4 dst " CLAMP
+		    "-A L3B_ING -m set --match-set l3b_q4_v4 dst -j NFQUEUE "
+		    "--queue-num 4 --queue-bypass\n"
+		    "-A L3B_ING -m set --match-set l3b_q7_v4 dst " CLAMP
+		    "-A L3B_ING -m set --match-set l3b_q7_v4 dst -j NFQUEUE "
+		    "--queue-num 7 --queue-bypass\n"
+		    "-A L3B_ING -m set --match-set l3b_q10_v4 dst " CLAMP
+		    "-A L3B_ING -m set --match-set l3b_q10_v4 dst -j NFQUEUE "
+		    "--queue-num 10 --queue-bypass\n"
 		    "-A FORWARD -j L3B_ING\n"
 		    "COMMIT\n*raw\n:L3B_EGR - [0:0]\n"
 		    "-A L3B_EGR -i wan-dsl -p udp --dport 7040 -m addrtype "
@@ -458,8 +526,19 @@ static void test_rules_workers(void **state)
 	assert_non_null(strstr(buf, "-m bpf --bytecode \"5,32 0 0 52,148 0 0 "
 				    "3,21 0 1 1,6 0 0 1,6 0 0 0\" -j NFQUEUE "
 				    "--queue-num 9\n"));
+	/* each worker's set holds its CPEs' prefixes */
+	assert_true(gw_rules_text(&c, GW_RULES_IPSET, 1384, buf,
+				  sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, "add l3b_q4_v4_new 198.51.100.0/24\n"));
+	assert_non_null(strstr(buf, "add l3b_q7_v4_new 203.0.113.0/24\n"));
+	assert_non_null(strstr(buf, "swap l3b_q10_v4_new l3b_q10_v4\n"));
+	assert_null(strstr(buf, "add l3b_q10_v4_new"));
 	assert_true(gw_rules_text(&c, GW_RULES_NFT, 1384, buf, sizeof(buf)) >
 		    0);
+	assert_non_null(strstr(buf, "\tset cpe4_w1 {\n\t\ttype ipv4_addr; "
+				    "flags interval;\n\t\telements = { "
+				    "203.0.113.0/24 }\n"));
+	assert_non_null(strstr(buf, "ip daddr @cpe4_w1 queue num 7 bypass\n"));
 	assert_non_null(strstr(buf, "fib daddr type local @th,96,32 { 9 } "
 				    "queue num 6\n"));
 	assert_non_null(strstr(buf, "fib daddr type local @th,96,32 { 7 } "
@@ -491,12 +570,52 @@ static void test_rules_overflow(void **state)
 	}
 }
 
+/* 10,000 CPEs: the iptables text is the same as with one (a rule per
+ * family, the set holds them), the sets' and nft's texts hold every
+ * prefix and fit. */
+static void test_rules_many(void **state)
+{
+	enum { N = 10000 };
+	static struct conf_cpe many[N];
+	static char a[GW_RULES_MAX], b[GW_RULES_MAX];
+	struct conf c;
+	unsigned k, n;
+	char *p;
+
+	(void)state;
+	base(&c, ROLE_CONCENTRATOR);
+	c.cpe = many;
+	c.ncpes = 1;
+	for (k = 0; k < N; k++) {
+		many[k].nprefixes = 1;
+		many[k].prefix[0].addr = htonl(0x64400000u + 4 * k);
+		many[k].prefix[0].len = 30;
+	}
+	assert_true(gw_rules_text(&c, GW_RULES_IPTABLES, 1384, a, sizeof(a)) >
+		    0);
+	c.ncpes = N;
+	assert_true(gw_rules_text(&c, GW_RULES_IPTABLES, 1384, b, sizeof(b)) >
+		    0);
+	assert_string_equal(a, b);
+	assert_true(gw_rules_text(&c, GW_RULES_IPSET, 1384, a, sizeof(a)) > 0);
+	for (n = 0, p = a; (p = strstr(p, "\nadd l3b_q0_v4_new ")); p++) {
+		n++;
+	}
+	assert_int_equal(n, N);
+	assert_non_null(strstr(a, "add l3b_q0_v4_new 100.64.156.60/30\n"));
+	assert_true(gw_rules_text(&c, GW_RULES_NFT, 1384, a, sizeof(a)) > 0);
+	assert_non_null(strstr(a, "100.64.0.0/30, 100.64.0.4/30, "));
+	assert_non_null(strstr(a, ", 100.64.156.60/30 }\n"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rules_cpe),
 		cmocka_unit_test(test_rules_cpe_output),
 		cmocka_unit_test(test_rules_concentrator),
+		cmocka_unit_test(test_rules_ipset),
+		cmocka_unit_test(test_rules_many),
 		cmocka_unit_test(test_rules_nft),
 		cmocka_unit_test(test_rules_overflow),
 		cmocka_unit_test(test_rules_ip6),

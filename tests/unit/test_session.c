@@ -298,31 +298,34 @@ static void test_lookup6(void **state)
 	gw_sessions_close(&g);
 }
 
-/* Many CPEs and prefix lengths: the table against the reference. */
+/* Many CPEs and prefix lengths: the table against the reference.  The
+ * design's 10,000 CPEs (the brute force is linear: the limit itself,
+ * N, would take minutes). */
 static void test_many(void **state)
 {
+	enum { N = 10000 };
 	uint32_t x = 777;
 	unsigned i, k;
 
 	(void)state;
 	setup();
-	assert_int_equal(conf_cpes_alloc(&g.conf, CONF_CPE_MAX), 0);
-	for (k = 0; k < CONF_CPE_MAX; k++) {
+	assert_int_equal(conf_cpes_alloc(&g.conf, N), 0);
+	for (k = 0; k < N; k++) {
 		char pfx[64], name[16];
 
 		/* /24s and a /28 inside another /16, all disjoint */
 		snprintf(pfx, sizeof(pfx), "10.%u.%u.0/24 172.%u.%u.%u/28",
-			 k >> 8, k & 255, 16 + (k >> 8), k & 255,
+			 k >> 8, k & 255, 16 + (k >> 12), (k >> 4) & 255,
 			 (k % 16) * 16);
 		snprintf(name, sizeof(name), "c%u", k);
 		cpe(&g.conf, k, 1000 + k * 7, name, k, pfx);
 	}
 	assert_int_equal(gw_sessions_open(&g), 0);
-	assert_int_equal(g.nsess, CONF_CPE_MAX);
-	for (k = 0; k < CONF_CPE_MAX; k++) {
+	assert_int_equal(g.nsess, N);
+	for (k = 0; k < N; k++) {
 		assert_ptr_equal(gw_sess_by_id(&g, 1000 + k * 7), g.sess[k]);
 	}
-	for (i = 0; i < 200000; i++) {
+	for (i = 0; i < 20000; i++) {
 		x = x * 1103515245 + 12345;
 		uint32_t addr =
 			i & 1 ? (x & htonl(0x0003ffff)) | a4("10.0.0.0")
