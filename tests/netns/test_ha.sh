@@ -28,6 +28,8 @@
 # each, every packet's arrival logged; a phase's gap is, per flow, the time
 # from the event to the end of the last silence (over 100 ms) that
 # followed it.  Checked:
+#   0. keepalived -t accepts the test's configuration and the shipped
+#      conf/keepalived.conf.sample;
 #   1. l3bondd alone killed on the master: the check script hands the
 #      addresses over, both CPEs bonded again via c2 within 3 s;
 #   2. l3bondd back on c1: c1 takes the addresses again (preempt), one
@@ -65,8 +67,8 @@ KEY_A=$(head -c32 /dev/urandom | base64)
 KEY_B=$(head -c32 /dev/urandom | base64)
 BOUND_MS=3000 # the issue's bound, kill to bonded again
 RATE_MBIT=8 # 1000-byte packets: 1000 a second
-FLOW_S=8
-EVENT_AT_S=2.5
+FLOW_S=7
+EVENT_AT_S=2
 declare -A C_DSL=([c1]=10.12.0.11 [c2]=10.12.0.12)
 declare -A C_LTE=([c1]=10.22.0.11 [c2]=10.22.0.12)
 declare -A C_LAN=([c1]=10.0.2.11 [c2]=10.0.2.12)
@@ -282,13 +284,16 @@ kill_l3bondd() {
 	kill -KILL "${DPID[$1]}"
 }
 
-# the box dies: no more frames from it, its processes gone at once
+# the box dies: its processes gone at once, before keepalived could say
+# so (a link down first would make it enter FAULT and hand over at once,
+# a graceful exit), then no more frames from it (the VIPs left on its
+# devices must not answer ARP)
 box_dies() {
 	local box=$1 dev
-	for dev in dsl lte lan; do
+	kill -KILL "$(ka_child "$box")" "${KA[$box]}" "${DPID[$box]}" 2>/dev/null || true
+	for dev in lan dsl lte; do
 		tb_exec "$box" ip link set "$dev" down
 	done
-	kill -KILL "${KA[$box]}" "$(ka_child "$box")" "${DPID[$box]}" 2>/dev/null || true
 }
 
 # the box boots: links up without the VIPs it held, l3bondd, keepalived
@@ -367,6 +372,12 @@ done
 chmod 600 "$TB_DIR"/*.conf
 check_cmd "keepalived accepts the test's configuration" \
 	tb_exec c1 keepalived -t -f "$TB_DIR/c1.keepalived.conf"
+# the shipped sample, in a namespace with its device names
+tb_netns_add "$(tb_ns sample)"
+ip -n "$(tb_ns sample)" link add eth0 type veth peer name wan-dsl
+ip -n "$(tb_ns sample)" link add wan-lte type veth peer name x
+check_cmd "keepalived accepts conf/keepalived.conf.sample" \
+	tb_exec sample keepalived -t -f "$here/../../conf/keepalived.conf.sample"
 
 for box in c1 c2; do
 	daemon_start "$box"
@@ -500,4 +511,5 @@ check "peers: the return took one handshake" 'h == 1' \
 	"h=$(counters_delta cpe p6 handshakes)"
 check_cmd "peers: cpe bonded via c1 again" wait_sess_up c1 cpe.alice. 30
 
+tb_log "test_ha: ${SECONDS} s"
 tb_done
