@@ -98,6 +98,8 @@ bool gw_peers_before_hellos(struct gw_sess *s, uint64_t now_us)
 	}
 	use(s, (pr->cur + 1) % pr->n,
 	    "the one in use answered no HELLO; new handshake");
+	/* the first, just left, is asked again GW_PEER_RETURN_MS later */
+	pr->return_us = now_us;
 	gw_hs_restart(&s->sec);
 	return true;
 }
