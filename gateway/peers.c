@@ -144,12 +144,11 @@ bool gw_peers_ack_ok(struct gw_sess *s, unsigned path,
 }
 
 void gw_peers_answered(struct gw_sess *s, unsigned path,
-		       const struct sockaddr_in6 *from, uint64_t now_us)
+		       const struct sockaddr_in6 *from)
 {
 	struct gw_peers *pr = &s->peers;
 	int j;
 
-	(void)now_us;
 	if (pr->n < 2) {
 		pr->unanswered = 0;
 		return;

@@ -77,6 +77,6 @@ bool gw_peers_ack_ok(struct gw_sess *s, unsigned path,
 /* CPE: an authentic HELLO_ACK from `from` on path: the current entry
  * answered, or the first did and the session goes back to it */
 void gw_peers_answered(struct gw_sess *s, unsigned path,
-		       const struct sockaddr_in6 *from, uint64_t now_us);
+		       const struct sockaddr_in6 *from);
 
 #endif

@@ -169,7 +169,7 @@ void gw_sec_on_hello(struct gw_sess *s, struct gw_link *l,
 	if (m->hdr.type == WIRE_HELLO_ACK) {
 		/* before acting on it: back to the first entry moves every
 		 * link's address, where the new HELLOs go */
-		gw_peers_answered(s, l->idx, from, now_us);
+		gw_peers_answered(s, l->idx, from);
 	}
 	if (out.fresh) {
 		gw_sdbg(s, "path %s: HELLO from %s, handshake %016llx",
