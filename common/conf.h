@@ -35,6 +35,7 @@ enum conf_limits {
 	CONF_PATH_MAX = 108,  /* control_socket, with NUL (sun_path) */
 	CONF_GROUP_MAX = 33,  /* control_group, with NUL */
 	CONF_CPE_MAX = 65536, /* CPEs of one concentrator (a checked limit) */
+	CONF_PEERS_MAX = 4,   /* peers: a CPE's concentrators, in order */
 	CONF_WORKERS_MAX = 64, /* worker processes of a concentrator */
 };
 
@@ -102,8 +103,13 @@ struct conf_path {
 	enum path_class cls;
 	char ifname[IF_NAMESIZE];
 	uint32_t fwmark;
-	char peer[CONF_ADDR_MAX]; /* peer address for this path; "" if none */
-	uint16_t peer_port;	  /* 0: the top-level port */
+	/* CPE: the concentrators' addresses on this path (peers; peer is
+	 * the one-entry form), the first preferred; entry i of every path
+	 * is concentrator i, all of one family.  npeers 0: none (a
+	 * concentrator's paths) */
+	unsigned npeers;
+	char peers[CONF_PEERS_MAX][CONF_ADDR_MAX];
+	uint16_t peer_port; /* 0: the top-level port */
 	uint32_t mtu; /* of the path's interface; 0: read it at start */
 	uint32_t rate_kbps; /* the line's rate, to pace it (0: unknown) */
 	/* the CPE's data budget of the path (common/budget.h): MB (10^6
@@ -126,6 +132,9 @@ struct conf {
 	bool encrypt; /* AUTH_ENCRYPT, else AUTH_MAC */
 	struct ing_sched_params sched;
 	struct egr_reseq_params reseq;
+	/* CPE: the top-level peers, for every path that gives none */
+	unsigned npeers;
+	char peers[CONF_PEERS_MAX][CONF_ADDR_MAX];
 	unsigned npaths;
 	struct conf_path path[WIRE_MAX_PATHS];
 	/* the daemon (gateway/) */

@@ -346,30 +346,82 @@ static int parse_interface(struct loader *l, const config_setting_t *s,
 	return 0;
 }
 
-static int parse_peer(struct loader *l, const config_setting_t *s, void *obj,
-		      const struct key *k)
+/* A CPE's concentrators, first preferred: a list of addresses, or one
+ * address alone (the form of peer, its alias), into n entries of out.
+ * One family: the path's socket, MTU and rules follow it. */
+static int get_peers(struct loader *l, const config_setting_t *s,
+		     char out[][CONF_ADDR_MAX], unsigned *n)
 {
-	struct conf_path *p = obj;
+	const config_setting_t *e;
+	size_t klen = strlen(l->key);
+	bool one = config_setting_type(s) == CONFIG_TYPE_STRING;
 	const char *v;
+	unsigned i, j, len = 1;
 	int ret;
 
-	(void)k;
-	ret = conf_get_string(l, s, CONF_ADDR_MAX - 1, &v);
-	if (ret) {
-		return ret;
-	}
 	if (l->c.role == ROLE_CONCENTRATOR) {
-		return conf_bad(
-			l, s,
-			"not allowed with role \"concentrator\": the "
-			"concentrator learns its peers from the packets "
-			"it receives");
+		return conf_bad(l, s,
+				"not allowed with role \"concentrator\": the "
+				"concentrator learns its peers from the packets "
+				"it receives");
 	}
-	if (!is_addr(v)) {
-		return conf_bad(l, s, "not an IPv4 or IPv6 address");
+	if (!one && !config_setting_is_list(s) && !config_setting_is_array(s)) {
+		return conf_bad(l, s,
+				"expected an address \"...\" or a list of "
+				"them [ \"...\", ... ]");
 	}
-	strcpy(p->peer, v);
+	if (!one) {
+		ret = conf_get_seq(l, s, CONF_PEERS_MAX, "addresses", &len);
+		if (ret) {
+			return ret;
+		}
+	}
+	for (i = 0; i < len; i++) {
+		e = one ? s : config_setting_get_elem(s, i);
+		if (!one) {
+			snprintf(l->key + klen, sizeof(l->key) - klen, "[%u]",
+				 i);
+		}
+		ret = conf_get_string(l, e, CONF_ADDR_MAX - 1, &v);
+		if (ret) {
+			return ret;
+		}
+		if (!is_addr(v)) {
+			return conf_bad(l, e, "not an IPv4 or IPv6 address");
+		}
+		if (i && !strchr(v, ':') != !strchr(out[0], ':')) {
+			return conf_bad(l, e,
+					"not of the family of the first: one "
+					"path, one outer family");
+		}
+		for (j = 0; j < i; j++) {
+			if (!strcmp(out[j], v)) {
+				return conf_bad(l, e, "the same as entry %u",
+						j);
+			}
+		}
+		strcpy(out[i], v);
+	}
+	*n = len;
 	return 0;
+}
+
+static int parse_path_peers(struct loader *l, const config_setting_t *s,
+			    void *obj, const struct key *k)
+{
+	struct conf_path *p = obj;
+
+	(void)k;
+	return get_peers(l, s, p->peers, &p->npeers);
+}
+
+static int parse_peers(struct loader *l, const config_setting_t *s,
+		       void *obj, const struct key *k)
+{
+	struct conf *c = obj;
+
+	(void)k;
+	return get_peers(l, s, c->peers, &c->npeers);
 }
 
 static int parse_lan_interfaces(struct loader *l, const config_setting_t *s,
@@ -551,9 +603,32 @@ static int read_path(struct loader *l, const config_setting_t *e,
 	if (ret) {
 		return ret;
 	}
-	if (c->role == ROLE_CPE && !c->path[i].peer[0]) {
-		conf_at(l, prefix, "peer");
-		return conf_fail(l, e, "missing: required with role \"cpe\"");
+	if (c->role != ROLE_CPE) {
+		return 0;
+	}
+	if (!c->path[i].npeers) {
+		if (!c->npeers) {
+			conf_at(l, prefix, "peers");
+			return conf_fail(l, e,
+					 "missing: required with role \"cpe\" "
+					 "(here or at the top level)");
+		}
+		c->path[i].npeers = c->npeers;
+		memcpy(c->path[i].peers, c->peers, sizeof(c->peers));
+	}
+	/* entry j of every path's list is the same concentrator: the CPE
+	 * moves all its paths together (gateway/peers.c) */
+	if (i && c->path[i].npeers != c->path[0].npeers) {
+		const config_setting_t *s = config_setting_get_member(e, "peers");
+
+		if (!s) {
+			s = config_setting_get_member(e, "peer");
+		}
+		conf_at(l, prefix, s ? config_setting_name(s) : "peers");
+		return conf_bad_at(l, s ? s : e, c->path[i].peers[0],
+				   "%u addresses where paths[0] has %u: entry "
+				   "j of every path is concentrator j",
+				   c->path[i].npeers, c->path[0].npeers);
 	}
 	return 0;
 }
@@ -648,9 +723,12 @@ const struct key conf_path_keys[] = {
 	{KEY("fwmark", CONF_PATH, CONF_RESTART, CONF_KEY_HEX, 0, UINT32_MAX,
 	     "0", "mark of the path's packets, for policy routing"),
 	 INT_KEY(struct conf_path, fwmark, 1)},
-	{KEY("peer", CONF_PATH, CONF_RESTART, 0, NO_RANGE, NULL,
-	     "the concentrator's address on this path (CPE: required)"),
-	 .parse = parse_peer, STR_AT(struct conf_path, peer)},
+	{KEY("peers", CONF_PATH, CONF_RESTART, 0, NO_RANGE, NULL,
+	     "the concentrators' addresses on this path, first preferred: up "
+	     "to 4 (CPE: required, unless given at the top level)"),
+	 .parse = parse_path_peers, LIST_AT(struct conf_path, peers, npeers),
+	 .text = true},
+	ALIAS("peer", CONF_PATH, "peers"),
 	{KEY("peer_port", CONF_PATH, CONF_RESTART, 0, 1, UINT16_MAX, NULL,
 	     "the concentrator's UDP port on this path (default: port)"),
 	 INT_KEY(struct conf_path, peer_port, 1)},
@@ -794,6 +872,12 @@ const struct key conf_top_keys[] = {
 	{KEY("reorder_capacity", CONF_TOP, CONF_RESTART, CONF_KEY_SIM, 16,
 	     1048576, "4096", "packets the reorder buffer holds, a power of 2"),
 	 .parse = parse_reorder_capacity, AT(struct conf, reseq.capacity)},
+	/* before paths: the paths that give none take it */
+	{KEY("peers", CONF_TOP, CONF_RESTART, CONF_KEY_CPE, NO_RANGE, NULL,
+	     "the concentrators' addresses for every path that gives none, "
+	     "first preferred: up to 4"),
+	 .parse = parse_peers, LIST_AT(struct conf, peers, npeers),
+	 .text = true},
 	{KEY("paths", CONF_TOP, CONF_RESTART, CONF_KEY_REQUIRED, NO_RANGE, NULL,
 	     "the access paths: 2 to 16 groups"),
 	 .parse = parse_paths, LIST_AT(struct conf, path, npaths),

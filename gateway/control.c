@@ -32,7 +32,7 @@ int gw_send_ctrl(struct gw_sess *s, struct gw_link *l, uint8_t type,
 	uint8_t pkt[GW_CTRL_MAX];
 	const struct sockaddr *to;
 	socklen_t tolen;
-	int n, fd;
+	int n, fd, err;
 
 	if (!gw_link_can_send(s, l)) {
 		return -ENOTCONN;
@@ -49,9 +49,10 @@ int gw_send_ctrl(struct gw_sess *s, struct gw_link *l, uint8_t type,
 	gw_sec_seal(s, h.pn, pkt, pkt + WIRE_HDR_LEN, len,
 		    pkt + WIRE_HDR_LEN + len);
 	fd = gw_link_dst(s, l, &to, &tolen);
-	if (sendto(fd, pkt, (size_t)n, MSG_DONTWAIT, to, tolen) < 0) {
+	err = gw_path_sendto(fd, pkt, (size_t)n, to, tolen, gw_link_src(l));
+	if (err < 0) {
 		l->st.ctrl_errors++;
-		return -errno;
+		return err;
 	}
 	l->st.ctrl_tx++;
 	gw_volume_count(&s->gw->vol, l->idx,

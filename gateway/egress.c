@@ -257,6 +257,7 @@ static void on_packet(void *ctx, const struct nfqueue_pkt *pk)
 	struct gw *gw = ctx;
 	struct gw_egr *e = &gw->egr;
 	struct sockaddr_in6 from = {.sin6_family = AF_INET6};
+	struct in6_addr to;
 	enum gw_auth_drop ad;
 	struct wire_msg m;
 	enum wire_drop why;
@@ -284,6 +285,7 @@ static void on_packet(void *ctx, const struct nfqueue_pkt *pk)
 		e->st.outer_bad++;
 		goto drop;
 	}
+	gw_outer_dst(pk->data, outer6, &to);
 	why = wire_parse_hdr(pl, plen, &m);
 	if (why != WIRE_OK) {
 		goto malformed;
@@ -343,7 +345,7 @@ static void on_packet(void *ctx, const struct nfqueue_pkt *pk)
 					    "prefixes");
 			}
 		}
-		gw_link_heard(s, l, &from, newest, e->now_us);
+		gw_link_heard(s, l, &from, &to, newest, e->now_us);
 		/* a path that brings DATA is in use: probed at the busy
 		 * interval */
 		ing_detect_data_in(&l->det, e->now_us);
@@ -353,10 +355,10 @@ static void on_packet(void *ctx, const struct nfqueue_pkt *pk)
 	s->est.ctrl[m.hdr.type]++;
 	if (m.hdr.type == WIRE_HELLO || m.hdr.type == WIRE_HELLO_ACK) {
 		/* anyone can replay these: they prove nothing about the path */
-		gw_sec_on_hello(s, l, &from, &m, e->now_us);
+		gw_sec_on_hello(s, l, &from, &to, &m, e->now_us);
 		goto drop;
 	}
-	gw_link_heard(s, l, &from, newest, e->now_us);
+	gw_link_heard(s, l, &from, &to, newest, e->now_us);
 	gw_on_control(s, l, &m, e->now_us);
 	goto drop;
 malformed:

@@ -15,6 +15,7 @@
  *	secure.c     the handshake on a session: HELLOs sent, outputs acted on
  *	control.c    control messages sent and taken in (REPORT, PROBE)
  *	link.c       a session's view of a path: liveness, NAT rebinding
+ *	peers.c      a CPE's list of concentrators: which one, when to move
  *	ingress.c    queue of the traffic to bond -> tunnel
  *	egress.c     queue of the tunnel -> resequenced inner packets; REPORTs
  *	session.c    the sessions (one per CPE), lookup by id and address

@@ -77,6 +77,11 @@ static void rekey(struct gw_sec *c)
 	c->st.rekeys++;
 }
 
+void gw_hs_restart(struct gw_sec *c)
+{
+	rekey(c);
+}
+
 int gw_hs_next_pn(struct gw_sec *c, uint64_t *pn)
 {
 	if (!c->have_keys) {

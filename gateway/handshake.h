@@ -195,6 +195,9 @@ bool gw_hs_hello_due(const struct gw_sec *c, unsigned path, uint64_t now_us,
  * length or -errno */
 int gw_hs_hello(const struct gw_sec *c, unsigned path, uint32_t session,
 		uint64_t now_us, uint8_t *pkt, size_t cap);
+/* CPE: a new handshake with a new r_cpe (another concentrator); the
+ * running session carries on meanwhile */
+void gw_hs_restart(struct gw_sec *c);
 /* CPE: the HELLO went out on path */
 void gw_hs_hello_sent(struct gw_sec *c, unsigned path, uint64_t now_us);
 

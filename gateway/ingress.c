@@ -138,6 +138,7 @@ static int resend_one(void *ctx, const struct ing_inflight_pkt *m,
 	uint8_t hdr[WIRE_HDR_LEN], tag[WIRE_TAG_LEN], buf[GW_INNER_MAX];
 	struct iovec iov[3];
 	struct msghdr msg = {.msg_iov = iov, .msg_iovlen = 3};
+	union gw_src_cmsg src;
 	const struct sockaddr *to;
 	struct gw_link *l;
 	ssize_t n;
@@ -164,6 +165,7 @@ static int resend_one(void *ctx, const struct ing_inflight_pkt *m,
 	iov[2] = (struct iovec){.iov_base = tag, .iov_len = sizeof(tag)};
 	fd = gw_link_dst(s, l, &to, &msg.msg_namelen);
 	msg.msg_name = (void *)(uintptr_t)to;
+	gw_path_src(&msg, &src, gw_link_src(l), to->sa_family == AF_INET);
 	n = sendmsg(fd, &msg, MSG_DONTWAIT);
 	if (n < 0) {
 		/* the survivor's socket is full: what is left waits for
@@ -291,6 +293,8 @@ static void queue_msg(struct gw *gw, struct gw_sess *s, struct wire_hdr *h,
 	p->msg[m].msg_hdr.msg_name = (void *)(uintptr_t)to;
 	p->msg[m].msg_hdr.msg_iov = p->iov[m];
 	p->msg[m].msg_hdr.msg_iovlen = 3;
+	gw_path_src(&p->msg[m].msg_hdr, &p->src[m], gw_link_src(l),
+		    to->sa_family == AF_INET);
 }
 
 /* Whether class ci (CLS_MAX: the default) sends copies on every path. */

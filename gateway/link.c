@@ -88,8 +88,8 @@ static void set_alive(struct gw_sess *s, struct gw_link *l, bool alive)
 }
 
 void gw_link_heard(struct gw_sess *s, struct gw_link *l,
-		   const struct sockaddr_in6 *from, bool newest,
-		   uint64_t now_us)
+		   const struct sockaddr_in6 *from, const struct in6_addr *to,
+		   bool newest, uint64_t now_us)
 {
 	const struct conf_path *cp = &s->gw->conf.path[l->idx];
 	bool learnt = false, family;
@@ -118,6 +118,12 @@ void gw_link_heard(struct gw_sess *s, struct gw_link *l,
 			/* the outer header's size changed: inner_max, MSS */
 			gw_paths_update_mtu(s->gw);
 		}
+	}
+	/* answers leave from where the CPE sends to: after a keepalived
+	 * switch the VIP, not the interface's own address */
+	if (s->gw->conf.role == ROLE_CONCENTRATOR && newest) {
+		l->local = *to;
+		l->have_local = true;
 	}
 	if (learnt) {
 		/* a round trip at once, not a probe interval later: its

@@ -48,6 +48,11 @@ struct gw_link {
 	struct sockaddr_in6 peer;
 	struct sockaddr_in peer4;
 	bool have_peer;
+	/* the concentrator: the address the CPE's newest authentic packet
+	 * on the path went to (a VIP, ...): ours, where answers leave from
+	 * (path.h, gw_path_src) */
+	struct in6_addr local;
+	bool have_local;
 	bool alive; /* the detector brought it up and it is not down */
 	/* the concentrator: the CPE's REPORTs ask to use the path as a
 	 * backup towards it (WIRE_RF_BACKUP: its data budget is spent) */
@@ -66,11 +71,12 @@ struct gw_link {
 	struct gw_path_stats st;
 };
 
-/* an authentic packet of s arrived on l from the address from; newest:
- * its packet number is the highest yet on the path */
+/* an authentic packet of s arrived on l from the address from, sent to
+ * the address to (ours); newest: its packet number is the highest yet on
+ * the path */
 void gw_link_heard(struct gw_sess *s, struct gw_link *l,
-		   const struct sockaddr_in6 *from, bool newest,
-		   uint64_t now_us);
+		   const struct sockaddr_in6 *from, const struct in6_addr *to,
+		   bool newest, uint64_t now_us);
 /* Failure detection (ingress/detect.h) on every link of s: the
  * detectors from the config, the session's timer (gw_sess.det_timer). */
 void gw_links_detect_open(struct gw_sess *s);

@@ -106,3 +106,15 @@ const char *gw_addr_str(const struct sockaddr_in6 *a, char *buf, size_t len)
 	}
 	return buf;
 }
+
+void gw_outer_dst(const uint8_t *d, bool v6, struct in6_addr *to)
+{
+	if (v6) {
+		memcpy(to, d + 24, 16);
+		return;
+	}
+	memset(to, 0, sizeof(*to));
+	to->s6_addr[10] = 0xff;
+	to->s6_addr[11] = 0xff;
+	memcpy(&to->s6_addr[12], d + 16, 4);
+}

@@ -26,4 +26,8 @@ int gw_outer_ipv4(const uint8_t *d, size_t len, struct sockaddr_in6 *from,
 int gw_outer_ipv6(const uint8_t *d, size_t len, struct sockaddr_in6 *from,
 		  const uint8_t **pl, size_t *plen);
 
+/* The destination address of an outer packet that gw_outer_ipv4 (v6
+ * false) or gw_outer_ipv6 took: v4-mapped for IPv4. */
+void gw_outer_dst(const uint8_t *d, bool v6, struct in6_addr *to);
+
 #endif

@@ -21,6 +21,7 @@
 #include "gateway/link.h"
 #include "gateway/outer.h"
 #include "gateway/path.h"
+#include "gateway/peers.h"
 #include "gateway/rules.h"
 #include "gateway/session.h"
 #include "ingress/mtu.h"
@@ -34,6 +35,61 @@ void gw_link_set_peer(struct gw_link *l, const struct sockaddr_in6 *a)
 	if (gw_addr_is4(a)) {
 		memcpy(&l->peer4.sin_addr, &a->sin6_addr.s6_addr[12], 4);
 	}
+}
+
+void gw_path_src(struct msghdr *msg, union gw_src_cmsg *buf,
+		 const struct in6_addr *src, bool v4)
+{
+	struct cmsghdr *cm = &buf->h;
+
+	if (!src) {
+		msg->msg_control = NULL;
+		msg->msg_controllen = 0;
+		return;
+	}
+	memset(buf, 0, sizeof(*buf));
+	if (v4) {
+		struct in_pktinfo pi = {.ipi_ifindex = 0};
+
+		memcpy(&pi.ipi_spec_dst, &src->s6_addr[12], 4);
+		cm->cmsg_level = IPPROTO_IP;
+		cm->cmsg_type = IP_PKTINFO;
+		cm->cmsg_len = CMSG_LEN(sizeof(pi));
+		memcpy(CMSG_DATA(cm), &pi, sizeof(pi));
+		msg->msg_controllen = CMSG_SPACE(sizeof(pi));
+	} else {
+		struct in6_pktinfo pi = {.ipi6_addr = *src};
+
+		cm->cmsg_level = IPPROTO_IPV6;
+		cm->cmsg_type = IPV6_PKTINFO;
+		cm->cmsg_len = CMSG_LEN(sizeof(pi));
+		memcpy(CMSG_DATA(cm), &pi, sizeof(pi));
+		msg->msg_controllen = CMSG_SPACE(sizeof(pi));
+	}
+	msg->msg_control = buf;
+}
+
+const struct in6_addr *gw_link_src(const struct gw_link *l)
+{
+	return l->have_local ? &l->local : NULL;
+}
+
+int gw_path_sendto(int fd, const void *buf, size_t len,
+		   const struct sockaddr *to, socklen_t tolen,
+		   const struct in6_addr *src)
+{
+	struct iovec iov = {.iov_base = (void *)(uintptr_t)buf,
+			    .iov_len = len};
+	struct msghdr msg = {
+		.msg_name = (void *)(uintptr_t)to,
+		.msg_namelen = tolen,
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+	};
+	union gw_src_cmsg cm;
+
+	gw_path_src(&msg, &cm, src, to->sa_family == AF_INET);
+	return sendmsg(fd, &msg, MSG_DONTWAIT) < 0 ? -errno : 0;
 }
 
 int gw_path_dst(const struct gw_path *p, const struct sockaddr_in6 *a,
@@ -78,30 +134,14 @@ bool gw_link_can_send(const struct gw_sess *s, const struct gw_link *l)
 
 void gw_links_init(struct gw_sess *s)
 {
-	const struct conf *c = &s->gw->conf;
 	unsigned i;
 
 	for (i = 0; i < s->gw->npaths; i++) {
-		struct gw_link *l = &s->link[i];
-		const struct conf_path *cp = &c->path[i];
-		struct sockaddr_in6 a = {.sin6_family = AF_INET6};
-
-		memset(l, 0, sizeof(*l));
-		l->idx = i;
-		if (c->role == ROLE_CPE) {
-			a.sin6_port =
-				htons(cp->peer_port ? cp->peer_port : c->port);
-			/* an IPv4 or IPv6 literal (conf.c checked it) */
-			if (inet_pton(AF_INET6, cp->peer, &a.sin6_addr) != 1) {
-				a.sin6_addr.s6_addr[10] = 0xff;
-				a.sin6_addr.s6_addr[11] = 0xff;
-				inet_pton(AF_INET, cp->peer,
-					  &a.sin6_addr.s6_addr[12]);
-			}
-			gw_link_set_peer(l, &a);
-			l->have_peer = true;
-		}
+		memset(&s->link[i], 0, sizeof(s->link[i]));
+		s->link[i].idx = i;
 	}
+	/* a CPE's peers: its concentrators' addresses */
+	gw_peers_init(s);
 }
 
 /* A path has two sockets, one per outer family: IPv4, and IPv6 with
@@ -241,7 +281,7 @@ static bool path_outer6(const struct gw *gw, unsigned i)
 	unsigned k;
 
 	if (gw->conf.role == ROLE_CPE) {
-		return strchr(gw->conf.path[i].peer, ':') != NULL;
+		return strchr(gw->conf.path[i].peers[0], ':') != NULL;
 	}
 	for (k = 0; k < gw->nsess; k++) {
 		const struct gw_link *l = &gw->sess[k]->link[i];

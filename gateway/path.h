@@ -25,6 +25,12 @@ enum gw_path_limits {
 	GW_INNER_MAX = 2048, /* largest inner packet carried */
 };
 
+/* A control message giving a packet's source address (gw_path_src). */
+union gw_src_cmsg {
+	struct cmsghdr h;
+	uint8_t b[CMSG_SPACE(sizeof(struct in6_pktinfo))];
+};
+
 /* A path of this box: its socket, and the DATA the ingress queued on it in
  * this drain, for any session (each message has its own destination). */
 struct gw_path {
@@ -42,6 +48,7 @@ struct gw_path {
 	uint8_t tag[GW_BUDGET][WIRE_TAG_LEN];
 	struct gw_link *who[GW_BUDGET]; /* the link each message counts on */
 	int mfd[GW_BUDGET];		/* the socket each goes on */
+	union gw_src_cmsg src[GW_BUDGET]; /* the source each leaves from */
 };
 
 /* The IP packet a UDP payload of len bytes makes on path p (what a data
@@ -59,6 +66,21 @@ int gw_link_dst(const struct gw_sess *s, const struct gw_link *l,
 int gw_path_dst(const struct gw_path *p, const struct sockaddr_in6 *a,
 		struct sockaddr_in *a4, const struct sockaddr **to,
 		socklen_t *len);
+/* A concentrator's packet leaves from the address the CPE sent to, not
+ * from the one the route would pick: a keepalived VIP is an address of
+ * the interface beside its own, and a CPE behind NAT, or with a list of
+ * concentrators (peers.h), must see answers from where it sent.  msg's
+ * control is set to buf with src (v4-mapped for an IPv4 socket: v4); src
+ * NULL: no control, the kernel's choice. */
+void gw_path_src(struct msghdr *msg, union gw_src_cmsg *buf,
+		 const struct in6_addr *src, bool v4);
+/* the source of l's packets for gw_path_src: where its peer's newest
+ * authentic packet went (a concentrator's), NULL: not known (a CPE) */
+const struct in6_addr *gw_link_src(const struct gw_link *l);
+/* sendto() on fd from src (gw_path_src); 0 or -errno */
+int gw_path_sendto(int fd, const void *buf, size_t len,
+		   const struct sockaddr *to, socklen_t tolen,
+		   const struct in6_addr *src);
 /* l's peer is a (both peer and peer4) */
 void gw_link_set_peer(struct gw_link *l, const struct sockaddr_in6 *a);
 /* the sockets (a path whose interface is absent waits for it), the

@@ -945,7 +945,7 @@ unsigned gw_conf_mss(const struct conf *c)
 		uint32_t m = c->path[i].mtu ? c->path[i].mtu : 1500;
 		/* a CPE's IPv6 peer: the outer header is 20 bytes longer */
 		uint16_t n = mtu_inner_max(
-			m, c->role == ROLE_CPE && strchr(c->path[i].peer, ':'));
+			m, c->role == ROLE_CPE && strchr(c->path[i].peers[0], ':'));
 
 		inner = !i || n < inner ? n : inner;
 	}
@@ -1234,7 +1234,7 @@ static bool needs_ipv6(const struct conf *c)
 	unsigned i, k;
 
 	for (i = 0; i < c->npaths; i++) {
-		if (strchr(c->path[i].peer, ':')) {
+		if (strchr(c->path[i].peers[0], ':')) {
 			return true;
 		}
 	}

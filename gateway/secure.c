@@ -16,6 +16,7 @@
 #include "gateway/link.h"
 #include "gateway/outer.h"
 #include "gateway/path.h"
+#include "gateway/peers.h"
 #include "gateway/secure.h"
 #include "gateway/session.h"
 
@@ -51,14 +52,16 @@ static void established(struct gw_sess *s, const struct gw_hs_out *out)
 }
 
 /* Sends a sealed HELLO or HELLO_ACK of n bytes on l's path to the address
- * to. */
+ * to, from src (NULL: the kernel's choice; path.h, gw_path_src). */
 static int send_hello(struct gw_sess *s, struct gw_link *l,
-		      const uint8_t *pkt, int n, const struct sockaddr_in6 *to)
+		      const uint8_t *pkt, int n, const struct sockaddr_in6 *to,
+		      const struct in6_addr *src)
 {
 	struct sockaddr_in to4;
 	const struct sockaddr *dst;
 	socklen_t dlen;
 	int fd = gw_path_dst(&s->gw->path[l->idx], to, &to4, &dst, &dlen);
+	int err;
 
 	if (fd < 0) {
 		return -ENOTCONN;
@@ -67,9 +70,10 @@ static int send_hello(struct gw_sess *s, struct gw_link *l,
 		l->st.ctrl_errors++;
 		return n;
 	}
-	if (sendto(fd, pkt, (size_t)n, MSG_DONTWAIT, dst, dlen) < 0) {
+	err = gw_path_sendto(fd, pkt, (size_t)n, dst, dlen, src);
+	if (err < 0) {
 		l->st.ctrl_errors++;
-		return -errno;
+		return err;
 	}
 	l->st.ctrl_tx++;
 	gw_volume_count(&s->gw->vol, l->idx,
@@ -80,21 +84,38 @@ static int send_hello(struct gw_sess *s, struct gw_link *l,
 void gw_sec_send_hellos(struct gw_sess *s, uint64_t now_us, bool force)
 {
 	uint8_t pkt[GW_HS_PKT_MAX];
+	bool sent = false, ret;
 	unsigned i;
 	int n;
 
+	if (gw_peers_before_hellos(s, now_us)) {
+		force = true; /* another concentrator: a new handshake */
+	}
+	ret = gw_peers_return_due(s, now_us);
 	for (i = 0; i < s->gw->npaths; i++) {
 		struct gw_link *l = &s->link[i];
 
+		if (ret && gw_link_can_send(s, l)) {
+			n = gw_hs_hello(&s->sec, i, s->id, now_us, pkt,
+					sizeof(pkt));
+			send_hello(s, l, pkt, n, &s->peers.addr[i][0], NULL);
+		}
 		if (!gw_hs_hello_due(&s->sec, i, now_us, force,
 				     gw_link_idle(s, l, now_us)) ||
 		    !gw_link_can_send(s, l)) {
 			continue;
 		}
 		n = gw_hs_hello(&s->sec, i, s->id, now_us, pkt, sizeof(pkt));
-		if (!send_hello(s, l, pkt, n, &l->peer)) {
+		if (!send_hello(s, l, pkt, n, &l->peer, NULL)) {
 			gw_hs_hello_sent(&s->sec, i, now_us);
+			sent = true;
 		}
+	}
+	if (ret) {
+		gw_peers_return_sent(s, now_us);
+	}
+	if (sent) {
+		gw_peers_hellos_sent(s, now_us);
 	}
 }
 
@@ -130,16 +151,25 @@ enum gw_auth_drop gw_sec_open(struct gw_sess *s, uint8_t *pkt,
 }
 
 void gw_sec_on_hello(struct gw_sess *s, struct gw_link *l,
-		     const struct sockaddr_in6 *from, const struct wire_msg *m,
-		     uint64_t now_us)
+		     const struct sockaddr_in6 *from, const struct in6_addr *to,
+		     const struct wire_msg *m, uint64_t now_us)
 {
 	char a[GW_ADDR_STR];
 	struct gw_hs_out out;
 
+	if (m->hdr.type == WIRE_HELLO_ACK &&
+	    !gw_peers_ack_ok(s, l->idx, from)) {
+		return; /* another concentrator of the list (peers.c) */
+	}
 	gw_hs_on_hello(&s->sec, m, now_us, &out);
 	if (out.drop != GW_AUTH_OK) {
 		s->est.auth[out.drop]++;
 		return;
+	}
+	if (m->hdr.type == WIRE_HELLO_ACK) {
+		/* before acting on it: back to the first entry moves every
+		 * link's address, where the new HELLOs go */
+		gw_peers_answered(s, l->idx, from);
 	}
 	if (out.fresh) {
 		gw_sdbg(s, "path %s: HELLO from %s, handshake %016llx",
@@ -148,7 +178,8 @@ void gw_sec_on_hello(struct gw_sess *s, struct gw_link *l,
 			(unsigned long long)out.r_cpe);
 	}
 	if (m->hdr.type == WIRE_HELLO) {
-		send_hello(s, l, out.pkt, out.len, from);
+		/* from the address the HELLO went to (a VIP) */
+		send_hello(s, l, out.pkt, out.len, from, to);
 		return;
 	}
 	if (out.established) {

@@ -37,9 +37,10 @@ enum gw_auth_drop gw_sec_open(struct gw_sess *s, uint8_t *pkt,
 			      bool *newest);
 /* The CPE's HELLO on every path (keepalive tick, or at once) */
 void gw_sec_send_hellos(struct gw_sess *s, uint64_t now_us, bool force);
-/* an authentic HELLO (concentrator) or HELLO_ACK (CPE) */
+/* a HELLO (concentrator) or HELLO_ACK (CPE) from the address from, sent
+ * to the address to (ours: a HELLO_ACK leaves from it) */
 void gw_sec_on_hello(struct gw_sess *s, struct gw_link *l,
-		     const struct sockaddr_in6 *from, const struct wire_msg *m,
-		     uint64_t now_us);
+		     const struct sockaddr_in6 *from, const struct in6_addr *to,
+		     const struct wire_msg *m, uint64_t now_us);
 
 #endif

@@ -15,6 +15,7 @@
 #include "gateway/handshake.h"
 #include "gateway/ingress.h"
 #include "gateway/link.h"
+#include "gateway/peers.h"
 #include "ingress/inflight.h"
 #include "ingress/sched.h"
 
@@ -43,6 +44,7 @@ struct gw_sess {
 	char label[CONF_NAME_MAX + 8]; /* "cpe NAME: " or "" */
 	struct gw_sec sec;
 	struct gw_link link[WIRE_MAX_PATHS];
+	struct gw_peers peers; /* a CPE's concentrators (peers.h) */
 	/* the links' failure detectors' next deadline (link.c), 0: none */
 	ev_timer det_timer;
 	uint64_t det_at_us;

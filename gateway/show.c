@@ -244,6 +244,16 @@ static void table_session(FILE *f, const struct facts *s, size_t first,
 		(unsigned long long)val_u(s, S, ses, NULL, "handshakes"),
 		val_u(s, S, ses, NULL, "encrypt") ? "encrypted"
 						  : "authenticated");
+	/* a CPE that left the first of its peers (each path's peer column
+	 * is the address in use) */
+	if (val_u(s, S, ses, NULL, "peer_moves")) {
+		fprintf(f, "peers     entry %llu in use (0: the first), moves "
+			   "%llu, returns %llu\n",
+			(unsigned long long)val_u(s, S, ses, NULL, "peer_entry"),
+			(unsigned long long)val_u(s, S, ses, NULL, "peer_moves"),
+			(unsigned long long)val_u(s, S, ses, NULL,
+						  "peer_returns"));
+	}
 	pairs(f, s, S, ses, "tunables", tunables, false, NULL);
 	fprintf(f, "w_mobile  %s\n",
 		val_s(s, S, ses, NULL, "w_mobile", v1, CELL));

@@ -145,6 +145,19 @@ static void walk_session(struct gw_sess *se, struct walker *w)
 	counter(w, "rekeys",
 		"new handshakes after the concentrator lost the session (CPE)",
 		ss->st.rekeys);
+	/* the CPE's list of concentrators (peers.h); each path's peer shows
+	 * the address in use */
+	gauge(w, "peer_entry",
+	      "the entry of peers in use, 0: the first (CPE)", se->peers.cur);
+	counter(w, "peer_moves",
+		"moves to another entry of peers, down or back (CPE)",
+		se->peers.st.moves);
+	counter(w, "peer_returns",
+		"of which back to the first, which answered again (CPE)",
+		se->peers.st.returns);
+	counter(w, "peer_acks_other",
+		"HELLO_ACKs from an entry of peers not in use: dropped (CPE)",
+		se->peers.st.acks_other);
 	gauge(w, "tx_pn", "packet number of the next packet sent", ss->tx_pn);
 	counter(w, "pn_exhausted",
 		"packets not sent: packet numbers used up (new session)",

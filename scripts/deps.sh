@@ -21,7 +21,7 @@ case ${1:-} in
 	pkgs+=(curl util-linux passwd
 	systemd groff-base man-db shellcheck valgrind strace
 	busybox musl-tools clang-14 libclang-rt-14-dev lua5.1
-	iperf3 irtt iputils-ping
+	iperf3 irtt iputils-ping keepalived
 	debhelper dpkg-dev lintian)
 	;;
 *)
@@ -41,6 +41,7 @@ esac
 # collector (prometheus-node-exporter-lua runs on Lua 5.1); clang-14 with
 # its runtime builds the libFuzzer targets (scripts/fuzz.sh); iperf3, irtt,
 # ping and jq are the quality benchmark's tools (scripts/quality.sh);
+# keepalived runs VRRP between two concentrators in tests/netns/test_ha.sh;
 # debhelper and dpkg-dev build the Debian package (scripts/deb.sh, from
 # debian/control's Build-Depends, which are the build packages above)
 # and lintian checks it (tests/ops/test_deb.sh).  No fakeroot: the
@@ -59,8 +60,10 @@ SUDO=
 echo "deps: installing ${missing[*]}" >&2
 $SUDO apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-# irtt's package enables a server on the host's port 2112; the benchmark
-# runs its own in a namespace
+# irtt's package enables a server on the host's port 2112, keepalived's a
+# VRRP daemon on the host; the benchmark and test_ha run their own in
+# namespaces
 if [ -d /run/systemd/system ]; then
 	$SUDO systemctl disable --now irtt.service >/dev/null 2>&1 || true
+	$SUDO systemctl disable --now keepalived.service >/dev/null 2>&1 || true
 fi

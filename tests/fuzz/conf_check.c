@@ -81,9 +81,19 @@ static void check_paths(const struct conf *c)
 		fixed |= p->cls == PATH_FIXED;
 		FUZZ_CHECK(ifname_ok(p->ifname), "paths[%u].interface", i);
 		if (c->role == ROLE_CPE) {
-			FUZZ_CHECK(addr_ok(p->peer), "paths[%u].peer", i);
+			FUZZ_CHECK(p->npeers >= 1 &&
+					   p->npeers <= CONF_PEERS_MAX &&
+					   p->npeers == c->path[0].npeers,
+				   "paths[%u].npeers %u", i, p->npeers);
+			for (j = 0; j < p->npeers && j < CONF_PEERS_MAX; j++) {
+				FUZZ_CHECK(addr_ok(p->peers[j]),
+					   "paths[%u].peers[%u]", i, j);
+				FUZZ_CHECK(!strchr(p->peers[j], ':') ==
+						   !strchr(p->peers[0], ':'),
+					   "paths[%u].peers[%u] family", i, j);
+			}
 		} else {
-			FUZZ_CHECK(!p->peer[0], "paths[%u].peer set", i);
+			FUZZ_CHECK(!p->npeers, "paths[%u].peers set", i);
 		}
 		/* peer_port 0 means the top-level port; the file cannot
 		 * write 0 */
@@ -326,6 +336,7 @@ bool fuzz_conf_equal(const struct conf *a, const struct conf *b)
 	      SAME(sched.queue_target_us) && SAME(sched.rate_auto) &&
 	      SAME(reseq.t_lto_us) &&
 	      SAME(reseq.early_release) && SAME(reseq.capacity) &&
+	      SAME(npeers) && SAME_MEM(peers) &&
 	      SAME(npaths) && SAME(ingress_queue) && SAME(egress_queue) &&
 	      SAME(nlan) && SAME_MEM(lan) && SAME(bond_output) &&
 	      SAME(nprefixes) && SAME(release_mark) && SAME(log_level) &&
@@ -338,7 +349,8 @@ bool fuzz_conf_equal(const struct conf *a, const struct conf *b)
 	for (i = 0; i < WIRE_MAX_PATHS; i++) {
 		if (!(SAME_MEM(path[i].name) && SAME(path[i].cls) &&
 		      SAME_MEM(path[i].ifname) && SAME(path[i].fwmark) &&
-		      SAME_MEM(path[i].peer) && SAME(path[i].peer_port) &&
+		      SAME(path[i].npeers) && SAME_MEM(path[i].peers) &&
+		      SAME(path[i].peer_port) &&
 		      SAME(path[i].mtu))) {
 			return false;
 		}

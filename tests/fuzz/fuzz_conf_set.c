@@ -341,11 +341,13 @@ static void base(struct conf *c)
 	strcpy(c->path[0].name, "dsl");
 	c->path[0].cls = PATH_FIXED;
 	strcpy(c->path[0].ifname, "wan-dsl");
-	strcpy(c->path[0].peer, "192.0.2.1");
+	strcpy(c->path[0].peers[0], "192.0.2.1");
+	c->path[0].npeers = 1;
 	strcpy(c->path[1].name, "lte");
 	c->path[1].cls = PATH_MOBILE;
 	strcpy(c->path[1].ifname, "wan-lte");
-	strcpy(c->path[1].peer, "2001:db8::1");
+	strcpy(c->path[1].peers[0], "2001:db8::1");
+	c->path[1].npeers = 1;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

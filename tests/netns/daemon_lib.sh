@@ -10,6 +10,8 @@
 #   wait_up BOX                 both paths up
 #   daemons_up                  both started, both up, or the run aborts
 #   refresh BOX, st BOX KEY     the status file rewritten (SIGUSR1), a key
+#   stn BOX KEY                 a key, 0 when absent
+#   wait_sess_up BOX PREFIX     a session and both its paths up
 #   status_save BOX NAME        the whole status now, kept as NAME;
 #   status_saved NAME KEY       a key of it
 #   counters_mark BOX TAG KEY.. some keys now, kept under TAG;
@@ -60,6 +62,32 @@ refresh() {
 
 st() {
 	sed -n "s/^$2=//p" "$(status_file "$1")"
+}
+
+# stn BOX KEY: a key of the status, 0 when absent (a counter of a session
+# that is gone)
+stn() {
+	local v
+	v=$(st "$1" "$2")
+	echo "${v:-0}"
+}
+
+# wait_sess_up BOX PREFIX [TENTHS]: both paths of a session up ("" for a
+# CPE's own session, "cpe.NAME." for one at the concentrator)
+wait_sess_up() {
+	local box=$1 p=$2 n=${3:-50} i
+	for ((i = 0; i < n; i++)); do
+		if [ -e "$(status_file "$box")" ]; then
+			refresh "$box"
+			if [ "$(st "$box" "${p}path.dsl.up")" = 1 ] &&
+				[ "$(st "$box" "${p}path.lte.up")" = 1 ] &&
+				[ "$(st "$box" "${p}session_state")" = up ]; then
+				return 0
+			fi
+		fi
+		sleep 0.1
+	done
+	return 1
 }
 
 # ---- snapshots of the status ------------------------------------------------

@@ -147,34 +147,9 @@ set_members() {
 	done | sort | tr '\n' ' '
 }
 
-# A status key, 0 when absent (a counter of a session that is gone).
-stn() {
-	local v
-	v=$(st "$1" "$2")
-	echo "${v:-0}"
-}
-
 # has_keys BOX PREFIX: does the status hold a key starting with PREFIX?
 has_keys() {
 	grep -q "^$2" "$(status_file "$1")"
-}
-
-# wait_sess_up BOX PREFIX [TENTHS]: both paths of a session up ("" for a
-# CPE's own session, "cpe.NAME." for one at the concentrator)
-wait_sess_up() {
-	local box=$1 p=$2 n=${3:-50} i
-	for ((i = 0; i < n; i++)); do
-		if [ -e "$(status_file "$box")" ]; then
-			refresh "$box"
-			if [ "$(st "$box" "${p}path.dsl.up")" = 1 ] &&
-				[ "$(st "$box" "${p}path.lte.up")" = 1 ] &&
-				[ "$(st "$box" "${p}session_state")" = up ]; then
-				return 0
-			fi
-		fi
-		sleep 0.1
-	done
-	return 1
 }
 
 # Flows: rx_start BOX PORT NAME SECS, then tx_start BOX DST PORT NAME MBIT

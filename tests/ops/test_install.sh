@@ -88,6 +88,7 @@ expected() {
 		echo "644 $p/lib/tmpfiles.d/l3bond.conf"
 		echo "644 $p/share/doc/l3bond/examples/cpe.conf"
 		echo "644 $p/share/doc/l3bond/examples/concentrator.conf"
+		echo "644 $p/share/doc/l3bond/examples/keepalived.conf.sample"
 	} | sort
 }
 

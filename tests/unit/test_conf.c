@@ -402,9 +402,10 @@ static const struct bad_case bad_cases[] = {
 	{PATH2(LTE_KEYS "peer = \"\";"),
 	 ":5: paths[1].peer: bad value '': must be 1 to 63 characters"},
 	{PATH2(LTE_KEYS "peer = 3;"),
-	 ":5: paths[1].peer: bad value '3': expected a string"},
-	{PATH2(LTE_KEYS), ":5: paths[1].peer: missing: required with role "
-			  "\"cpe\""},
+	 ":5: paths[1].peer: bad value '3': expected an address \"...\" or a "
+	 "list of them"},
+	{PATH2(LTE_KEYS), ":5: paths[1].peers: missing: required with role "
+			  "\"cpe\" (here or at the top level)"},
 	{CONC2(LTE_KEYS "peer = \"192.0.2.1\";"),
 	 ":5: paths[1].peer: bad value '192.0.2.1': not allowed with role "
 	 "\"concentrator\": the concentrator learns its peers from the "
@@ -427,7 +428,7 @@ static const struct bad_case bad_cases[] = {
 	 ":6: parse error: syntax error"},
 	/* 92: a multi-line group: missing keys point at its line */
 	{HEAD "paths = (\n" DSL ",\n{\n" LTE_KEYS "\n}\n);\n",
-	 ":5: paths[1].peer: missing"},
+	 ":5: paths[1].peers: missing"},
 	/* 93: the daemon's queues */
 	{TOP("ingress_queue = 65536;"),
 	 ":3: ingress_queue: bad value '65536': out of range 0..65535"},
@@ -789,6 +790,41 @@ static const struct bad_case bad_cases[] = {
 	     "}; }"),
 	 ":3: traffic_classes[1].match.dst: bad value '[...]': need 1 to "
 	 "8"},
+	/* peers: a path's list, the top-level one, peer its one-entry
+	 * form */
+	{PATH2(LTE_KEYS "peers = [ \"192.0.2.1\", \"192.0.2.300\" ];"),
+	 ":5: paths[1].peers[1]: bad value '192.0.2.300': not an IPv4 or "
+	 "IPv6 address"},
+	{PATH2(LTE_KEYS "peers = [ \"192.0.2.1\", \"2001:db8::1\" ];"),
+	 ":5: paths[1].peers[1]: bad value '2001:db8::1': not of the family "
+	 "of the first: one path, one outer family"},
+	{PATH2(LTE_KEYS "peers = [ \"192.0.2.1\", \"192.0.2.1\" ];"),
+	 ":5: paths[1].peers[1]: bad value '192.0.2.1': the same as entry 0"},
+	{PATH2(LTE_KEYS "peers = [ ];"),
+	 ":5: paths[1].peers: bad value '[...]': need 1 to 4 addresses"},
+	{PATH2(LTE_KEYS "peers = [ \"192.0.2.1\", \"192.0.2.2\", "
+	       "\"192.0.2.3\", \"192.0.2.4\", \"192.0.2.5\" ];"),
+	 ":5: paths[1].peers: bad value '[...]': need 1 to 4 addresses"},
+	{PATH2(LTE_KEYS "peers = [ 1 ];"),
+	 ":5: paths[1].peers[0]: bad value '1': expected a string"},
+	{PATH2(LTE_KEYS "peers = { a = 1; };"),
+	 ":5: paths[1].peers: bad value '{...}': expected an address"},
+	{PATH2(LTE_KEYS PEER "peers = [ \"192.0.2.1\" ];"),
+	 ":5: paths[1].peer: the former name of peers, which is given too"},
+	/* entry j of every path is concentrator j */
+	{PATH2(LTE_KEYS "peers = [ \"192.0.2.1\", \"192.0.2.2\" ];"),
+	 ":5: paths[1].peers: bad value '192.0.2.1': 2 addresses where "
+	 "paths[0] has 1: entry j of every path is concentrator j"},
+	{HEAD "peers = [ \"192.0.2.1\", \"192.0.2.2\" ];\npaths = (\n" DSL
+	      ",\n{ " LTE_KEYS "}\n);\n",
+	 ":6: paths[1].peers: bad value '192.0.2.1': 2 addresses where "
+	 "paths[0] has 1"},
+	{HEAD "peers = \"192.0.2.x\";\n" PATHS,
+	 ":3: peers: bad value '192.0.2.x': not an IPv4 or IPv6 address"},
+	{"role = \"concentrator\";\nsession_id = 1;" KEYL
+	 "\npeers = [ \"192.0.2.1\" ];\n",
+	 ":3: peers: bad value '[...]': not allowed with role "
+	 "\"concentrator\""},
 };
 
 static void test_bad_files(void **state)
@@ -965,13 +1001,13 @@ static void test_sample_cpe(void **state)
 	assert_int_equal(c.path[0].cls, PATH_FIXED);
 	assert_string_equal(c.path[0].ifname, "wan-dsl");
 	assert_int_equal(c.path[0].fwmark, 0x10);
-	assert_string_equal(c.path[0].peer, "198.51.100.10");
+	assert_string_equal(c.path[0].peers[0], "198.51.100.10");
 	assert_int_equal(c.path[0].peer_port, 0);
 	assert_string_equal(c.path[1].name, "lte");
 	assert_int_equal(c.path[1].cls, PATH_MOBILE);
 	assert_string_equal(c.path[1].ifname, "wan-lte");
 	assert_int_equal(c.path[1].fwmark, 0x20);
-	assert_string_equal(c.path[1].peer, "198.51.100.10");
+	assert_string_equal(c.path[1].peers[0], "198.51.100.10");
 	assert_int_equal(c.path[1].peer_port, 7040);
 	assert_int_equal(c.path[0].mtu, 0);
 	assert_int_equal(c.path[1].mtu, 1500);
@@ -1017,11 +1053,11 @@ static void test_sample_concentrator(void **state)
 	assert_string_equal(c.path[0].name, "dsl");
 	assert_int_equal(c.path[0].cls, PATH_FIXED);
 	assert_string_equal(c.path[0].ifname, "eth-dsl");
-	assert_string_equal(c.path[0].peer, "");
+	assert_string_equal(c.path[0].peers[0], "");
 	assert_string_equal(c.path[1].name, "lte");
 	assert_int_equal(c.path[1].cls, PATH_MOBILE);
 	assert_string_equal(c.path[1].ifname, "eth-lte");
-	assert_string_equal(c.path[1].peer, "");
+	assert_string_equal(c.path[1].peers[0], "");
 	assert_int_equal(c.path[1].fwmark, 0);
 	assert_int_equal(c.path[1].peer_port, 0);
 	assert_int_equal(c.ingress_queue, 0);
@@ -1053,9 +1089,9 @@ static void test_minimal(void **state)
 	assert_int_equal(c.path[0].cls, PATH_FIXED);
 	assert_string_equal(c.path[0].ifname, "wan-dsl");
 	assert_int_equal(c.path[0].fwmark, 0);
-	assert_string_equal(c.path[0].peer, "192.0.2.1");
+	assert_string_equal(c.path[0].peers[0], "192.0.2.1");
 	assert_int_equal(c.path[0].peer_port, 0);
-	assert_string_equal(c.path[1].peer, "2001:db8::1");
+	assert_string_equal(c.path[1].peers[0], "2001:db8::1");
 	assert_int_equal(c.path[1].cls, PATH_MOBILE);
 }
 
@@ -1747,7 +1783,7 @@ static void test_reload_replaces(void **state)
 	assert_int_equal(load(&c, "conf/minimal.conf", err, sizeof(err)), 0);
 	assert_int_equal(c.session_id, 1);
 	assert_int_equal(c.path[0].fwmark, 0);
-	assert_string_equal(c.path[0].peer, "192.0.2.1");
+	assert_string_equal(c.path[0].peers[0], "192.0.2.1");
 	assert_int_equal(c.path[1].peer_port, 0);
 }
 

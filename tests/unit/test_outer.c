@@ -61,6 +61,19 @@ static void test_outer_good(void **state)
 	assert_memory_equal(&from.sin6_addr, mapped, 16);
 	assert_int_equal(ntohs(from.sin6_port), 4000);
 
+	/* the destination, where a concentrator's answers leave from (a
+	 * VIP): v4-mapped */
+	{
+		static const uint8_t vip[16] = {0, 0, 0,    0,	  0,   0,
+						0, 0, 0,    0,	  0xff, 0xff,
+						198, 51, 100, 10};
+		struct in6_addr to;
+
+		memcpy(p + 16, vip + 12, 4);
+		gw_outer_dst(p, false, &to);
+		assert_memory_equal(&to, vip, 16);
+	}
+
 	/* IP options; trailing bytes beyond the total length ignored */
 	len = build(p, 0, 60);
 	assert_int_equal(gw_outer_ipv4(p, len + 10, &from, &pl, &plen), 0);
@@ -168,6 +181,15 @@ static void test_outer6_good(void **state)
 	assert_memory_equal(&from.sin6_addr, src, 16);
 	assert_int_equal(ntohs(from.sin6_port), 4000);
 	assert_false(gw_addr_is4(&from));
+	{
+		static const uint8_t dst[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 0,
+						0,    0,    0,	  0,	0, 0,
+						0,    0,    0,	  2};
+		struct in6_addr to;
+
+		gw_outer_dst(p, true, &to);
+		assert_memory_equal(&to, dst, 16);
+	}
 
 	/* empty UDP payload; trailing bytes beyond the payload length */
 	len = build6(p, 0, 13);

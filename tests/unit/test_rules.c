@@ -278,8 +278,10 @@ static void test_rules_ip6(void **state)
 	base(&c, ROLE_CPE);
 	c.nlan = 1;
 	strcpy(c.lan[0], "br-lan");
-	strcpy(c.path[0].peer, "192.0.2.1");
-	strcpy(c.path[1].peer, "192.0.2.2");
+	strcpy(c.path[0].peers[0], "192.0.2.1");
+	c.path[0].npeers = 1;
+	strcpy(c.path[1].peers[0], "192.0.2.2");
+	c.path[1].npeers = 1;
 	assert_text(&c, GW_RULES_IP6TABLES,
 		    "*mangle\n:L3B_ING - [0:0]\n"
 		    "-A L3B_ING -i br-lan -o wan-dsl " CLAMP6
@@ -299,10 +301,13 @@ static void test_conf_mss(void **state)
 
 	(void)state;
 	base(&c, ROLE_CPE);
-	strcpy(c.path[0].peer, "192.0.2.1");
-	strcpy(c.path[1].peer, "192.0.2.2");
+	strcpy(c.path[0].peers[0], "192.0.2.1");
+	c.path[0].npeers = 1;
+	strcpy(c.path[1].peers[0], "192.0.2.2");
+	c.path[1].npeers = 1;
 	assert_int_equal(gw_conf_mss(&c), 1384);
-	strcpy(c.path[1].peer, "2001:db8::2");
+	strcpy(c.path[1].peers[0], "2001:db8::2");
+	c.path[1].npeers = 1;
 	assert_int_equal(gw_conf_mss(&c), 1364);
 	c.path[0].mtu = 1400; /* IPv4 1400: 1284; IPv6 1500: 1364 */
 	assert_int_equal(gw_conf_mss(&c), 1284);
