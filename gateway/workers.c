@@ -17,7 +17,8 @@
  * largest), every session's values as their worker gave them.  A reload
  * (SIGHUP, l3bondctl reload) and l3bondctl set are applied by the first
  * process (the rules) and then passed to each worker.  A worker that dies
- * is started again after GW_WORKER_RESTART_MS (its CPEs handshake again);
+ * is started again after GW_WORKER_RESTART_MS (its CPEs handshake again;
+ * what l3bondctl set changed is lost for it, as for a daemon restarted);
  * SIGTERM stops the workers (each releases what it holds), then removes
  * the rules.
  */
@@ -161,6 +162,10 @@ static int spawn(struct gw_worker *w)
 		       (int)pid,
 		       ret == -ECHILD ? "it exited (see its log above)"
 				      : strerror(-ret));
+		/* gone for good: not a zombie, not a pid to wait for */
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		w->pid = 0;
 	} else {
 		gw_info(gw, "worker %u up: pid %d, queues %u/%u", w->k,
 			(int)pid,
@@ -181,8 +186,7 @@ static void on_restart(struct ev_loop *loop, ev_timer *t, int revents)
 		return;
 	}
 	w->ws->gw->worker_restarts++;
-	if (spawn(w)) {
-		/* it is reaped by its watcher, and tried again */
+	if (spawn(w)) { /* reaped by spawn: tried again */
 		ev_timer_set(t, GW_WORKER_RESTART_MS / 1000., 0.);
 		ev_timer_start(loop, t);
 		return;
@@ -383,7 +387,11 @@ int gw_workers_tell(struct gw *gw, const char *req, char *err, size_t len)
 	unsigned k;
 	int ret, first = 0;
 
+	/* one that is down reads the file when it is started again */
 	for (k = 0; ws && k < ws->n; k++) {
+		if (!ws->w[k].pid) {
+			continue;
+		}
 		ret = ask(&ws->w[k], req, &text, &body, &blen, err, len);
 		free(text);
 		if (ret && !first) {
