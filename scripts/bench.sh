@@ -3,13 +3,26 @@
 # The forwarding benchmark: highest loss-free rate of the bonded path
 # against a bare NFQUEUE accept loop, the daemons' CPU share and memory,
 # and userspace instructions per packet; prints one table (also written
-# to build/bench/bench.md).  See tests/bench/README.md.
+# to build/bench/bench.md).  With --workers, the workers' scaling
+# benchmark instead: 2 and 8 CPEs on a concentrator with 1 and with 2
+# workers, its CPU time per million packets and its loss-free rate
+# (build/bench/workers.md).  See tests/bench/README.md.
 #
 # usage: scripts/bench.sh [--quick] [--out DIR] [--no-callgrind] [BUILD_DIR]
+#        scripts/bench.sh --workers [--quick] [--out DIR] [BUILD_DIR]
 #   (default BUILD_DIR: build; --quick: about 2 minutes).  Needs root.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+bench=tests/bench/bench_fwd.sh
+args=()
+for a in "$@"; do
+	if [ "$a" = --workers ]; then
+		bench=tests/bench/bench_workers.sh
+	else
+		args+=("$a")
+	fi
+done
 # valgrind, and build/ up to date, as the other entry points do
 scripts/deps.sh
 scripts/build.sh >/dev/null
-exec bash tests/bench/bench_fwd.sh "$@"
+exec bash "$bench" "${args[@]}"
