@@ -52,47 +52,9 @@ set -Eeuo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
-quick=0
-do_cg=1
-out=
-build=
-while [ $# -gt 0 ]; do
-	case $1 in
-	--quick) quick=1 ;;
-	--no-callgrind) do_cg=0 ;;
-	--out)
-		out=${2:?--out needs a directory}
-		shift
-		;;
-	--out=*) out=${1#--out=} ;;
-	-h | --help)
-		sed -n '2,/^set -E/p' "$0" | sed '$d; s/^# \{0,1\}//'
-		exit 0
-		;;
-	-*)
-		echo "usage: $0 [--quick] [--out DIR] [--no-callgrind] [BUILD_DIR]" >&2
-		exit 2
-		;;
-	*) build=$1 ;;
-	esac
-	shift
-done
-build=$(cd "${build:-$src/build}" && pwd)
-out=${out:-$build/bench}
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
-
-if [ "$(id -u)" -ne 0 ]; then
-	echo "SKIP: needs root (network namespaces)"
-	exit 77
-fi
-
-L3BONDD=${L3BONDD:-$build/gateway/l3bondd}
-export L3B_TOOLS_DIR=${L3B_TOOLS_DIR:-$build/tests/tools}
-PROBE=$L3B_TOOLS_DIR/nfq-probe
 # shellcheck source=bench_lib.sh
 source "$here/bench_lib.sh"
-bench_bins
+bench_args "[--quick] [--out DIR] [--no-callgrind] [BUILD_DIR]" "$@"
 if [ $do_cg = 1 ] && ! command -v callgrind_control >/dev/null; then
 	echo "bench: valgrind not installed, no instruction counts" >&2
 	do_cg=0
@@ -212,7 +174,7 @@ bond_stop() {
 # probe PPS SIZE: sends PROBE_S seconds at PPS; sets P_OK (1: loss under
 # LOSS_MAX), P_SENT_PPS (what the sender achieved), P_GOT_PPS, P_LOSS.
 probe() {
-	local pps=$1 size=$2 res sent got secs q0 q1 c0 c1 c2 c3 wall0 wall1
+	local pps=$1 size=$2 res got q0 q1 c0 c1 c2 c3 wall0 wall1
 	local cpu="" s0 s1 n0 n1
 	tb_exec srv iptables -w -Z INPUT
 	if [ "$MODE" = bond ]; then
@@ -253,14 +215,7 @@ probe() {
 		q1=-
 	fi
 	n1=$(softnet_drops)
-	sent=$(kv sent "$res")
-	secs=$(kv seconds "$res")
-	P_SENT_PPS=$(kv pps "$res")
-	P_GOT_PPS=$(awk -v g="$got" -v s="$secs" 'BEGIN { printf "%.0f", g / s }')
-	P_LOSS=$(awk -v s="$sent" -v g="$got" \
-		'BEGIN { printf "%.3f", s ? (s - g) * 100 / s : 100 }')
-	P_OK=$(awk -v l="$P_LOSS" -v m="$LOSS_MAX" -v s="$sent" \
-		'BEGIN { print (s > 0 && l < m) ? 1 : 0 }')
+	probe_result "$res" "$got"
 	log "$(printf '  %-5s %4sB offered %7s sent %7s got %7s pps loss %7s%% | qdrop %s backlog %s | %s| %s' \
 		"$MODE" "$size" "$pps" "$P_SENT_PPS" "$P_GOT_PPS" "$P_LOSS" \
 		"$q1" $((n1 - n0)) "$(cpu_usage "$s0" "$s1")" "$cpu")"
@@ -425,16 +380,10 @@ fi
 
 # --- the table ----------------------------------------------------------
 
-commit=$(git -C "$src" rev-parse --short HEAD 2>/dev/null || echo unknown)
-dirty=
-if git -C "$src" status --porcelain -- gateway common 2>/dev/null | grep -q .; then
-	dirty="+changes"
-fi
 {
 	echo "## l3bond forwarding benchmark"
 	echo
-	echo "$(date -u '+%Y-%m-%d %H:%M UTC'), commit $commit$dirty, kernel $(uname -r), $(nproc) cores," \
-		"$([ $quick = 1 ] && echo "--quick: " || echo)probes of $PROBE_S s, search precision $(awk -v p=$PREC 'BEGIN { print p * 100 }') %," \
+	echo "$(bench_header)," \
 		"$REPEAT search(es) per cell, sender bursts of $BURST; traffic cli -> srv, links unshaped;" \
 		"load average before: $LOAD0, after: $(cut -d' ' -f1-3 /proc/loadavg)."
 	echo

@@ -9,17 +9,29 @@
 #   cpu_stat, cpu_usage   per-CPU busy / softirq between two snapshots
 #   softnet_drops         CPU backlog drops, machine-wide
 #   kv KEY TEXT           a key=value line's value
+#   probe_result RES GOT  a probe's P_SENT_PPS, P_GOT_PPS, P_LOSS (%) and
+#                         P_OK (loss under LOSS_MAX) from the sender's
+#                         output and the packets delivered
 #   search SIZE           the highest rate under LOSS_MAX % loss, by the
 #                         caller's probe PPS SIZE (which sets P_OK,
 #                         P_SENT_PPS, P_GOT_PPS); START_PPS, MAX_PPS, PREC
 #   fmt_rate, fmt_ratio, fmt_pct, fmt_list   the tables' cells
+#   bench_header          the table's first words: date, commit, kernel,
+#                         cores, probes and precision (PROBE_S, PREC)
+#   bench_args USAGE ARGS...   the options: --quick (quick=1), --out DIR,
+#                         -h (the script's header), BUILD_DIR, and
+#                         --no-callgrind (do_cg=0) where USAGE names it;
+#                         sets build, out (made), exits 77 unless root;
+#                         L3BONDD, L3B_TOOLS_DIR, PROBE, then bench_bins
 #   bench_bins            checks L3BONDD and PROBE, sets SEND (l3b-bench-send
 #                         of the build, else compiled into OUT: out)
 #   bench_testbed         lib.sh's testbed, links unshaped, no emulator
 #   nfq_bare_start BOX MATCH...   the bare NFQUEUE accept loop (nfq-probe,
 #                         PROBE) on queue 0 for mangle FORWARD MATCH...;
 #                         PROBE_PID; nfq_bare_stop undoes it
-# Needs LOG (a file) set before the first log.
+# Needs LOG (a file) set before the first log, and src and here (the
+# source tree, the sourcing script's directory).
+# shellcheck disable=SC2034,SC2154 # results for the caller; src, here: its
 
 log() {
 	echo "$*" | tee -a "$LOG" >&2
@@ -84,6 +96,18 @@ kv() {
 	sed -n "s/^$1=//p" <<<"$2"
 }
 
+probe_result() {
+	local res=$1 got=$2 sent secs
+	sent=$(kv sent "$res")
+	secs=$(kv seconds "$res")
+	P_SENT_PPS=$(kv pps "$res")
+	P_GOT_PPS=$(awk -v g="$got" -v s="$secs" 'BEGIN { printf "%.0f", g / s }')
+	P_LOSS=$(awk -v s="$sent" -v g="$got" \
+		'BEGIN { printf "%.3f", s ? (s - g) * 100 / s : 100 }')
+	P_OK=$(awk -v l="$P_LOSS" -v m="$LOSS_MAX" -v s="$sent" \
+		'BEGIN { print (s > 0 && l < m) ? 1 : 0 }')
+}
+
 # search SIZE: the highest offered rate with loss < LOSS_MAX; sets
 # S_PPS (offered pps), S_GOT (delivered pps at it) and S_NOTE.
 search() {
@@ -97,7 +121,7 @@ search() {
 				S_NOTE="sender-limited"
 				break
 			fi
-			if [ "$r" -ge $MAX_PPS ]; then
+			if [ "$r" -ge "$MAX_PPS" ]; then
 				S_NOTE="search cap"
 				break
 			fi
@@ -163,7 +187,61 @@ fmt_list() {
 }
 
 
-# --- the programs ----------------------------------------------------------
+bench_header() {
+	local commit dirty=''
+	commit=$(git -C "$src" rev-parse --short HEAD 2>/dev/null || echo unknown)
+	if git -C "$src" status --porcelain -- gateway common 2>/dev/null |
+		grep -q .; then
+		dirty="+changes"
+	fi
+	echo "$(date -u '+%Y-%m-%d %H:%M UTC'), commit $commit$dirty, kernel $(uname -r), $(nproc) cores," \
+		"$([ "$quick" = 1 ] && echo "--quick: " || echo)probes of $PROBE_S s, search precision $(awk -v p="$PREC" 'BEGIN { print p * 100 }') %"
+}
+
+# --- options and programs ----------------------------------------------------
+
+bench_args() {
+	local usage=$1
+	shift
+	quick=0 do_cg=1 out='' build=''
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--quick) quick=1 ;;
+		--out)
+			out=${2:?--out needs a directory}
+			shift
+			;;
+		--out=*) out=${1#--out=} ;;
+		-h | --help)
+			sed -n '2,/^set -E/p' "$0" | sed '$d; s/^# \{0,1\}//'
+			exit 0
+			;;
+		-*)
+			if [ "$1" != --no-callgrind ] ||
+				[[ $usage != *--no-callgrind* ]]; then
+				echo "usage: $0 $usage" >&2
+				exit 2
+			fi
+			do_cg=0
+			;;
+		*) build=$1 ;;
+		esac
+		shift
+	done
+	build=$(cd "${build:-$src/build}" && pwd)
+	out=${out:-$build/bench}
+	mkdir -p "$out"
+	out=$(cd "$out" && pwd)
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "SKIP: needs root (network namespaces)"
+		exit 77
+	fi
+	L3BONDD=${L3BONDD:-$build/gateway/l3bondd}
+	export L3B_TOOLS_DIR=${L3B_TOOLS_DIR:-$build/tests/tools}
+	PROBE=$L3B_TOOLS_DIR/nfq-probe
+	bench_bins
+}
+
 
 bench_bins() {
 	local f

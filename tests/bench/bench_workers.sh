@@ -59,45 +59,9 @@ set -Eeuo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
-quick=0
-out=
-build=
-while [ $# -gt 0 ]; do
-	case $1 in
-	--quick) quick=1 ;;
-	--out)
-		out=${2:?--out needs a directory}
-		shift
-		;;
-	--out=*) out=${1#--out=} ;;
-	-h | --help)
-		sed -n '2,/^set -E/p' "$0" | sed '$d; s/^# \{0,1\}//'
-		exit 0
-		;;
-	-*)
-		echo "usage: $0 [--quick] [--out DIR] [BUILD_DIR]" >&2
-		exit 2
-		;;
-	*) build=$1 ;;
-	esac
-	shift
-done
-build=$(cd "${build:-$src/build}" && pwd)
-out=${out:-$build/bench}
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
-
-if [ "$(id -u)" -ne 0 ]; then
-	echo "SKIP: needs root (network namespaces)"
-	exit 77
-fi
-
-L3BONDD=${L3BONDD:-$build/gateway/l3bondd}
-export L3B_TOOLS_DIR=${L3B_TOOLS_DIR:-$build/tests/tools}
-PROBE=$L3B_TOOLS_DIR/nfq-probe
 # shellcheck source=bench_lib.sh
 source "$here/bench_lib.sh"
-bench_bins
+bench_args "[--quick] [--out DIR] [BUILD_DIR]" "$@"
 
 if [ $quick = 1 ]; then
 	PROBE_S=1
@@ -133,7 +97,7 @@ for c in $CPES; do
 		echo "BENCH_CPES: numbers of CPEs 1..9, not '$c'" >&2
 		exit 2
 	fi
-	[ "$c" -gt $maxc ] && maxc=$c
+	[ "$c" -gt "$maxc" ] && maxc=$c
 done
 
 # shellcheck disable=SC2034 # lib.sh's namespace prefix
@@ -367,7 +331,7 @@ send() {
 
 # probe PPS SIZE: sets P_OK, P_SENT_PPS, P_GOT_PPS, P_LOSS
 probe() {
-	local pps=$1 res got sent secs q0 q1 c0 c1 s0 s1 pid e0 e1 n0 n1
+	local pps=$1 res got q0 q1 c0 c1 s0 s1 pid e0 e1 n0 n1
 	# the queue reader: nfq-probe, or the first process (with workers,
 	# theirs are in cpu_run)
 	pid=${DPID[conc]:-}
@@ -386,19 +350,12 @@ probe() {
 	q1=$(conc_queues)
 	e1=$(cpe_qdrops)
 	n1=$(softnet_drops)
-	sent=$(kv sent "$res")
-	secs=$(kv seconds "$res")
-	P_SENT_PPS=$(kv pps "$res")
-	P_GOT_PPS=$(awk -v g="$got" -v s="$secs" 'BEGIN { printf "%.0f", g / s }')
-	P_LOSS=$(awk -v s="$sent" -v g="$got" \
-		'BEGIN { printf "%.3f", s ? (s - g) * 100 / s : 100 }')
-	P_OK=$(awk -v l="$P_LOSS" -v m="$LOSS_MAX" -v s="$sent" \
-		'BEGIN { print (s > 0 && l < m) ? 1 : 0 }')
+	probe_result "$res" "$got"
 	log "$(printf '  %-4s C=%s W=%s offered %7s sent %7s got %7s pps loss %7s%% | qdrop conc %s cpes %s backlog %s | %s| %s %.0f%%' \
 		"$MODE" "$NC" "$NW" "$pps" "$P_SENT_PPS" "$P_GOT_PPS" "$P_LOSS" \
 		"$(qdrops_all "$q0" "$q1")" $((e1 - e0)) $((n1 - n0)) "$(cpu_usage "$s0" "$s1")" \
 		"$([ "$MODE" = bare ] && echo probe || echo conc)" \
-		"$(awk -v d=$((c1 - c0)) -v hz="$hz" -v t="$secs" 'BEGIN { print d / hz / t * 100 }')")"
+		"$(awk -v d=$((c1 - c0)) -v hz="$hz" -v t="$(kv seconds "$res")" 'BEGIN { print d / hz / t * 100 }')")"
 }
 
 # --- the CPU run -------------------------------------------------------------------
@@ -418,8 +375,8 @@ cpu_run() {
 	sleep $SETTLE
 	got=$(delivered)
 	q1=$(conc_queues)
-	CPU_LOSS=$(awk -v s="$(kv sent "$res")" -v g="$got" \
-		'BEGIN { printf "%.3f", s ? (s - g) * 100 / s : 100 }')
+	probe_result "$res" "$got"
+	CPU_LOSS=$P_LOSS
 	declare -A pkw=()
 	for ((k = 0; k < NW; k++)); do
 		pk=$(($(qdelta "$q0" "$q1" $((2 * k))) + $(qdelta "$q0" "$q1" $((2 * k + 1)))))
@@ -453,20 +410,20 @@ cpu_run() {
 
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 # [C,W] -> the figures; [C,W,h]: at half the rate
-declare -A BEST=() GOT=() NOTE=() TOT=() FIRST=() PERW=() WMEAN=() CLOSS=()
+declare -A BEST=() NOTE=() TOT=() FIRST=() PERW=() WMEAN=() CLOSS=()
 for c in $CPES; do
 	lock
 	log "search: bare loop, $c sites"
 	bare_start "$c"
 	search $SIZE
 	bare_stop
-	BEST[$c,bare]=$S_PPS GOT[$c,bare]=$S_GOT NOTE[$c,bare]=$S_NOTE
+	BEST[$c,bare]=$S_PPS NOTE[$c,bare]=$S_NOTE
 	log "  => bare, $c sites: $S_PPS pps ${S_NOTE:+($S_NOTE)}"
 	for w in $WORKERS; do
 		log "search: $c CPEs, $w worker(s)"
 		bond_start "$c" "$w"
 		search $SIZE
-		BEST[$c,$w]=$S_PPS GOT[$c,$w]=$S_GOT NOTE[$c,$w]=$S_NOTE
+		BEST[$c,$w]=$S_PPS NOTE[$c,$w]=$S_NOTE
 		log "  => $c CPEs, $w worker(s): $S_PPS pps ${S_NOTE:+($S_NOTE)}"
 		for half in 0 1; do
 			h=${half/#1/,h}
@@ -483,16 +440,10 @@ done
 
 # --- the table -------------------------------------------------------------------------
 
-commit=$(git -C "$src" rev-parse --short HEAD 2>/dev/null || echo unknown)
-dirty=
-if git -C "$src" status --porcelain -- gateway common 2>/dev/null | grep -q .; then
-	dirty="+changes"
-fi
 {
 	echo "## l3bond workers' scaling benchmark"
 	echo
-	echo "$(date -u '+%Y-%m-%d %H:%M UTC'), commit $commit$dirty, kernel $(uname -r), $(nproc) cores," \
-		"$([ $quick = 1 ] && echo "--quick: " || echo)probes of $PROBE_S s, search precision $(awk -v p=$PREC 'BEGIN { print p * 100 }') %;" \
+	echo "$(bench_header);" \
 		"traffic srv -> every CPE's client (downstream: the concentrator's ingress), $SIZE-byte UDP payloads, equal flows;" \
 		"load average before: $LOAD0, after: $(cut -d' ' -f1-3 /proc/loadavg)."
 	echo
@@ -517,7 +468,9 @@ fi
 		"queues (per worker: its queues 2k, 2k+1 and its own time; with 1 worker the one process)." \
 		"Loss in the CPU runs: $(for k in "${!CLOSS[@]}"; do echo "${CLOSS[$k]}"; done | sort -n | sed -n '1p;$p' | paste -sd- -) %."
 	for c in $CPES; do
-		[ -n "${WMEAN[$c,1,h]:-}" ] && [ -n "${WMEAN[$c,2]:-}" ] || continue
+		if [ -z "${WMEAN[$c,1,h]:-}" ] || [ -z "${WMEAN[$c,2]:-}" ]; then
+			continue
+		fi
 		echo "$c CPEs, each worker at the same load ($((CPU_PPS / 2000)) kpps):" \
 			"1 worker ${WMEAN[$c,1,h]} s per million packets, 2 workers ${WMEAN[$c,2]} per worker" \
 			"(ratio $(awk -v a="${WMEAN[$c,2]}" -v b="${WMEAN[$c,1,h]}" 'BEGIN { printf "%.2f", b ? a / b : 0 }'));" \
