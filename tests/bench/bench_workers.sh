@@ -37,20 +37,25 @@
 #      loop's: conc queues srv's traffic (mangle FORWARD -i lan) to
 #      nfq-probe accept, no daemon anywhere, the packets go on natively;
 #      the ratio bonded / bare;
-#   2. the concentrator's CPU time per million packets at a fixed rate
-#      (CPU_PPS, 20 kpps, below every loss-free rate seen here) for
-#      CPU_S s: utime + stime from /proc/PID/stat of the first process
-#      and of every worker, summed, over the packets the kernel queued
-#      to the concentrator's queues (id_sequence in
-#      /proc/net/netfilter/nfnetlink_queue), and per worker over its own
-#      queues' packets (worker k: queues 2k and 2k + 1).  With W = 1
-#      the one process is the worker.
+#   2. the concentrator's CPU time per million packets at fixed rates
+#      (CPU_PPS, 20 kpps, below every loss-free rate seen here, and
+#      half of it: 2 workers at CPU_PPS have the load per worker of 1
+#      worker at half) for CPU_S s each: utime + stime from
+#      /proc/PID/stat of the first process and of every worker, summed,
+#      over the packets the kernel queued to the concentrator's queues
+#      (id_sequence in /proc/net/netfilter/nfnetlink_queue), and per
+#      worker over its own queues' packets (worker k: queues 2k and
+#      2k + 1); with W = 1 the one process is the worker.  Also every
+#      CPU's busy time (/proc/stat) over the same packets: the whole
+#      machine, whoever runs on it.
+# Before part 1, once every session is up at the concentrator: a warm-up
+# (warm_up), since sessions just up lose their first packets.
 # One table at the end, also written as markdown to OUT/workers.md; the
 # probes go to OUT/workers-probes.log.
 #
 # usage: bench_workers.sh [--quick] [--out DIR] [BUILD_DIR]
 #   --quick: 1-second probes, 10 % search precision, 3-second CPU runs:
-#   about 2 minutes.  Full: 3-second probes, 4 %, 10 s: about 8 minutes.
+#   about 3 minutes.  Full: 3-second probes, 4 %, 10 s: about 5 minutes.
 # Knobs (environment): BENCH_CPES ("2 8"), BENCH_WORKERS ("1 2"),
 # BENCH_CPU_PPS (20000), BENCH_PIN_SEND (0: the downstream hops' receive
 # work is on CPU 1, see lib.sh's tb__rps; "none": unpinned).
