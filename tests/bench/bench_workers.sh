@@ -246,7 +246,7 @@ warm_up() {
 		if [ "$i" = 1 ]; then
 			for box in conc $(for ((n = 1; n <= NC; n++)); do cpe_of $n; done); do
 				refresh "$box"
-				grep -E '(no_path|no_session|no_cpe|unfit|session|late|too_old|hole_[a-z]*|overflow|no_slot|spoofed|kernel_dropped|kernel_user_dropped|path|tx_errors|verdict_errors)=[1-9]' \
+				grep -E '(no_path|no_session|no_cpe|unfit|egr\.session|late|too_old|hole_[a-z]*|overflow|no_slot|spoofed|kernel_dropped|kernel_user_dropped|egr\.path|tx_errors|verdict_errors)=[1-9]' \
 					"$(status_file "$box")" | grep -v '\.up=\|handshakes\|_ms=' |
 					sed "s/^/    $box /" | tee -a "$LOG" >&2 || true
 			done

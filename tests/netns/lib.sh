@@ -693,12 +693,10 @@ tb_teardown() {
 # tables and fwmark rules of cpe.  tb_site_ip N ROLE prints an address
 # (ROLE: cli, cpe_lan, cpe_dsl, dsl_cpe, cpe_lte, lte_cpe); tb_site2_setup
 # is tb_site_setup 2, whose addresses are also in TB_CLI2_IP and the like.
-TB_CLI2_IP=10.0.3.2
-TB_CPE2_LAN_IP=10.0.3.1
-TB_CPE2_DSL_IP=10.13.0.1
-TB_DSL_CPE2_IP=10.13.0.2
-TB_CPE2_LTE_IP=10.23.0.1
-TB_LTE_CPE2_IP=10.23.0.2
+# shellcheck disable=SC2034 # for the tests (test_cpes.sh)
+declare TB_CLI2_IP=10.0.3.2 TB_CPE2_LAN_IP=10.0.3.1 \
+	TB_CPE2_DSL_IP=10.13.0.1 TB_DSL_CPE2_IP=10.13.0.2 \
+	TB_CPE2_LTE_IP=10.23.0.1 TB_LTE_CPE2_IP=10.23.0.2
 
 tb_site_ip() {
 	local n=$1
