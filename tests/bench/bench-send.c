@@ -3,11 +3,14 @@
  * (tests/bench/bench_fwd.sh).
  *
  *   l3b-bench-send [--size=B] [--rate=PPS] [--count=N] [--seconds=S]
- *                  [--burst=N] DST_IPV4 PORT
+ *                  [--burst=N] DST_IPV4 [DST_IPV4...] PORT
  *
  * Sends B-byte UDP payloads (default 1400) at PPS packets per second in
  * bursts of N (default 32, one sendmmsg each), until N packets or S
  * seconds, and prints sent=, failed=, seconds= and pps= as key=value lines.
+ * With several destinations (the workers' benchmark: one flow per CPE
+ * site) packet i goes to destination i modulo their number, so each gets
+ * an equal share of the rate; pps= is the total.
  *
  * Why not nfq-blast: it sleeps until the next single packet is due and
  * spins when that is under 20 us away, so above 50 kpps it holds a whole
@@ -39,6 +42,7 @@
 
 enum {
 	BURST_MAX = 256,
+	DST_MAX = 64,
 	SIZE_MAX_UDP = 65507,
 	SEQ_LEN = 8,
 	SNDBUF = 16 << 20,
@@ -81,7 +85,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: l3b-bench-send [--size=B] [--rate=PPS] "
 			"[--count=N] [--seconds=S] [--burst=N] DST_IPV4 "
-			"PORT\n");
+			"[DST_IPV4...] PORT\n");
 }
 
 int main(int argc, char **argv)
@@ -97,7 +101,8 @@ int main(int argc, char **argv)
 	static uint8_t bufs[BURST_MAX][SIZE_MAX_UDP];
 	static struct mmsghdr msgs[BURST_MAX];
 	static struct iovec iov[BURST_MAX];
-	struct sockaddr_in dst = {.sin_family = AF_INET};
+	static struct sockaddr_in dst[DST_MAX];
+	unsigned ndst;
 	uint64_t size = 1400, rate = 0, count = 0, seconds = 0, burst = 32;
 	uint64_t sent = 0, failed = 0, seq = 0, port, k;
 	int64_t start, end, next, elapsed;
@@ -120,16 +125,30 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (argc - optind != 2 ||
-	    inet_pton(AF_INET, argv[optind], &dst.sin_addr) != 1 ||
-	    parse_u64(argv[optind + 1], &port) < 0 || port == 0 ||
+	if (argc - optind < 2 || argc - optind - 1 > DST_MAX) {
+		usage();
+		return 2;
+	}
+	ndst = (unsigned)(argc - optind - 1);
+	for (i = 0; i < ndst; i++) {
+		dst[i].sin_family = AF_INET;
+		if (inet_pton(AF_INET, argv[optind + i], &dst[i].sin_addr) !=
+		    1) {
+			fprintf(stderr, "l3b-bench-send: bad address '%s'\n",
+				argv[optind + i]);
+			return 2;
+		}
+	}
+	if (parse_u64(argv[argc - 1], &port) < 0 || port == 0 ||
 	    port > 65535 || size < SEQ_LEN || size > SIZE_MAX_UDP ||
 	    burst == 0 || burst > BURST_MAX || rate == 0 || rate > 100000000 ||
 	    seconds > 86400 || (count == 0 && seconds == 0)) {
 		usage();
 		return 2;
 	}
-	dst.sin_port = htons((uint16_t)port);
+	for (i = 0; i < ndst; i++) {
+		dst[i].sin_port = htons((uint16_t)port);
+	}
 
 	/* Not connected: an ICMP error coming back must not fail the next
 	 * send (ECONNREFUSED). */
@@ -149,8 +168,7 @@ int main(int argc, char **argv)
 		iov[i].iov_len = size;
 		msgs[i].msg_hdr.msg_iov = &iov[i];
 		msgs[i].msg_hdr.msg_iovlen = 1;
-		msgs[i].msg_hdr.msg_name = &dst;
-		msgs[i].msg_hdr.msg_namelen = sizeof(dst);
+		msgs[i].msg_hdr.msg_namelen = sizeof(dst[0]);
 	}
 
 	start = now_ns();
@@ -178,6 +196,7 @@ int main(int argc, char **argv)
 			uint64_t be = htobe64(seq);
 
 			memcpy(bufs[i], &be, SEQ_LEN);
+			msgs[i].msg_hdr.msg_name = &dst[seq % ndst];
 		}
 		got = sendmmsg(fd, msgs, (unsigned)n, 0);
 		if (got < 0) {

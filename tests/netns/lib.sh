@@ -81,6 +81,8 @@
 #   tb_rate PATH DIR MBIT       changes the tbf rate at run time
 #   tb_cut PATH / tb_heal PATH  link down / up, both directions
 #   tb_flap PATH CUT_MS HEAL_MS SECS   cut and healed in turn, for SECS s
+#   tb_site_setup N             CPE site N (2..9) beside site 1: cliN,
+#                               cpeN (see "more CPE sites" below)
 #   tb_teardown                 kills what we started (by PID), deletes
 #                               the namespaces and TB_DIR; runs on EXIT.
 #                               Sanitizer reports in the background tools'
@@ -669,81 +671,109 @@ tb_teardown() {
 	return $rc
 }
 
-# ---- a second CPE site (tests of many CPEs on one concentrator) ----------
+# ---- more CPE sites (tests of many CPEs on one concentrator) ----------------
 #
-#   cli2 ---------- cpe2 ===dsl=== [dsl] ===dsl=== conc ---------- srv
+#   cliN ---------- cpeN ===dsl=== [dsl] ===dsl=== conc ---------- srv
 #                        ===lte=== [lte] (NAT) =lte=
 #
-#   cli2 eth0 10.0.3.2 ---- lan 10.0.3.1   cpe2
-#   cpe2 dsl  10.13.0.1 --- cpe2 10.13.0.2 dsl
-#   cpe2 lte  10.23.0.1 --- cpe2 10.23.0.2 lte
+#   site N (2..9):
+#   cliN eth0 10.0.<N+1>.2 ---- lan 10.0.<N+1>.1   cpeN
+#   cpeN dsl  10.<11+N>.0.1 --- cpeN 10.<11+N>.0.2 dsl
+#   cpeN lte  10.<21+N>.0.1 --- cpeN 10.<21+N>.0.2 lte
+#   (site 2: 10.0.3.0/24, 10.13.0.0/24, 10.23.0.0/24)
 #
-# tb_site2_setup (after tb_setup): site 2 reaches the concentrator through
-# the same access routers as site 1, each on its own link into them (device
-# cpe2 in dsl and lte): its own addresses, its own down-direction tbf (the
-# rates of tb_setup's down direction), the same up-direction emulator
-# (l3b-linkem queue 0: the same delay, jitter and loss), and on LTE the same
-# carrier NAT, so both sites' LTE paths come from one public address.  The
-# links towards conc are shared.  Natively (no daemon) site 2 goes over
-# dsl like site 1.  cpe2 has the routing tables and fwmark rules of cpe.
-TB_CLI2_IP=10.0.3.2
-TB_CPE2_LAN_IP=10.0.3.1
-TB_CPE2_DSL_IP=10.13.0.1
-TB_DSL_CPE2_IP=10.13.0.2
-TB_CPE2_LTE_IP=10.23.0.1
-TB_LTE_CPE2_IP=10.23.0.2
+# tb_site_setup N (after tb_setup): site N reaches the concentrator
+# through the same access routers as site 1, each on its own link into
+# them (device cpeN in dsl and lte): its own addresses, its own
+# down-direction tbf (the rates of tb_setup's down direction), the same
+# up-direction emulator (l3b-linkem queue 0: the same delay, jitter and
+# loss), and on LTE the same carrier NAT, so every site's LTE path comes
+# from one public address.  The links towards conc are shared.  Natively
+# (no daemon) site N goes over dsl like site 1.  cpeN has the routing
+# tables and fwmark rules of cpe.  tb_site_ip N ROLE prints an address
+# (ROLE: cli, cpe_lan, cpe_dsl, dsl_cpe, cpe_lte, lte_cpe); tb_site2_setup
+# is tb_site_setup 2, whose addresses are also in TB_CLI2_IP and the like.
+# shellcheck disable=SC2034 # for the tests (test_cpes.sh)
+declare TB_CLI2_IP=10.0.3.2 TB_CPE2_LAN_IP=10.0.3.1 \
+	TB_CPE2_DSL_IP=10.13.0.1 TB_DSL_CPE2_IP=10.13.0.2 \
+	TB_CPE2_LTE_IP=10.23.0.1 TB_LTE_CPE2_IP=10.23.0.2
 
-tb_site2_setup() {
-	local box up down box_dev dev path
-	for box in cli2 cpe2; do
+tb_site_ip() {
+	local n=$1
+	case $2 in
+	cli) echo "10.0.$((n + 1)).2" ;;
+	cpe_lan) echo "10.0.$((n + 1)).1" ;;
+	cpe_dsl) echo "10.$((11 + n)).0.1" ;;
+	dsl_cpe) echo "10.$((11 + n)).0.2" ;;
+	cpe_lte) echo "10.$((21 + n)).0.1" ;;
+	lte_cpe) echo "10.$((21 + n)).0.2" ;;
+	*)
+		tb_log "tb_site_ip: no address '$2'"
+		return 1
+		;;
+	esac
+}
+
+tb_site_setup() {
+	local n=$1 box up down box_dev dev path cli cpe
+	if ! [[ "$n" =~ ^[2-9]$ ]]; then
+		tb_log "tb_site_setup: site number 2..9, not '$n'"
+		return 1
+	fi
+	cli=cli$n cpe=cpe$n
+	for box in "$cli" "$cpe"; do
 		tb_netns_add "$(tb_ns "$box")"
 		tb__sysctl "$box" net.ipv4.conf.all.rp_filter=2 \
 			net.ipv4.conf.default.rp_filter=2
 	done
-	tb__sysctl cpe2 net.ipv4.ip_forward=1
-	tb__veth cli2 eth0 cpe2 lan
-	tb__veth cpe2 dsl dsl cpe2
-	tb__veth cpe2 lte lte cpe2
+	tb__sysctl "$cpe" net.ipv4.ip_forward=1
+	tb__veth "$cli" eth0 "$cpe" lan
+	tb__veth "$cpe" dsl dsl "$cpe"
+	tb__veth "$cpe" lte lte "$cpe"
 	# FIFO links, as tb__rps: upstream receivers CPU 0, downstream CPU 1
 	up=$(printf '%x' $((1 << 0)))
 	down=$(printf '%x' $((1 << (1 % $(nproc)))))
-	for box_dev in cpe2:lan dsl:cpe2 lte:cpe2; do
+	for box_dev in "$cpe:lan" "dsl:$cpe" "lte:$cpe"; do
 		box=${box_dev%%:*} dev=${box_dev#*:}
 		tb_exec "$box" sh -c "echo $up > /sys/class/net/$dev/queues/rx-0/rps_cpus"
 	done
-	for box_dev in cli2:eth0 cpe2:dsl cpe2:lte; do
+	for box_dev in "$cli:eth0" "$cpe:dsl" "$cpe:lte"; do
 		box=${box_dev%%:*} dev=${box_dev#*:}
 		tb_exec "$box" sh -c "echo $down > /sys/class/net/$dev/queues/rx-0/rps_cpus"
 	done
 
-	tb__addr cli2 eth0 $TB_CLI2_IP
-	tb__addr cpe2 lan $TB_CPE2_LAN_IP
-	tb__addr cpe2 dsl $TB_CPE2_DSL_IP
-	tb__addr dsl cpe2 $TB_DSL_CPE2_IP
-	tb__addr cpe2 lte $TB_CPE2_LTE_IP
-	tb__addr lte cpe2 $TB_LTE_CPE2_IP
+	tb__addr "$cli" eth0 "$(tb_site_ip "$n" cli)"
+	tb__addr "$cpe" lan "$(tb_site_ip "$n" cpe_lan)"
+	tb__addr "$cpe" dsl "$(tb_site_ip "$n" cpe_dsl)"
+	tb__addr dsl "$cpe" "$(tb_site_ip "$n" dsl_cpe)"
+	tb__addr "$cpe" lte "$(tb_site_ip "$n" cpe_lte)"
+	tb__addr lte "$cpe" "$(tb_site_ip "$n" lte_cpe)"
 
-	tb_exec cli2 ip route add default via $TB_CPE2_LAN_IP
-	tb_exec cpe2 ip route add default via $TB_DSL_CPE2_IP dev dsl
-	tb_exec cpe2 ip route add 10.12.0.0/24 via $TB_DSL_CPE2_IP dev dsl
-	tb_exec cpe2 ip route add 10.22.0.0/24 via $TB_LTE_CPE2_IP dev lte
-	tb_exec cpe2 ip route add default via $TB_DSL_CPE2_IP dev dsl table $TB_DSL_MARK
-	tb_exec cpe2 ip route add default via $TB_LTE_CPE2_IP dev lte table $TB_LTE_MARK
-	tb_exec cpe2 ip rule add fwmark $TB_DSL_MARK table $TB_DSL_MARK
-	tb_exec cpe2 ip rule add fwmark $TB_LTE_MARK table $TB_LTE_MARK
+	tb_exec "$cli" ip route add default via "$(tb_site_ip "$n" cpe_lan)"
+	tb_exec "$cpe" ip route add default via "$(tb_site_ip "$n" dsl_cpe)" dev dsl
+	tb_exec "$cpe" ip route add 10.12.0.0/24 via "$(tb_site_ip "$n" dsl_cpe)" dev dsl
+	tb_exec "$cpe" ip route add 10.22.0.0/24 via "$(tb_site_ip "$n" lte_cpe)" dev lte
+	tb_exec "$cpe" ip route add default via "$(tb_site_ip "$n" dsl_cpe)" dev dsl table $TB_DSL_MARK
+	tb_exec "$cpe" ip route add default via "$(tb_site_ip "$n" lte_cpe)" dev lte table $TB_LTE_MARK
+	tb_exec "$cpe" ip rule add fwmark $TB_DSL_MARK table $TB_DSL_MARK
+	tb_exec "$cpe" ip rule add fwmark $TB_LTE_MARK table $TB_LTE_MARK
 
-	tb_exec dsl ip route add 10.0.3.0/24 via $TB_CPE2_DSL_IP
-	tb_exec lte ip route add 10.0.3.0/24 via $TB_CPE2_LTE_IP
-	tb_exec conc ip route add 10.0.3.0/24 via $TB_DSL_CONC_IP dev dsl
-	tb_exec conc ip route add 10.13.0.0/24 via $TB_DSL_CONC_IP dev dsl
+	tb_exec dsl ip route add "10.0.$((n + 1)).0/24" via "$(tb_site_ip "$n" cpe_dsl)"
+	tb_exec lte ip route add "10.0.$((n + 1)).0/24" via "$(tb_site_ip "$n" cpe_lte)"
+	tb_exec conc ip route add "10.0.$((n + 1)).0/24" via $TB_DSL_CONC_IP dev dsl
+	tb_exec conc ip route add "10.$((11 + n)).0.0/24" via $TB_DSL_CONC_IP dev dsl
 
 	for path in dsl lte; do
 		# after tb__link's rules: the same up-direction emulator
-		tb_exec "$path" iptables -w -t mangle -A FORWARD -i cpe2 \
+		tb_exec "$path" iptables -w -t mangle -A FORWARD -i "$cpe" \
 			-j NFQUEUE --queue-num 0
-		tb__tbf "$path" cpe2 "$(tb__param "$path" down rate 0)" \
+		tb__tbf "$path" "$cpe" "$(tb__param "$path" down rate 0)" \
 			"$(tb__param "$path" down qlat 50)"
 	done
+}
+
+tb_site2_setup() {
+	tb_site_setup 2
 }
 
 # ---- the daemons -------------------------------------------------------------
