@@ -448,11 +448,17 @@ answered_only_hellos replay_late
 echo "  replay_late: captured pn $(jget "$TB_DIR/replay_late.json" first_pn).." \
 	"$(jget "$TB_DIR/replay_late.json" last_pn), the CPE's tx_pn after: $(st cpe tx_pn)"
 # HELLOs: 4 captured, each replayed 25 times at once; answered (to the
-# attacker) or rate-limited, never a new session
+# attacker) or rate-limited, never a new session.  The CPE sends a HELLO
+# every 500 ms only on a path in use (an idle one at its idle probe, 20
+# s): pings through the bond keep the DSL in use while the attacker
+# captures, whether or not the attacked flow has ended by then.
 status_save conc hello.0
+tb_bg cli "$TB_DIR/hello_ping.log" ping -n -q -i 0.2 -c 50 "$TB_SRV_IP"
+hello_ping=$TB_LAST_PID
 tb_exec atk "$HOSTILE" --ttl "$ATK_TTL" "${TO[@]}" "${CAP[@]}" \
 	--capture-timeout-ms 5000 --repeat 25 --listen-ms 1500 replay-hello \
 	>"$TB_DIR/hello.json" || bad "replay-hello: $(cat "$TB_DIR/hello.json")"
+tb_wait "$hello_ping" 15 || true
 sleep 0.5
 status_save conc hello.1
 hsent=$(jget "$TB_DIR/hello.json" sent)
