@@ -432,7 +432,7 @@ static int drain_once(struct gw *gw)
 	e->real_to_mono_ns = ((int64_t)mono.tv_sec - real.tv_sec) * 1000000000 +
 			     (mono.tv_nsec - real.tv_nsec);
 	e->now_us = gw_now_us();
-	got = nfqueue_drain(&e->q, GW_BUDGET, on_packet, gw);
+	got = nfqueue_drain(&e->q, GW_DRAIN, on_packet, gw);
 	flush(gw);
 	for (i = 0; i < e->ntouched; i++) {
 		e->touched[i]->touched = false;

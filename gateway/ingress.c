@@ -3,7 +3,9 @@
  * is scheduled, encapsulated and sent on its path, and the original gets
  * NF_DROP.
  *
- * One drain takes up to GW_BUDGET packets.  A packet handed over by
+ * One drain takes up to GW_DRAIN packets from the queue; its batch holds
+ * GW_BUDGET (a packet's fragments and copies take a slot each, and a
+ * full batch is sent at once).  A packet handed over by
  * nfqueue_drain() lives in the netlink receive buffer only during the
  * callback, so its bytes are copied into buf[] (preallocated, one slot per
  * packet of the drain); the path batches point there.  After the drain:
@@ -655,7 +657,7 @@ static void drain_once(struct gw *gw, int *got)
 	struct gw_ing *ing = &gw->ing;
 
 	ing->now_us = gw_now_us();
-	*got = nfqueue_drain(&ing->q, GW_BUDGET, on_packet, gw);
+	*got = nfqueue_drain(&ing->q, GW_DRAIN, on_packet, gw);
 	flush(gw);
 }
 
