@@ -3,8 +3,8 @@
  *
  * One request per connection, one line of at most CTL_LINE_MAX bytes:
  *
- *	status | set KEY VALUE | reload | budget PATH reset | budget PATH set MB
- *	| help
+ *	status [totals | cpe NAME] | set KEY VALUE | reload
+ *	| budget PATH reset | budget PATH set MB | help
  *
  * The reply is "ok" or "error: <why>" on its first line, then the body;
  * then the daemon closes.  The body of "status" is data, not a
@@ -100,6 +100,8 @@ static void do_help(FILE *out)
 		"  status         counters and state as data (l3bondctl "
 		"shows it as\n"
 		"                 a table, JSON or metrics)\n"
+		"  status totals  the same without the CPEs' sessions\n"
+		"  status cpe NAME  ... with only CPE NAME's session\n"
 		"  set KEY VALUE  change a tunable now, runtime only:\n"
 		"                 a reload or a restart reads the file again\n"
 		"                 KEY, its meaning and range:\n");
@@ -121,13 +123,26 @@ static void do_help(FILE *out)
 }
 
 /* The walk as status data (facts.h); false when out of memory. */
-static bool do_status(struct gw *gw, FILE *out)
+/* only: NULL every session, "" none, else a CPE's name (gw_stats_walk_only),
+ * which must be one of the config's (a worker's config has them all). */
+static bool do_status(struct gw *gw, FILE *out, const char *only)
 {
 	struct facts_writer w;
+	unsigned i;
 
+	for (i = 0; only && *only && i < gw->conf.ncpes; i++) {
+		if (!strcmp(gw->conf.cpe[i].name, only)) {
+			break;
+		}
+	}
+	if (only && *only && i == gw->conf.ncpes) {
+		fprintf(out, "error: status: no CPE named '%.*s'\n",
+			CONF_NAME_MAX, only);
+		return true;
+	}
 	fprintf(out, "ok\n");
 	facts_begin(&w, out, L3BOND_VERSION);
-	gw_stats_walk(gw, facts_put, &w);
+	gw_stats_walk_only(gw, only, facts_put, &w);
 	return facts_end(&w) == 0;
 }
 
@@ -225,7 +240,14 @@ static bool handle(struct gw *gw, char *line, FILE *out)
 	if (!argc) {
 		fprintf(out, "error: empty request (try help)\n");
 	} else if (!strcmp(argv[0], "status") && argc == 1) {
-		return do_status(gw, out);
+		return do_status(gw, out, NULL);
+	} else if (!strcmp(argv[0], "status") && argc == 2 &&
+		   !strcmp(argv[1], "totals")) {
+		return do_status(gw, out, "");
+	} else if (!strcmp(argv[0], "status") && argc == 3 &&
+		   !strcmp(argv[1], "cpe")) {
+		sanitize(argv[2]);
+		return do_status(gw, out, argv[2]);
 	} else if (!strcmp(argv[0], "set") && argc == 3) {
 		do_set(gw, out, argv[1], argv[2]);
 	} else if (!strcmp(argv[0], "reload") && argc == 1) {
@@ -325,7 +347,10 @@ static void conn_reply(struct ctl_conn *cn)
 		if (fclose(f) || !made) {
 			set_reply(cn, "error: %s\n", strerror(ENOMEM));
 		} else if (cn->olen > CTL_REPLY_MAX) {
-			set_reply(cn, "error: reply longer than %d bytes\n",
+			set_reply(cn,
+				  "error: reply longer than %d bytes (the "
+				  "status of many CPEs: ask for status "
+				  "totals, or status cpe NAME)\n",
 				  CTL_REPLY_MAX);
 		}
 	}

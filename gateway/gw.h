@@ -96,8 +96,10 @@ struct gw {
 	unsigned workers_up;	  /* the first process's: running */
 	uint64_t worker_restarts; /* started again after they died */
 	/* the first process's: the walk's values after the daemon scope,
-	 * the workers' (workers.c; stats.c calls it, and nothing of libev) */
-	void (*stats_from_workers)(struct gw *gw, gw_stat_fn *fn, void *arg);
+	 * the workers' (workers.c; stats.c calls it, and nothing of libev);
+	 * only as gw_stats_walk_only's */
+	void (*stats_from_workers)(struct gw *gw, const char *only,
+				   gw_stat_fn *fn, void *arg);
 	unsigned npaths;
 	struct gw_path path[WIRE_MAX_PATHS];
 	/* sessions (session.c): an array, an id table, a prefix table */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* l3bondctl: the operator's client of l3bondd's control socket (ctl.c).
  *
- *	l3bondctl [-s SOCKET] status [--json] | metrics | set KEY VALUE |
- *	          reload | help
+ *	l3bondctl [-s SOCKET] status [--json] [--totals | --cpe NAME] |
+ *	          metrics [--totals | --cpe NAME] | set KEY VALUE | reload |
+ *	          help
  *	l3bondctl genkey
  *	l3bondctl --version
  *
@@ -53,6 +54,10 @@ static void usage(FILE *f)
 		"commands:\n"
 		"  status [--json]  counters and state (a table, or JSON)\n"
 		"  metrics          the same in the Prometheus text format\n"
+		"    --totals       ... without the CPEs' sessions "
+		"(concentrator)\n"
+		"    --cpe NAME     ... with only CPE NAME's session "
+		"(concentrator)\n"
 		"  set KEY VALUE    change a tunable now (the keys: "
 		"l3bondctl help);\n"
 		"                   runtime only: a reload or restart reads "
@@ -258,21 +263,34 @@ int main(int argc, char **argv)
 	cmd = argv[optind++];
 	argc -= optind;
 	argv += optind;
-	if (!strcmp(cmd, "status")) {
-		if (argc == 0) {
-			how = SHOW_TABLE;
-		} else if (argc == 1 && !strcmp(argv[0], "--json")) {
-			how = SHOW_JSON;
-		} else {
-			return usage_error("status: unexpected '%s'", argv[0]);
+	if (!strcmp(cmd, "status") || !strcmp(cmd, "metrics")) {
+		bool status = !strcmp(cmd, "status");
+		const char *only = NULL; /* as the daemon's walk: "" none */
+		int i;
+
+		how = status ? SHOW_TABLE : SHOW_METRICS;
+		for (i = 0; i < argc; i++) {
+			if (status && !strcmp(argv[i], "--json")) {
+				how = SHOW_JSON;
+			} else if (!only && !strcmp(argv[i], "--totals")) {
+				only = "";
+			} else if (!only && !strcmp(argv[i], "--cpe") &&
+				   i + 1 < argc && word_ok(argv[i + 1])) {
+				only = argv[++i];
+			} else {
+				return usage_error("%s: unexpected '%s'", cmd,
+						   argv[i]);
+			}
 		}
-		snprintf(req, sizeof(req), "status\n");
-	} else if (!strcmp(cmd, "metrics")) {
-		if (argc) {
-			return usage_error("metrics: unexpected '%s'", argv[0]);
+		if (!only) {
+			snprintf(req, sizeof(req), "status\n");
+		} else if (!*only) {
+			snprintf(req, sizeof(req), "status totals\n");
+		} else if ((size_t)snprintf(req, sizeof(req), "status cpe %s\n",
+					    only) >= REQ_MAX) {
+			return usage_error("%s: --cpe NAME longer than %d "
+					   "bytes", cmd, REQ_MAX - 12);
 		}
-		how = SHOW_METRICS;
-		snprintf(req, sizeof(req), "status\n");
 	} else if (!strcmp(cmd, "set")) {
 		if (argc != 2) {
 			return usage_error("set: want KEY VALUE");

@@ -737,12 +737,18 @@ static void walk_path(struct gw_sess *se, struct walker *w, unsigned i)
 
 void gw_stats_walk(struct gw *gw, gw_stat_fn *fn, void *arg)
 {
+	gw_stats_walk_only(gw, NULL, fn, arg);
+}
+
+void gw_stats_walk_only(struct gw *gw, const char *only, gw_stat_fn *fn,
+			void *arg)
+{
 	struct walker w = {.fn = fn, .arg = arg};
 	unsigned i, k;
 
 	walk_daemon(gw, &w);
 	if (gw->stats_from_workers) { /* the first process of workers */
-		gw->stats_from_workers(gw, fn, arg);
+		gw->stats_from_workers(gw, only, fn, arg);
 		return;
 	}
 	walk_ingress_queue(gw, &w);
@@ -750,6 +756,10 @@ void gw_stats_walk(struct gw *gw, gw_stat_fn *fn, void *arg)
 	for (k = 0; k < gw->nsess; k++) {
 		struct gw_sess *se = gw->sess[k];
 
+		/* "": none, not the unnamed one CPE of a plain config */
+		if (only && (!*only || strcmp(only, se->name))) {
+			continue;
+		}
 		w.st.session = se->id;
 		w.st.cpe = se->name;
 		walk_session(se, &w);

@@ -62,6 +62,13 @@ struct gw_stat {
 typedef void gw_stat_fn(void *arg, const struct gw_stat *st);
 
 void gw_stats_walk(struct gw *gw, gw_stat_fn *fn, void *arg);
+/* The same walk for one CPE: only the session of CPE only (a name of the
+ * config's CPEs); "" none, the totals (the daemon's values and the
+ * queues' own); NULL every session, as gw_stats_walk.  The status of
+ * thousands of CPEs takes megabytes (about 6 KB each): these two keep
+ * l3bondctl's answer small on a concentrator of many. */
+void gw_stats_walk_only(struct gw *gw, const char *only, gw_stat_fn *fn,
+			void *arg);
 
 /* status.c: the walk as key=value lines to fd (--status-file, SIGUSR1) */
 int gw_status_write(struct gw *gw, int fd);

@@ -62,7 +62,7 @@ struct gw_workers {
 	struct gw_worker w[];
 };
 
-static void walk(struct gw *gw, gw_stat_fn *fn, void *arg);
+static void walk(struct gw *gw, const char *only, gw_stat_fn *fn, void *arg);
 
 static long long now_ms(void)
 {
@@ -415,24 +415,32 @@ static bool same_value(const struct gw_stat *a, const struct gw_stat *b)
 }
 
 /* gw->stats_from_workers: the queues' own values added up, then every
- * session's. */
-static void walk(struct gw *gw, gw_stat_fn *fn, void *arg)
+ * session's (only: ctl.c checked it names a CPE of the config, which every
+ * worker reads; the worker that does not own it gives no session). */
+static void walk(struct gw *gw, const char *only, gw_stat_fn *fn, void *arg)
 {
 	struct gw_workers *ws = gw->wk;
 	struct facts *f = calloc(ws->n, sizeof(*f));
-	char err[CONF_ERR_MAX];
+	char err[CONF_ERR_MAX], req[CONF_NAME_MAX + 16];
 	unsigned k, j, ref = ws->n;
 	size_t i, m;
 
 	if (!f) {
 		return;
 	}
+	if (!only) {
+		snprintf(req, sizeof(req), "status\n");
+	} else if (!*only) {
+		snprintf(req, sizeof(req), "status totals\n");
+	} else {
+		snprintf(req, sizeof(req), "status cpe %s\n", only);
+	}
 	for (k = 0; k < ws->n; k++) {
 		char *text = NULL, *body, *copy;
 		size_t blen;
 
 		if (!ws->w[k].pid ||
-		    ask(&ws->w[k], "status\n", &text, &body, &blen, err,
+		    ask(&ws->w[k], req, &text, &body, &blen, err,
 			sizeof(err))) {
 			free(text);
 			continue;

@@ -321,6 +321,52 @@ static void test_walk_keys_unique(void **state)
 	g.nsess = 1;
 }
 
+/* values of a walk: [0] the queues' own, [1] session 4242's, [2] 77's */
+static void count_by_session(void *arg, const struct gw_stat *st)
+{
+	int *n = arg;
+
+	if (st->scope == GW_SCOPE_DAEMON) {
+		return;
+	}
+	n[st->global ? 0 : st->session == 77 ? 2 : 1]++;
+}
+
+/* gw_stats_walk_only: one CPE's session by name, or none (the totals) */
+static void test_walk_only(void **state)
+{
+	enum path_class cls[2] = {PATH_FIXED, PATH_MOBILE};
+	static struct gw_sess bob, *two[2];
+	int all[3] = {0}, one[3] = {0}, none[3] = {0}, nobody[3] = {0};
+
+	(void)state;
+	fake_gw();
+	memset(&bob, 0, sizeof(bob));
+	bob.gw = &g;
+	bob.id = 77;
+	strcpy(bob.name, "bob");
+	assert_int_equal(ing_sched_init(&bob.sched, &g.conf.sched, 2, cls), 0);
+	two[0] = &fs;
+	two[1] = &bob;
+	g.sess = two;
+	g.nsess = 2;
+	gw_stats_walk_only(&g, NULL, count_by_session, all);
+	gw_stats_walk_only(&g, "bob", count_by_session, one);
+	gw_stats_walk_only(&g, "", count_by_session, none);
+	gw_stats_walk_only(&g, "nobody", count_by_session, nobody);
+	assert_true(all[0] > 10 && all[1] > 80 && all[2] == all[1]);
+	/* bob's alone, and the queues' values all the same */
+	assert_int_equal(one[0], all[0]);
+	assert_int_equal(one[1], 0);
+	assert_int_equal(one[2], all[2]);
+	assert_int_equal(none[0], all[0]);
+	assert_int_equal(none[1] + none[2], 0);
+	assert_int_equal(nobody[0], all[0]);
+	assert_int_equal(nobody[1] + nobody[2], 0);
+	g.sess = sess_list;
+	g.nsess = 1;
+}
+
 static void test_stat_key(void **state)
 {
 	struct gw_stat st = {.scope = GW_SCOPE_EGRESS,
@@ -930,6 +976,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_status_keeps_every_key),
 		cmocka_unit_test(test_walk_keys_unique),
+		cmocka_unit_test(test_walk_only),
 		cmocka_unit_test(test_stat_key),
 		cmocka_unit_test(test_facts_round_trip),
 		cmocka_unit_test(test_facts_format),
