@@ -773,9 +773,17 @@ static int check_queues(struct loader *l, const config_setting_t *root)
 	return conf_bad(l, s, "the same queue as the default egress_queue (%u)",
 			(unsigned)l->c.egress_queue);
 }
+unsigned conf_cores(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > CONF_WORKERS_MAX ? CONF_WORKERS_MAX : (unsigned)n;
+}
+
 unsigned conf_workers(const struct conf *c)
 {
-	long n;
+	char why[CONF_ERR_MAX];
+	unsigned n;
 
 	if (c->role != ROLE_CONCENTRATOR) {
 		return 1;
@@ -783,8 +791,8 @@ unsigned conf_workers(const struct conf *c)
 	if (c->workers) {
 		return c->workers;
 	}
-	n = sysconf(_SC_NPROCESSORS_ONLN);
-	return n < 1 ? 1 : n > CONF_WORKERS_MAX ? CONF_WORKERS_MAX : (unsigned)n;
+	n = conf_cores();
+	return n > 1 && conf_workers_obstacle(c, n, why, sizeof(why)) ? 1 : n;
 }
 
 unsigned conf_worker_queue(const struct conf *c, unsigned base, unsigned k)
@@ -796,14 +804,58 @@ unsigned conf_worker_queue(const struct conf *c, unsigned base, unsigned k)
 	return base + k * (hi - lo + 1);
 }
 
-/* Workers (a concentrator's): not on a CPE; every worker's queue numbers
- * within 16 bits; a control socket, through which the first process
- * reaches the workers' (its path and ".<k>"). */
+const char *conf_workers_obstacle(const struct conf *c, unsigned n, char *why,
+				  size_t len)
+{
+	char k[16];
+	unsigned i;
+
+	for (i = 0; i < c->nclasses; i++) {
+		if (c->class[i].mode == CLASS_BYPASS) {
+			snprintf(why, len,
+				 "%u workers and a class in mode bypass "
+				 "(\"%s\") cannot go together yet: the bypass "
+				 "rules end in one queue",
+				 n, c->class[i].name);
+			return why;
+		}
+	}
+	if (conf_worker_queue(c, c->ingress_queue, n - 1) > UINT16_MAX ||
+	    conf_worker_queue(c, c->egress_queue, n - 1) > UINT16_MAX) {
+		snprintf(why, len,
+			 "%u workers' queues go beyond 65535 (worker k takes "
+			 "ingress_queue and egress_queue + k x %u)",
+			 n, conf_worker_queue(c, 0, 1));
+		return why;
+	}
+	if (!c->control_socket[0]) {
+		snprintf(why, len,
+			 "%u workers need a control socket (the first process "
+			 "reaches the workers' through it): set "
+			 "control_socket",
+			 n);
+		return why;
+	}
+	if (strlen(c->control_socket) + snprintf(k, sizeof(k), ".%u", n) >=
+	    CONF_PATH_MAX) {
+		snprintf(why, len,
+			 "control_socket is too long for the workers' sockets "
+			 "(its path and \".<worker>\")");
+		return why;
+	}
+	return NULL;
+}
+
+/* Workers (a concentrator's), as the file asks for them: not on a CPE;
+ * with more than one (workers = 0: one per core), nothing that keeps them
+ * from running (conf_workers_obstacle).  Without the key, the count is
+ * the cores unless something keeps them from running: then one, which
+ * the daemon says when it starts (no error: the default must load). */
 static int check_workers(struct loader *l, const config_setting_t *root)
 {
 	const config_setting_t *s = config_setting_get_member(root, "workers");
-	unsigned n = conf_workers(&l->c), i;
-	char k[16];
+	unsigned n = l->c.workers ? l->c.workers : conf_cores();
+	char why[CONF_ERR_MAX];
 
 	if (!s) {
 		return 0;
@@ -813,38 +865,8 @@ static int check_workers(struct loader *l, const config_setting_t *root)
 		return conf_bad(l, s, "only with role \"concentrator\" (a CPE "
 				      "has one worker)");
 	}
-	if (n == 1) {
-		return 0;
-	}
-	for (i = 0; i < l->c.nclasses; i++) {
-		if (l->c.class[i].mode == CLASS_BYPASS) {
-			return conf_bad(l, s,
-					"%u workers and a class in mode bypass "
-					"(\"%s\") cannot go together yet: "
-					"the bypass rules end in one queue",
-					n, l->c.class[i].name);
-		}
-	}
-	if (conf_worker_queue(&l->c, l->c.ingress_queue, n - 1) > UINT16_MAX ||
-	    conf_worker_queue(&l->c, l->c.egress_queue, n - 1) > UINT16_MAX) {
-		return conf_bad(l, s,
-				"%u workers' queues go beyond 65535 (worker k "
-				"takes ingress_queue and egress_queue + k x "
-				"%u)",
-				n,
-				conf_worker_queue(&l->c, 0, 1));
-	}
-	if (!l->c.control_socket[0]) {
-		return conf_bad(l, s, "%u workers need a control socket (the "
-				      "first process reaches the workers' "
-				      "through it): set control_socket",
-				n);
-	}
-	if (strlen(l->c.control_socket) + snprintf(k, sizeof(k), ".%u", n) >=
-	    CONF_PATH_MAX) {
-		return conf_bad(l, s, "control_socket is too long for the "
-				      "workers' sockets (its path and "
-				      "\".<worker>\")");
+	if (n > 1 && conf_workers_obstacle(&l->c, n, why, sizeof(why))) {
+		return conf_bad(l, s, "%s", why);
 	}
 	return 0;
 }

@@ -140,7 +140,8 @@ struct conf {
 	/* the daemon (gateway/) */
 	uint16_t ingress_queue; /* NFQUEUE of the traffic to bond */
 	uint16_t egress_queue;	/* NFQUEUE of the tunnel's packets */
-	/* concentrator: worker processes, 0: one per core (conf_workers);
+	/* concentrator: worker processes, 0 (the default): one per core
+	 * (conf_workers);
 	 * worker k drains ingress_queue and egress_queue + k * stride */
 	unsigned workers;
 	unsigned nlan;		/* cpe: devices whose forwarded traffic */
@@ -234,9 +235,17 @@ void conf_keep_opened(struct conf *dst, const struct conf *src);
 /* Fills c with the defaults of every key (no paths, no CPE). */
 void conf_defaults(struct conf *c);
 
-/* The worker processes c asks for (workers, 0: the cores online); 1 on a
- * CPE. */
+/* The cores online, at most CONF_WORKERS_MAX. */
+unsigned conf_cores(void);
+/* The worker processes c asks for: workers, or with 0 (the default) one
+ * per core, but one when something keeps n > 1 from running
+ * (conf_workers_obstacle); 1 on a CPE. */
 unsigned conf_workers(const struct conf *c);
+/* Why n workers cannot run with c's settings (a class in mode bypass,
+ * queue numbers beyond 16 bits, no control socket, or one too long for
+ * the workers' suffix), written into why (len bytes); NULL if nothing. */
+const char *conf_workers_obstacle(const struct conf *c, unsigned n, char *why,
+				  size_t len);
 /* The queue number of worker k, from the configured one (base): the
  * workers' pairs are |egress_queue - ingress_queue| + 1 apart, so no two
  * numbers meet whatever the count. */

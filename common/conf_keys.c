@@ -890,7 +890,7 @@ const struct key conf_top_keys[] = {
 	 INT_KEY(struct conf, egress_queue, 1)},
 	{KEY("workers", CONF_TOP, CONF_RESTART,
 	     CONF_KEY_CONCENTRATOR | CONF_KEY_NO_UCI, 0,
-	     CONF_WORKERS_MAX, "1",
+	     CONF_WORKERS_MAX, "0",
 	     "worker processes, each with its own queues and a share of the "
 	     "CPEs: 0 for one per core"),
 	 INT_KEY(struct conf, workers, 1)},

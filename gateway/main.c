@@ -326,6 +326,14 @@ timers:
 			gw->conf.ncpes, gw->nworkers, gw->npaths,
 			gw->conf.port);
 	} else {
+		char why[CONF_ERR_MAX];
+
+		/* the default (one per core) that one worker stands for */
+		if (!gw->conf.workers && gw->ready_fd < 0 && conf_cores() > 1 &&
+		    conf_workers_obstacle(&gw->conf, conf_cores(), why,
+					  sizeof(why))) {
+			gw_info(gw, "workers: one, not one per core: %s", why);
+		}
 		gw_info(gw,
 			"started: role concentrator%s, %u CPEs, %u paths, "
 			"queues %u/%u, port %u",

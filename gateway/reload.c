@@ -88,6 +88,18 @@ int gw_apply_conf(struct gw *gw, const struct conf *c, char *err, size_t len)
 		snprintf(err, len, "%s changed; restart l3bondd to apply", key);
 		return -EINVAL;
 	}
+	/* the workers running, and the rules that steer to them, stay: with
+	 * workers = 0 the count also follows what keeps them from running
+	 * (a class in mode bypass) */
+	if (conf_workers(c) != (gw->nworkers > 1 ? gw->nworkers : 1)) {
+		snprintf(err, len,
+			 "the workers would be %u, not the %u running (workers "
+			 "= %u: one per core unless a class is in mode "
+			 "bypass); restart l3bondd to apply",
+			 conf_workers(c), gw->nworkers > 1 ? gw->nworkers : 1,
+			 c->workers);
+		return -EINVAL;
+	}
 	ret = conf_copy(&next, c);
 	if (ret) {
 		snprintf(err, len, "%s", strerror(-ret));

@@ -17,7 +17,8 @@
 #   - SIGHUP with one file changed (an idle CPE's key): the signal to
 #     READY=1 again, the daemon's reload_ms;
 #   - a bonded flow srv -> cli (a01) across that reload: lost, reordered;
-#   - the concentrator's CPU at rest, and what l3bondctl status gets.
+#   - the concentrator's CPU at rest, and what l3bondctl status gets: the
+#     whole status, one CPE's (--cpe a01), the totals (--totals).
 # Checks (functional only): every active CPE gets its session, the reload
 # applies (one CPE with a new key, none added or removed), the flow across
 # it loses nothing and a01's session is untouched (no new handshake).
@@ -52,7 +53,7 @@ fi
 TB_PREFIX=${TB_PREFIX:-l3b-bcpe-$$-}
 # shellcheck source=../netns/lib.sh
 source "$here/../netns/lib.sh"
-tb_require ip tc iptables ipset python3 awk
+tb_require ip tc iptables ipset python3 awk jq
 tb_require_bin "$L3BONDD"
 
 now_ms() {
@@ -126,6 +127,7 @@ conc_conf() {
 	cat <<-EOF
 		role = "concentrator";
 		port = 7040;
+		workers = 1;
 		paths = (
 			{ name = "dsl"; class = "fixed"; interface = "dsl"; },
 			{ name = "lte"; class = "mobile"; interface = "lte"; }
@@ -325,6 +327,24 @@ ctl_rc=0
 "$build/gateway/l3bondctl" -s "$(ctl_socket conc)" status --json \
 	>"$TB_DIR/ctl.json" 2>"$TB_DIR/ctl.err" || ctl_rc=$?
 ctl_bytes=$(wc -c <"$TB_DIR/ctl.json")
+# ... and what an operator asks for there: one CPE, or the totals (bytes,
+# ms: the daemon renders them in its event loop)
+ctl_part() { # NAME ARGS...: "BYTES bytes in MS ms, exit RC"
+	local name=$1 t0 rc=0
+	shift
+	t0=$(date +%s%N)
+	"$build/gateway/l3bondctl" -s "$(ctl_socket conc)" status --json "$@" \
+		>"$TB_DIR/ctl-$name.json" 2>&1 || rc=$?
+	echo "$(wc -c <"$TB_DIR/ctl-$name.json") bytes in" \
+		"$((($(date +%s%N) - t0) / 1000000)) ms, exit $rc"
+}
+ctl_one=$(ctl_part one --cpe a01)
+ctl_tot=$(ctl_part totals --totals)
+check "l3bondctl status --cpe a01 shows a01's session up, --totals the queues' counters" \
+	's == "up" && n == 1 && p > 0' \
+	"s=$(jq -r '.sessions[0].session_state // "none"' "$TB_DIR/ctl-one.json" 2>/dev/null || echo bad)" \
+	"n=$(jq -r '.sessions | length' "$TB_DIR/ctl-one.json" 2>/dev/null || echo 0)" \
+	"p=$(jq -r 'select(.sessions == null) | .ingress.pkts // 0' "$TB_DIR/ctl-totals.json" 2>/dev/null || echo 0)"
 per_cpe=$(((rssN - rss0) * 1024 / N))
 cat <<EOF
 
@@ -336,6 +356,7 @@ cat <<EOF
     start-up, exec to READY=1: 0 CPEs $start0 ms, $N CPEs $startN ms (start_ms $start_msN)
     SIGHUP, one file changed: signal to READY=1 $reload_ext ms (reload_ms $(log_ms 'reload done in'))
     l3bondctl status --json: $ctl_bytes bytes, exit $ctl_rc $(head -c 120 "$TB_DIR/ctl.err")
+    l3bondctl status --json --cpe a01: $ctl_one; --totals: $ctl_tot
     flow srv -> cli (a01, 4 Mbit/s) across it: lost $(jget "$f" lost) of $(jget "$f" expected), reordered $(jget "$f" reordered), p99 delay $(jget "$f" delay_p99_ms) ms
 EOF
 tb_done

@@ -158,6 +158,7 @@ write_confs() {
 		role = "concentrator";
 		session_id = 4242;
 		port = 7040;
+		workers = ${L3B_CONC_WORKERS:-1};
 		k = $k;
 		key = "$TB_KEY";
 		$extra

@@ -14,7 +14,9 @@
 # session 12) in a file of cpe_dir.  Checked:
 #   1. both sessions up at the concentrator: one handshake each, both paths
 #      up for each CPE (cpe.<name>.path.*.up), site 2's LTE path at the same
-#      NAT address as site 1's, another port;
+#      NAT address as site 1's, another port; l3bondctl status --cpe alice
+#      and metrics --cpe bob show that CPE only, status --totals none (the
+#      queues' counters still), --cpe of an unknown name is refused (exit 1);
 #   2. both bonded at once: UDP srv -> cli, srv -> cli2 (12 Mbit/s each),
 #      cli -> srv and cli2 -> srv (4 Mbit/s each) simultaneously for 4 s,
 #      all intact, no foreign packets; every
@@ -37,8 +39,12 @@
 #      untouched (not encrypted), both sites bonded again;
 #   7. the concentrator's memory with 2 CPEs (VmRSS printed, peak < 64 MiB).
 #   8. with L3B_WORKERS=N (N > 1; ctest's netns_cpes_workers: 2) the
-#      concentrator runs N workers and everything above holds as it is;
-#      then: the status says N workers up; alice (session 11) and bob (12)
+#      concentrator runs N workers and everything above holds as it is
+#      (without it, workers = 1; with it, no workers key where the
+#      default, one per core, gives N: then the default runs for real);
+#      then: the same config without the key gives one per core (its
+#      printed rules), and a reload to it with a class in mode bypass
+#      (one worker) is refused; the status says N workers up; alice (session 11) and bob (12)
 #      on different workers, which the kernel's own queue counters show
 #      (worker k's queues are 2k and 2k+1); the first process's status adds
 #      the workers' queue counters up; alice's worker killed (SIGKILL): it
@@ -61,13 +67,14 @@ set -Eeuo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-$here/../../build}
 L3BONDD=${L3BONDD:-$build/gateway/l3bondd}
+L3BONDCTL=${L3BONDCTL:-$build/gateway/l3bondctl}
 export L3B_TOOLS_DIR=${L3B_TOOLS_DIR:-$build/tests/tools}
 
 TB_PREFIX=${TB_PREFIX:-l3b-cpes-$$-}
 # shellcheck source=lib.sh
 source "$here/lib.sh"
-tb_require ip tc iptables ipset awk
-tb_require_bin "$L3BONDD"
+tb_require ip tc iptables ipset awk jq
+tb_require_bin "$L3BONDD" "$L3BONDCTL"
 
 ID_A=11
 ID_B=12
@@ -115,6 +122,17 @@ bob_file() {
 	EOF
 }
 
+# The workers key of the concentrator's config: workers = 1 without
+# L3B_WORKERS; with it, none where the default (one per core) gives as
+# many (so the default runs here for real), else workers = N.
+workers_line() {
+	if [ -z "${L3B_WORKERS:-}" ]; then
+		echo "workers = 1;"
+	elif [ "$L3B_WORKERS" != "$(nproc)" ]; then
+		echo "workers = $L3B_WORKERS;"
+	fi
+}
+
 write_all_confs() {
 	cpe_conf $ID_A "$KEY_A" >"$TB_DIR/cpe.conf"
 	cpe_conf $ID_B "$KEY_B" >"$TB_DIR/cpe2.conf"
@@ -132,7 +150,7 @@ write_all_confs() {
 			  prefixes = [ "10.0.1.0/24" ]; encrypt = false; }
 		);
 		cpe_dir = "$TB_DIR/cpes.d";
-		${L3B_WORKERS:+workers = $L3B_WORKERS;}
+		$(workers_line)
 	EOF
 	chmod 600 "$TB_DIR"/*.conf "$TB_DIR/cpes.d"/*.conf
 }
@@ -302,6 +320,31 @@ if has_keys conc "ing.pkts=" && has_keys conc "egr.session=" &&
 	ok "status: queue counters global, session keys under cpe.<name>."
 else
 	bad "status key layout"
+fi
+# l3bondctl's answer for one CPE, or for none (the status of thousands
+# takes megabytes): with workers, the first process asks each worker
+ctl() {
+	"$L3BONDCTL" -s "$(ctl_socket conc)" "$@"
+}
+cpes_shown() { # the CPEs of a status table, sorted, one line
+	awk '$1 == "cpe" { print $2 }' | sort | tr '\n' ' '
+}
+all=$(ctl status | cpes_shown)
+one=$(ctl status --cpe alice | cpes_shown)
+none=$(ctl status --totals | cpes_shown)
+tot_pkts=$(ctl status --totals --json |
+	jq -r 'select((.sessions // []) == []) | .ingress.pkts // empty' || true)
+met=$(ctl metrics --cpe bob | grep -o 'cpe="[a-z]*"' | sort -u | tr '\n' ' ')
+nobody=$(ctl status --cpe nobody 2>&1) && nobody_rc=0 || nobody_rc=$?
+echo "  l3bondctl status: all '$all', --cpe alice '$one', --totals '$none'" \
+	"(its pkts '$tot_pkts'), metrics --cpe bob '$met';" \
+	"--cpe nobody: rc $nobody_rc '$nobody'"
+if [ "$all" = "alice bob " ] && [ "$one" = "alice " ] && [ -z "$none" ] &&
+	[ -n "$tot_pkts" ] && [ "$met" = 'cpe="bob" ' ] &&
+	[ "$nobody_rc" = 1 ] && [[ $nobody == *"no CPE named 'nobody'"* ]]; then
+	ok "l3bondctl status/metrics --cpe NAME show one CPE, --totals none, an unknown name refused"
+else
+	bad "l3bondctl status --cpe / --totals"
 fi
 
 # ---- 2. both bonded at once ---------------------------------------------------
@@ -708,6 +751,33 @@ qseq() {
 if [ -n "${L3B_WORKERS:-}" ]; then
 	nw=$L3B_WORKERS
 	check_print_rules conc
+	# the default (no workers key): one per core, as the rules say
+	grep -v '^[[:space:]]*workers = ' "$TB_DIR/conc.conf" >"$TB_DIR/default.conf"
+	chmod 600 "$TB_DIR/default.conf"
+	check "workers: without the key, one per core ($(nproc) cores online)" \
+		'q == (c > 64 ? 64 : c)' "c=$(nproc)" \
+		"q=$("$L3BONDD" -c "$TB_DIR/default.conf" --print-rules iptables |
+			grep -o 'l3b_q[0-9]*_v4 dst' | sort -u | wc -l)"
+	# ... and the count holds while the daemon runs: a reload to it with
+	# a class in mode bypass (which makes the default one worker) is
+	# refused, naming both counts
+	cp "$TB_DIR/conc.conf" "$TB_DIR/conc.conf.keep"
+	{ cat "$TB_DIR/default.conf"
+	  echo 'traffic_classes = ( { name = "v"; match = { dscp = [46]; }; mode = "bypass"; } );'
+	} >"$TB_DIR/conc.conf"
+	out=$(ctl reload 2>&1) && rrc=0 || rrc=$?
+	cp "$TB_DIR/conc.conf.keep" "$TB_DIR/conc.conf"
+	echo "  reload to the default with a bypass class: rc $rrc: $out"
+	# running on the default: the count it would give is refused; on
+	# workers = N, the key's change is
+	if [ -z "$(workers_line)" ]; then
+		want="workers would be 1, not the $nw running"
+	else
+		want="workers changed; restart"
+	fi
+	check "workers: a reload that would change their count is refused" \
+		'r == 1 && m == 1' "r=$rrc" \
+		"m=$([[ $out == *"$want"* ]] && echo 1 || echo 0)"
 	refresh conc
 	wpids=$(pgrep -P "${DPID[conc]}" | sort -n | tr '\n' ' ')
 	check "workers: $nw up, as the status and the processes say" \

@@ -95,6 +95,7 @@ cpe_conf() {
 conc_conf() {
 	cat <<-EOF
 		role = "concentrator";
+		workers = 1;
 		paths = (
 			{ name = "dsl"; class = "fixed"; interface = "dsl"; },
 			{ name = "lte"; class = "mobile"; interface = "lte"; }

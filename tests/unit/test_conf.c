@@ -1773,6 +1773,48 @@ static void test_err_buffer(void **state)
 }
 
 /* A good load replaces the whole struct, paths included. */
+/* workers: without the key, one per core, but one (and no error) where
+ * workers cannot run; workers = 1 one; a CPE one whatever */
+static void test_workers_default(void **state)
+{
+	static const struct {
+		const char *text;
+		bool per_core;
+	} cases[] = {
+		{CTOP(""), true},
+		{CTOP("control_socket = \"\";"), false},
+		{CTOP("egress_queue = 65535;"), false},
+		{CTOP("traffic_classes = ( { name = \"v\"; match = "
+		      "{ dscp = [46]; }; mode = \"bypass\"; } );"),
+		 false},
+		{CTOP("workers = 1;"), false},
+		{TOP(""), false},
+	};
+	char err[CONF_ERR_MAX], path[64], why[CONF_ERR_MAX];
+	struct conf c;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int ret;
+
+		write_temp(path, sizeof(path), cases[i].text);
+		ret = conf_load(&c, path, err, sizeof(err));
+		unlink(path);
+		if (ret) {
+			print_error("%s\n", err);
+		}
+		assert_int_equal(ret, 0);
+		assert_int_equal(conf_workers(&c),
+				 cases[i].per_core ? conf_cores() : 1);
+		/* and why, where the default stands for one per core */
+		assert_true(c.role != ROLE_CONCENTRATOR || c.workers ||
+			    !conf_workers_obstacle(&c, 2, why, sizeof(why)) ==
+				    cases[i].per_core);
+		conf_free(&c);
+	}
+}
+
 static void test_reload_replaces(void **state)
 {
 	char err[CONF_ERR_MAX];
@@ -2499,6 +2541,7 @@ int main(void)
 		cmocka_unit_test(test_wide_literals),
 		cmocka_unit_test(test_io_errors),
 		cmocka_unit_test(test_err_buffer),
+		cmocka_unit_test(test_workers_default),
 		cmocka_unit_test(test_reload_replaces),
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_structure),

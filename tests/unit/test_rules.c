@@ -27,6 +27,9 @@ static void base(struct conf *c, enum conf_role role)
 	memset(cpes, 0, sizeof(cpes));
 	c->cpe = cpes;
 	c->role = role;
+	/* one process's rules (the default, one per core, depends on the
+	 * machine): test_rules_workers has the workers' */
+	c->workers = 1;
 	c->session_id = 1;
 	c->npaths = 2;
 	strcpy(c->path[0].name, "dsl");
