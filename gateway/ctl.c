@@ -349,8 +349,9 @@ static void conn_reply(struct ctl_conn *cn)
 		} else if (cn->olen > CTL_REPLY_MAX) {
 			set_reply(cn,
 				  "error: reply longer than %d bytes (the "
-				  "status of many CPEs: ask for status "
-				  "totals, or status cpe NAME)\n",
+				  "status of many CPEs: ask for one, or "
+				  "none: l3bondctl status --cpe NAME, "
+				  "--totals)\n",
 				  CTL_REPLY_MAX);
 		}
 	}

@@ -290,10 +290,26 @@ static void check_unique(void *arg, const struct gw_stat *st)
 	(*(int *)arg)++;
 }
 
-static void test_walk_keys_unique(void **state)
+/* The fake daemon with a concentrator's second CPE, named bob (session
+ * 77), after its first: until g.sess and g.nsess are put back. */
+static void add_bob(void)
 {
 	enum path_class cls[2] = {PATH_FIXED, PATH_MOBILE};
 	static struct gw_sess bob, *two[2];
+
+	memset(&bob, 0, sizeof(bob));
+	bob.gw = &g;
+	bob.id = 77;
+	strcpy(bob.name, "bob");
+	assert_int_equal(ing_sched_init(&bob.sched, &g.conf.sched, 2, cls), 0);
+	two[0] = &fs;
+	two[1] = &bob;
+	g.sess = two;
+	g.nsess = 2;
+}
+
+static void test_walk_keys_unique(void **state)
+{
 	int n = 0, one;
 
 	(void)state;
@@ -304,15 +320,7 @@ static void test_walk_keys_unique(void **state)
 	one = n;
 
 	/* a concentrator's second CPE, named: its keys are its own */
-	memset(&bob, 0, sizeof(bob));
-	bob.gw = &g;
-	bob.id = 77;
-	strcpy(bob.name, "bob");
-	assert_int_equal(ing_sched_init(&bob.sched, &g.conf.sched, 2, cls), 0);
-	two[0] = &fs;
-	two[1] = &bob;
-	g.sess = two;
-	g.nsess = 2;
+	add_bob();
 	n = 0;
 	check_unique(NULL, NULL);
 	gw_stats_walk(&g, check_unique, &n);
@@ -335,21 +343,11 @@ static void count_by_session(void *arg, const struct gw_stat *st)
 /* gw_stats_walk_only: one CPE's session by name, or none (the totals) */
 static void test_walk_only(void **state)
 {
-	enum path_class cls[2] = {PATH_FIXED, PATH_MOBILE};
-	static struct gw_sess bob, *two[2];
 	int all[3] = {0}, one[3] = {0}, none[3] = {0}, nobody[3] = {0};
 
 	(void)state;
 	fake_gw();
-	memset(&bob, 0, sizeof(bob));
-	bob.gw = &g;
-	bob.id = 77;
-	strcpy(bob.name, "bob");
-	assert_int_equal(ing_sched_init(&bob.sched, &g.conf.sched, 2, cls), 0);
-	two[0] = &fs;
-	two[1] = &bob;
-	g.sess = two;
-	g.nsess = 2;
+	add_bob();
 	gw_stats_walk_only(&g, NULL, count_by_session, all);
 	gw_stats_walk_only(&g, "bob", count_by_session, one);
 	gw_stats_walk_only(&g, "", count_by_session, none);
