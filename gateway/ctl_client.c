@@ -191,3 +191,14 @@ out:
 	close(fd);
 	return ret;
 }
+
+int ctl_status_request(char *buf, size_t len, const char *only)
+{
+	if (!only) {
+		return snprintf(buf, len, "status\n");
+	}
+	if (!*only) {
+		return snprintf(buf, len, "status totals\n");
+	}
+	return snprintf(buf, len, "status cpe %s\n", only);
+}

@@ -20,6 +20,11 @@ enum {
 int ctl_exchange(const char *path, const char *req, char **out,
 		 size_t *outlen, char *err, size_t errlen);
 
+/* The status request for only (gw_stats_walk_only: NULL every CPE, ""
+ * none, else a CPE's name), with its newline, into buf: the length it
+ * takes (>= len: cut short), as snprintf. */
+int ctl_status_request(char *buf, size_t len, const char *only);
+
 /* The daemon's errors about the connection rather than the request
  * ("permission denied", "too many connections, try again"): true if the
  * text after "error: " is one of them. */

@@ -282,12 +282,8 @@ int main(int argc, char **argv)
 						   argv[i]);
 			}
 		}
-		if (!only) {
-			snprintf(req, sizeof(req), "status\n");
-		} else if (!*only) {
-			snprintf(req, sizeof(req), "status totals\n");
-		} else if ((size_t)snprintf(req, sizeof(req), "status cpe %s\n",
-					    only) >= REQ_MAX) {
+		if ((size_t)ctl_status_request(req, sizeof(req), only) >=
+		    REQ_MAX) {
 			return usage_error("%s: --cpe NAME longer than %d "
 					   "bytes", cmd, REQ_MAX - 12);
 		}

@@ -428,13 +428,7 @@ static void walk(struct gw *gw, const char *only, gw_stat_fn *fn, void *arg)
 	if (!f) {
 		return;
 	}
-	if (!only) {
-		snprintf(req, sizeof(req), "status\n");
-	} else if (!*only) {
-		snprintf(req, sizeof(req), "status totals\n");
-	} else {
-		snprintf(req, sizeof(req), "status cpe %s\n", only);
-	}
+	ctl_status_request(req, sizeof(req), only);
 	for (k = 0; k < ws->n; k++) {
 		char *text = NULL, *body, *copy;
 		size_t blen;
