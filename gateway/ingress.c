@@ -604,6 +604,11 @@ static void on_packet(void *ctx, const struct nfqueue_pkt *pk)
 	int on;
 	bool v6;
 
+	/* The clock per packet, not per drain: h.tstamp is what the peer
+	 * reads this path's delay from, and a packet that waited for the
+	 * ones before it in the drain would carry that wait as the line's
+	 * queue (the pace's and the weights' signal). */
+	ing->now_us = gw_now_us();
 	ing->st.pkts++;
 	v6 = pk->len && pk->data[0] >> 4 == 6;
 	if (pk->len > GW_INNER_MAX || pk->len != pk->orig_len ||

@@ -70,7 +70,7 @@ struct gw_ing {
 	unsigned n; /* packets in this drain */
 	uint32_t id[GW_BUDGET];
 	uint8_t (*buf)[GW_INNER_MAX]; /* GW_BUDGET inner copies */
-	uint64_t now_us;
+	uint64_t now_us; /* read per packet: its stamp (on_packet) */
 	struct nfqueue_kstats kst;
 	struct gw_ratelimit rl; /* log lines about failed sends */
 	struct gw_told told[GW_TOLD];

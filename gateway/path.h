@@ -23,12 +23,14 @@ struct gw_sess;
 enum gw_path_limits {
 	GW_BUDGET = 64,	     /* packets a drain's batch holds */
 	/* packets taken per queue drain before the event loop runs again.
-	 * Every packet of a drain is stamped with the clock at its start
-	 * and sent at its end, and the peer reads that wait as the line's
-	 * queue: 64 at a time, a busy box (milliseconds per drain) showed
-	 * the DSL a standing queue of 2 to 5 ms that was not there, which
-	 * held the learned pace's probes back for 10 to 20 s (netns_pace)
-	 * and pushed the weights towards the mobile paths. */
+	 * A drain's packets are sent together at its end, and the peer
+	 * reads the wait between a packet's stamp and that send as the
+	 * line's queue: 64 at a time, all stamped at the drain's start, a
+	 * busy box (milliseconds per drain) showed the DSL a standing queue
+	 * of 2 to 5 ms that was not there, which held the learned pace's
+	 * probes back for 10 to 20 s (netns_pace) and pushed the weights
+	 * towards the mobile paths.  Each packet is now stamped as it is
+	 * taken (on_packet), so the last of a drain waits for none. */
 	GW_DRAIN = 8,
 	GW_INNER_MAX = 2048, /* largest inner packet carried */
 };

@@ -93,15 +93,17 @@ while kill -0 "$tx" 2>/dev/null; do
 		changed_up=1
 	fi
 	refresh conc
-	echo "$t $(st conc path.dsl.pace_kbps) $(backlog)" >>"$TB_DIR/samples"
+	echo "$t $(st conc path.dsl.pace_kbps) $(backlog)" \
+		"$(st conc path.dsl.peer_queue_us)" >>"$TB_DIR/samples"
 	sleep 0.4
 done
 tb_wait "$tx" 10 || true
 tb_wait "$rx" 15 || true
 
 # The figures: the pace at the end of each phase, when it first crossed
-# the bounds after each change, the median backlog of the paced phases.
-read -r pace1 pace_low t_low pace_high t_high bl1 bl3 <<<"$(awk \
+# the bounds after each change, the median backlog of the paced phases,
+# the median queue the CPE reported for the DSL (us) in each phase.
+read -r pace1 pace_low t_low pace_high t_high bl1 bl3 q1 q2 q3 <<<"$(awk \
 	-v d=$DOWN_AT -v u=$UP_AT '
 	function med(a, n,   i, j, x) {
 		for (i = 1; i <= n; i++)
@@ -109,19 +111,22 @@ read -r pace1 pace_low t_low pace_high t_high bl1 bl3 <<<"$(awk \
 				if (a[j] < a[i]) { x = a[i]; a[i] = a[j]; a[j] = x }
 		return n ? a[int((n + 1) / 2)] : -1
 	}
-	{ t = $1; p = $2; b = $3 }
+	{ t = $1; p = $2; b = $3; q = $4 }
 	t < d { p1 = p }
-	t >= 4 && t < d { b1[++n1] = b }
-	t >= d && t < u { pl = p; if (tl == "" && p > 0 && p < 38000) tl = t - d }
-	t >= u { ph = p; if (th == "" && p > 45000) th = t - u }
+	t >= 4 && t < d { b1[++n1] = b; q1[++m1] = q }
+	t >= d && t < u { pl = p; if (tl == "" && p > 0 && p < 38000) tl = t - d
+		q2[++m2] = q }
+	t >= u { ph = p; if (th == "" && p > 45000) th = t - u; q3[++m3] = q }
 	t >= u + 8 { b3[++n3] = b }
-	END { printf "%d %d %s %d %s %d %d\n", p1, pl, tl == "" ? -1 : tl,
-		ph, th == "" ? -1 : th, med(b1, n1), med(b3, n3) }' \
+	END { printf "%d %d %s %d %s %d %d %d %d %d\n", p1, pl,
+		tl == "" ? -1 : tl, ph, th == "" ? -1 : th, med(b1, n1),
+		med(b3, n3), med(q1, m1), med(q2, m2), med(q3, m3) }' \
 	"$TB_DIR/samples")"
 echo "  pace before the change ${pace1} kbit/s; at 32 Mbit/s ${pace_low}" \
 	"(under 38 Mbit/s after ${t_low} s); back at 64 ${pace_high}" \
 	"(over 45 Mbit/s after ${t_high} s); DSL backlog median ${bl1} B" \
-	"(first phase) ${bl3} B (last)"
+	"(first phase) ${bl3} B (last); the DSL's reported queue median" \
+	"${q1} / ${q2} / ${q3} us (64 / 32 / 64 Mbit/s)"
 refresh conc
 echo "  rate_learned $(st conc ing.rate_learned) rate_probed" \
 	"$(st conc ing.rate_probed) overflow $(st conc ing.overflow);" \
