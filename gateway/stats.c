@@ -348,6 +348,10 @@ static void walk_ingress(struct gw_sess *se, struct walker *w)
 		"REPORTs that raised a learned pace: the pace held traffic "
 		"back and the line did not queue",
 		ss->rate_probed);
+	counter(w, "rate_probed_full",
+		"of those, REPORTs that raised it by 6.2 %: the mobile paths "
+		"queued over their targets meanwhile",
+		ss->rate_probed_full);
 	counter(w, "resent",
 		"DATA sent again on another path after its path turned "
 		"suspect, packets",

@@ -681,14 +681,20 @@ static double queue_increase(const struct ing_sched *s, uint32_t q)
  * reports, it was busy throughout: an episode.  Its rate is measured only
  * from evidence that a receiver's busy CPU cannot fake:
  * - a queue that grew by more than the target over ING_EPISODE_REPORTS
- *   intervals or more (two on a path not paced yet): the line took S (what was sent to it, counted
- *   here) and its queue grew by dq in dt, so its rate is S / (1 + dq /
- *   dt).  A receiver that stalls delays a few packets and undercounts an
- *   interval, it does not make the smallest delay of every interval grow
- *   for a quarter of a second (the first version measured what the peer
- *   counted over two reports: on the namespace bed, whose CPU is
- *   saturated, each stall read as a slow line and the pace fell to a
- *   tenth of the DSL's rate within a few seconds);
+ *   intervals or more (two on a path not paced yet): the line took S
+ *   (what was sent to it, counted here) and its queue grew by dq in dt,
+ *   so its rate is S / (1 + dq / dt), and never less than what the peer
+ *   counted over the episode (S is counted as the reports come, a
+ *   one-way delay and a report after the packets the queue grew from: a
+ *   sender that slowed meanwhile, a TCP download's end, made it read
+ *   30-42 Mbit/s for a 64 Mbit/s DSL whose peer had counted 63 in
+ *   netns_ipv6).  A receiver that stalls delays a few packets and
+ *   undercounts an interval, it does not make the smallest delay of
+ *   every interval grow for a quarter of a second (the first version
+ *   measured what the peer counted over two reports, with no growth: on
+ *   the namespace bed, whose CPU is saturated, each stall read as a slow
+ *   line and the pace fell to a tenth of the DSL's rate within a few
+ *   seconds);
  * - a queue that stood while the line dropped (its buffer full: it does
  *   not grow any more), or, on a path not paced yet, a queue the weights
  *   already move traffic away from (w_mobile > 0: the queue target holds
@@ -704,7 +710,8 @@ static double queue_increase(const struct ing_sched *s, uint32_t q)
  * DWD, the probes wait t_dwd_ms after a measurement: how soon the fixed
  * line takes traffic back from the mobile ones. */
 static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
-		       const struct wire_report_path *e, uint32_t dseq)
+		       const struct wire_report_path *e, uint32_t dseq,
+		       bool mobile_full)
 {
 	uint32_t target = s->p.queue_target_us, q = fixed_queue(s, p, e->delay_us);
 	int32_t dlost = p->have_report ? seq_diff(e->lost_pkts, p->rep_lost) : 0;
@@ -746,14 +753,25 @@ static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
 	 * buffer while it waits, and a low first estimate is probed up */
 	if (p->ep_n > (p->rate_Bps > 0 ? ING_EPISODE_REPORTS : 2u) &&
 	    p->ep_bytes > 0) {
+		double rx_Bps = (double)p->ep_rx * (double)p->ep_bytes /
+				(double)p->ep_sent / dt;
+
 		if (q > p->ep_q0 + target) {
 			got = (double)p->ep_bytes / dt /
 			      (1 + (double)(q - p->ep_q0) / 1e6 / dt);
+			/* never under what the peer counted meanwhile: what
+			 * was sent here in these intervals is not what the
+			 * reported queue grew from (those packets left a
+			 * one-way delay and a report earlier), and a sender
+			 * that slowed (a TCP download's end) made it read
+			 * low; a line that delivered X carries X */
+			if (got < rx_Bps) {
+				got = rx_Bps;
+			}
 		} else if (p->ep_rx > 0 &&
 			   (p->ep_lost > 0 ||
 			    (p->rate_Bps <= 0 && s->w_mobile > 0))) {
-			got = (double)p->ep_rx * (double)p->ep_bytes /
-			      (double)p->ep_sent / dt;
+			got = rx_Bps;
 		}
 	}
 	if (got > 0) {
@@ -773,6 +791,12 @@ static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
 		if (pm > ING_PROBE_MAX_PERMILLE) {
 			pm = ING_PROBE_MAX_PERMILLE;
 		}
+		if (mobile_full) {
+			/* the bulk the pace holds back fills the mobile
+			 * paths while this line has room */
+			pm = ING_PROBE_FULL_PERMILLE;
+			s->st.rate_probed_full++;
+		}
 		p->learn_Bps *= 1 + pm / 1000.0;
 		if (p->cfg_Bps > 0 && p->learn_Bps > p->cfg_Bps) {
 			p->learn_Bps = p->cfg_Bps;
@@ -789,13 +813,13 @@ static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
 }
 
 static void learn_rates(struct ing_sched *s, const struct wire_report *r,
-			uint32_t dseq)
+			uint32_t dseq, bool mobile_full)
 {
 	for (unsigned i = 0; i < r->n; i++) {
 		const struct wire_report_path *e = &r->p[i];
 
 		if (e->path < s->n && s->path[e->path].cls == PATH_FIXED) {
-			learn_rate(s, &s->path[e->path], e, dseq);
+			learn_rate(s, &s->path[e->path], e, dseq, mobile_full);
 		}
 	}
 }
@@ -817,14 +841,17 @@ void ing_sched_on_report(struct ing_sched *s, uint32_t seq,
 	 * were lost or the peer's egress had nothing to report (it counts
 	 * those intervals in its sequence all the same) */
 	dseq = s->have_report_seq ? seq - s->report_seq : 1;
-	learn_rates(s, r, s->have_report_seq ? dseq : 0);
+	/* The mobile path queues too: the bond is full, and feeding it more
+	 * would only fill its buffer (a paced fixed path probes faster). */
+	qm = class_qdelay(s, r, PATH_MOBILE);
+	mobile_full = target && qm > target;
+	learn_rates(s, r, s->have_report_seq ? dseq : 0, mobile_full);
 	s->have_report_seq = true;
 	s->report_seq = seq;
 	s->st.reports++;
 
 	lost = fixed_loss(s, r);
 	qf = class_qdelay(s, r, PATH_FIXED);
-	qm = class_qdelay(s, r, PATH_MOBILE);
 	if (s->fixed_sent > 0 && lost < s->fixed_sent) {
 		ratio = (double)lost / s->fixed_sent;
 	}
@@ -845,9 +872,6 @@ void ing_sched_on_report(struct ing_sched *s, uint32_t seq,
 	draining = target && qf > target && !queue;
 	s->prev_qf = qf;
 	s->prev_qm = qm;
-	/* The mobile path queues too: the bond is full, and feeding it more
-	 * would only fill its buffer. */
-	mobile_full = target && qm > target;
 
 	if (frozen(s)) {
 		s->fixed_sent = 0;

@@ -66,10 +66,16 @@ enum {
 	 * learned rate grows by ING_PROBE_PERMILLE per report, and by
 	 * another 1/ING_PROBE_ACCEL of that for every such report in a row
 	 * (a line whose rate went up is found again within seconds), at
-	 * most ING_PROBE_MAX_PERMILLE; never under ING_RATE_MIN_BPS. */
+	 * most ING_PROBE_MAX_PERMILLE; never under ING_RATE_MIN_BPS.  While
+	 * the mobile paths queue (over ING_MOBILE_TARGETS targets) the pace
+	 * is what holds the bond back: it grows by ING_PROBE_FULL_PERMILLE
+	 * per report from the first (a rate learned low, by a busy box or a
+	 * line that got faster since, is found again within a second, not
+	 * after seconds of the LTE's full buffer). */
 	ING_PROBE_PERMILLE = 2,
 	ING_PROBE_ACCEL = 8,
 	ING_PROBE_MAX_PERMILLE = 16,
+	ING_PROBE_FULL_PERMILLE = 62,
 	ING_RATE_MIN_BPS = 125000,
 	/* An episode of a standing queue measures a rate after this many
 	 * report intervals (sched.c, learn_rate). */
@@ -159,6 +165,8 @@ struct ing_sched_stats {
 	uint64_t rate_learned; /* reports that set a fixed path's pace to
 				* what its queueing line delivered */
 	uint64_t rate_probed;  /* reports that raised a learned pace */
+	uint64_t rate_probed_full; /* ... by ING_PROBE_FULL_PERMILLE: the
+				    * mobile paths queued */
 	uint64_t resent;   /* copies sent again (ing_sched_pick_resend) */
 	uint64_t copies;   /* redundant copies (ing_sched_pick_copy) */
 	uint64_t flow_starts; /* flows of mode flow given a path */

@@ -466,17 +466,25 @@ static void test_pace(void **state)
 	free(s);
 }
 
-/* A report of the fixed path 0 (and an empty mobile path 1): report
- * sequence seq, rx packets received so far, standing queue q us. */
-static void learn_report(struct ing_sched *s, uint32_t seq, uint32_t rx,
-			 uint32_t q)
+/* A report of the fixed path 0 and the mobile path 1: report sequence
+ * seq, rx packets received so far on path 0, standing queues q and qm
+ * us. */
+static void learn_report_qm(struct ing_sched *s, uint32_t seq, uint32_t rx,
+			    uint32_t q, uint32_t qm)
 {
 	struct wire_report r = {.n = 2};
 
 	r.p[0] = (struct wire_report_path){.path = 0, .rx_pkts = rx,
 					   .delay_us = q};
-	r.p[1] = (struct wire_report_path){.path = 1};
+	r.p[1] = (struct wire_report_path){.path = 1, .delay_us = qm};
 	ing_sched_on_report(s, seq, &r);
+}
+
+/* ... with an empty mobile path */
+static void learn_report(struct ing_sched *s, uint32_t seq, uint32_t rx,
+			 uint32_t q)
+{
+	learn_report_qm(s, seq, rx, q, 0);
 }
 
 /* n bulk packets of flow 9, len bytes each, at t_us */
@@ -490,15 +498,16 @@ static void learn_send(struct ing_sched *s, int n, uint32_t len, uint64_t t_us)
 }
 
 /* A report with no queue, then reports whose queue grows by 10 ms each,
- * from 2 ms to last_q, n packets of len bytes sent (and as many counted)
- * before each: an episode of a growing queue. */
+ * from 2 ms to last_q, n packets of len bytes sent before each and four
+ * fifths of that counted by the peer (a line that queues delivers less
+ * than it is sent): an episode of a growing queue. */
 static void learn_grow(struct ing_sched *s, uint32_t *seq, uint32_t *rx,
 		       int n, uint32_t len, uint32_t last_q)
 {
 	learn_report(s, (*seq)++, *rx, 0);
 	for (uint32_t q = 2000; q <= last_q; q += 10000) {
 		learn_send(s, n, len, 1000000);
-		*rx += (uint32_t)n;
+		*rx += (uint32_t)n * 4 / 5;
 		learn_report(s, (*seq)++, *rx, q);
 	}
 }
@@ -536,14 +545,15 @@ static void test_pace_learn(void **state)
 	assert_int_equal(s->path[0].sent, 200);
 	learn_report(s, seq++, rx, 0); /* the baseline; the floor 0 */
 	/* the queue grows by 20 ms over two intervals (100 ms) while 400 *
-	 * 1500 bytes were sent: 6 MB/s / 1.2 = 5 MB/s = 40 Mbit/s */
+	 * 1500 bytes were sent: 6 MB/s / 1.2 = 5 MB/s = 40 Mbit/s (the
+	 * peer counted 160 a report: 4.8 MB/s) */
 	learn_send(s, 200, 1424, t);
-	learn_report(s, seq++, rx += 200, 2000);
+	learn_report(s, seq++, rx += 160, 2000);
 	learn_send(s, 200, 1424, t);
-	learn_report(s, seq++, rx += 200, 12000);
+	learn_report(s, seq++, rx += 160, 12000);
 	assert_int_equal(s->st.rate_learned, 0);
 	learn_send(s, 200, 1424, t);
-	learn_report(s, seq++, rx += 200, 22000);
+	learn_report(s, seq++, rx += 160, 22000);
 	assert_int_equal(s->st.rate_learned, 1);
 	assert_int_equal(ing_sched_rate(s, 0), 40000);
 	/* the 22 ms of queue are owed: 110000 bytes of debt, the bulk goes
@@ -661,6 +671,89 @@ static void test_pace_learn(void **state)
 	free(s);
 }
 
+/* A queue that grows while little is sent (the packets it grew from left
+ * a one-way delay and a report before the reports' intervals: a sender
+ * that slowed, a TCP download's end) is measured at no less than what
+ * the peer counted: 250 packets of 1500 bytes a report over 4 reports
+ * (200 ms) is 60 Mbit/s, where the 50 a report sent would read 10. */
+static void test_pace_learn_peer_count(void **state)
+{
+	enum path_class cls[2] = {PATH_FIXED, PATH_MOBILE};
+	struct ing_sched_params p = params();
+	struct ing_sched *s = calloc(1, sizeof(*s));
+	uint32_t rx = 0, seq = 1;
+
+	(void)state;
+	assert_non_null(s);
+	p.queue_target_us = 5000;
+	p.rate_auto = true;
+	assert_int_equal(ing_sched_init(s, &p, 2, cls), 0);
+	ing_sched_set_up(s, 1, false);
+	/* paced at 40 Mbit/s first (an episode of 4 intervals then) */
+	learn_grow(s, &seq, &rx, 200, 1424, 22000);
+	assert_int_equal(ing_sched_rate(s, 0), 40000);
+	learn_report(s, seq++, rx, 0);
+	for (uint32_t q = 2000; q <= 42000; q += 10000) {
+		learn_send(s, 50, 1424, 1000000);
+		learn_report(s, seq++, rx += 250, q);
+	}
+	assert_int_equal(s->st.rate_learned, 2);
+	assert_int_equal(ing_sched_rate(s, 0), 60000);
+	free(s);
+}
+
+/* While the mobile path queues (over four targets) and the pace holds
+ * bulk back with the fixed line empty, the pace probes by 6.2 % a report
+ * (after t_dwd_ms, as any probe), not from 0.2 %: a rate learned low is
+ * found again before the mobile path's buffer overflows for seconds. */
+static void test_pace_probe_full(void **state)
+{
+	enum path_class cls[2] = {PATH_FIXED, PATH_MOBILE};
+	struct ing_sched_params p = params();
+	struct ing_sched *s = calloc(1, sizeof(*s));
+	uint64_t t = 1000000;
+	uint32_t rx = 0, seq = 1, r0;
+
+	(void)state;
+	assert_non_null(s);
+	p.queue_target_us = 5000;
+	p.rate_auto = true;
+	assert_int_equal(ing_sched_init(s, &p, 2, cls), 0);
+	/* learned at 40 Mbit/s (as in test_pace_learn), both floors 0 */
+	ing_sched_set_up(s, 1, false);
+	learn_send(s, 200, 1424, t);
+	learn_grow(s, &seq, &rx, 200, 1424, 22000);
+	assert_int_equal(ing_sched_rate(s, 0), 40000);
+	ing_sched_set_up(s, 1, true);
+	/* 70 Mbit/s, over the pace: the bulk overflows; the mobile path's
+	 * queue 40 ms over its floor, the fixed line's none */
+	for (int i = 0; i < 8; i++) {
+		t += 50000;
+		for (uint64_t us = 0; us < 50000; us += 170) {
+			learn_send(s, 1, 1424, t + us);
+		}
+		r0 = ing_sched_rate(s, 0);
+		learn_report_qm(s, seq++, rx += 100, 0, 40000);
+		assert_int_equal(s->st.rate_probed_full, i < 5 ? 0 : i - 4);
+		if (i >= 5) {
+			assert_int_equal(ing_sched_rate(s, 0), r0 + r0 * 62 / 1000);
+		}
+	}
+	/* the mobile path under four targets over its floor: the slow
+	 * probe again (0.2 % plus an eighth a report in a row) */
+	t += 50000;
+	for (uint64_t us = 0; us < 50000; us += 170) {
+		learn_send(s, 1, 1424, t + us);
+	}
+	r0 = ing_sched_rate(s, 0);
+	learn_report_qm(s, seq++, rx += 100, 0, 15000);
+	assert_int_equal(s->st.rate_probed_full, 3);
+	assert_int_equal(s->st.rate_probed, 4);
+	assert_true(ing_sched_rate(s, 0) > r0);
+	assert_true(ing_sched_rate(s, 0) < r0 + r0 * 10 / 1000);
+	free(s);
+}
+
 /* The floor: a fixed path's learned rate counts its queue from the
  * smallest one of the last reports (a receiver whose CPU delays every
  * packet by 4 ms does not make a queue), a floor of at most the target;
@@ -720,6 +813,8 @@ int main(void)
 		cmocka_unit_test(test_pick_sticky),
 		cmocka_unit_test(test_pace),
 		cmocka_unit_test(test_pace_learn),
+		cmocka_unit_test(test_pace_learn_peer_count),
+		cmocka_unit_test(test_pace_probe_full),
 		cmocka_unit_test(test_pace_floor),
 	};
 
