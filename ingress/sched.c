@@ -47,6 +47,9 @@ static void set_pace(struct ing_sched_path *p)
 		r = p->learn_Bps;
 	}
 	p->rate_Bps = r;
+	if (r <= 0) {
+		p->owed = 0;
+	}
 }
 
 int ing_sched_set_params(struct ing_sched *s, const struct ing_sched_params *p)
@@ -321,8 +324,16 @@ static bool refill(struct ing_sched *s, uint64_t now_us)
 			 * hold a queue already) */
 			p->tok_any = true;
 		} else if (now_us > p->tok_us) {
-			p->tokens += p->rate_Bps * ING_PACE_PERMILLE / 1000 *
+			double add = p->rate_Bps * ING_PACE_PERMILLE / 1000 *
 				     (double)(now_us - p->tok_us) / 1e6;
+			double pay = add / ING_DEBT_DIV;
+
+			if (p->owed > 0) {
+				pay = pay < p->owed ? pay : p->owed;
+				p->owed -= pay;
+				add -= pay;
+			}
+			p->tokens += add;
 		}
 		p->tok_us = now_us;
 		if (p->tokens > depth) {
@@ -420,7 +431,7 @@ static int pick_flow(struct ing_sched *s, struct wire_hdr *h, uint32_t hash,
 		 * bucket deep in debt is not charged more: what goes on a
 		 * paced path with nowhere to overflow (no mobile path up)
 		 * must not leave a debt that starves it once one is back
-		 * (a queue owed, learn_rate, may be deeper) */
+		 * (a queue owed, learn_rate, is paid apart: owed) */
 		s->path[best].tokens -= len + WIRE_OVERHEAD;
 	}
 	s->path[best].tx_bytes += len + WIRE_OVERHEAD;
@@ -688,7 +699,9 @@ static double queue_increase(const struct ing_sched *s, uint32_t q)
  *   one-way delay and a report after the packets the queue grew from: a
  *   sender that slowed meanwhile, a TCP download's end, made it read
  *   30-42 Mbit/s for a 64 Mbit/s DSL whose peer had counted 63 in
- *   netns_ipv6).  A receiver that stalls delays a few packets and
+ *   netns_ipv6), and what the peer counted when the line dropped too (a
+ *   full buffer no longer grows: the growth understates the excess).
+ *   A receiver that stalls delays a few packets and
  *   undercounts an interval, it does not make the smallest delay of
  *   every interval grow for a quarter of a second (the first version
  *   measured what the peer counted over two reports, with no growth: on
@@ -700,8 +713,9 @@ static double queue_increase(const struct ing_sched *s, uint32_t q)
  *   already move traffic away from (w_mobile > 0: the queue target holds
  *   it still, it neither grows nor drains), for as long: what the peer
  *   counted over the episode (rx times the mean size sent) is the rate.
- * The pace takes the rate and owes the queue the line holds (its bucket
- * goes into debt by the queue's bytes, so the line drains at once); then
+ * The pace takes the rate and owes the queue the line holds (paid with a
+ * quarter of its refill, ING_DEBT_DIV: the line drains within four times
+ * the queue's length, and the mobile paths take only that share more); then
  * pacing just below the rate (ING_PACE_PERMILLE) keeps the line's buffer
  * empty with the excess going to the mobile paths at once, as with
  * rate_mbit.  While the pace holds bulk back and the line does not queue,
@@ -764,8 +778,12 @@ static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
 			 * reported queue grew from (those packets left a
 			 * one-way delay and a report earlier), and a sender
 			 * that slowed (a TCP download's end) made it read
-			 * low; a line that delivered X carries X */
-			if (got < rx_Bps) {
+			 * low; a line that delivered X carries X.  And what
+			 * it counted when the line also dropped: a full
+			 * buffer grows no more, and the growth understates
+			 * what was too much (a cold 90 Mbit/s flow read 69
+			 * for a 64 Mbit/s DSL that dropped, 63 counted) */
+			if (got < rx_Bps || p->ep_lost > 0) {
 				got = rx_Bps;
 			}
 		} else if (p->ep_rx > 0 &&
@@ -776,9 +794,10 @@ static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
 	}
 	if (got > 0) {
 		p->learn_Bps = got;
-		/* the queue the line holds is owed: the pace sends nothing
-		 * until it has drained (the mobile paths take the bulk) */
-		p->tokens -= got * q / 1e6;
+		/* the queue the line holds is owed: paid with a share of
+		 * the refill (ING_DEBT_DIV), the line drains while the
+		 * mobile paths take that share more */
+		p->owed = got * q / 1e6;
 		p->probes = 0;
 		p->ep_n = 0; /* the next measure needs evidence of its own */
 		p->since_learned = 0;

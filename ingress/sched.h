@@ -61,6 +61,14 @@ enum {
 	 * ING_PACE_BURST_US of the rate (at least two full packets). */
 	ING_PACE_PERMILLE = 980,
 	ING_PACE_BURST_US = 5000,
+	/* The queue a fixed line holds when its rate is measured is owed:
+	 * paid with this share (1/n) of the pace's refill, so the line drains
+	 * over n times the queue's length while still carrying the rest of
+	 * its rate (all at once, the line took nothing new for the queue's
+	 * length and the whole flow went to the mobile path: the LTE's queue
+	 * grew by 20 ms and its packets came too late for the DSL's, 0-83 of
+	 * a cold 90 Mbit/s flow's 40179 late where the weights alone had 0). */
+	ING_DEBT_DIV = 4,
 	/* A fixed path's rate learned from its standing queue (rate_auto):
 	 * while the pace holds bulk back and the line does not queue, the
 	 * learned rate grows by ING_PROBE_PERMILLE per report, and by
@@ -119,6 +127,8 @@ struct ing_sched_path {
 	double cfg_Bps;	 /* rate_mbit (0: unknown) */
 	double learn_Bps; /* learned (0: not yet, or rate_auto off) */
 	double tokens;
+	double owed; /* the line's queue when its rate was measured, bytes,
+		      * paid with 1/ING_DEBT_DIV of the refill (learn_rate) */
 	uint64_t tok_us;
 	bool tok_any; /* refilled once: tok_us is set */
 	bool limited;	/* bulk overflowed since the last report */
