@@ -71,12 +71,14 @@ int ing_sched_set_params(struct ing_sched *s, const struct ing_sched_params *p)
 }
 
 /* A path is used when it is neither down nor suspect; one that is not
- * loses its credit at once. */
+ * loses its credit at once, and the episode its rate was being measured
+ * from (what it delivered once we stopped feeding it is not its rate). */
 static void set_usable(struct ing_sched_path *p)
 {
 	p->up = !p->down && !p->suspect;
 	if (!p->up) {
 		p->cur = 0;
+		p->ep_n = 0;
 	}
 }
 
@@ -741,7 +743,7 @@ static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
 	p->rep_tx_bytes = p->tx_bytes;
 	p->rep_tx_pkts = p->tx_pkts;
 	p->limited = false;
-	if (!s->p.rate_auto || !target) {
+	if (!s->p.rate_auto || !target || !p->up) {
 		p->ep_n = 0;
 		return;
 	}

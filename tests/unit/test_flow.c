@@ -719,6 +719,24 @@ static void test_pace_learn_peer_count(void **state)
 	}
 	assert_int_equal(s->st.rate_learned, 3);
 	assert_int_equal(ing_sched_rate(s, 0), 48000);
+	/* a path that turns suspect within an episode: measured from the
+	 * reports after it is back only (what it delivered while not fed
+	 * is not its rate: 10 packets a report here) */
+	learn_report(s, seq++, rx, 0);
+	for (uint32_t q = 2000; q <= 42000; q += 10000) {
+		if (s->path[0].up) {
+			learn_send(s, 250, 1424, 1000000);
+		}
+		if (q == 22000) {
+			ing_sched_set_suspect(s, 0, true);
+		}
+		learn_report(s, seq++, rx += 10, q);
+		if (q == 32000) {
+			ing_sched_set_suspect(s, 0, false);
+		}
+	}
+	assert_int_equal(s->st.rate_learned, 3);
+	assert_int_equal(ing_sched_rate(s, 0), 48000);
 	free(s);
 }
 
