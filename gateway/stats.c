@@ -352,6 +352,11 @@ static void walk_ingress(struct gw_sess *se, struct walker *w)
 		"of those, REPORTs that raised it by 6.2 %: the mobile paths "
 		"queued over their targets meanwhile",
 		ss->rate_probed_full);
+	counter(w, "rate_drop_capped",
+		"REPORTs that measured a fixed path under half its learned "
+		"rate: the pace took half (a line that got slower is measured "
+		"again)",
+		ss->rate_drop_capped);
 	counter(w, "resent",
 		"DATA sent again on another path after its path turned "
 		"suspect, packets",

@@ -794,6 +794,11 @@ static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
 			got = rx_Bps;
 		}
 	}
+	if (got > 0 && p->learn_Bps > 0 &&
+	    got < p->learn_Bps / ING_LEARN_MAX_DROP) {
+		got = p->learn_Bps / ING_LEARN_MAX_DROP;
+		s->st.rate_drop_capped++;
+	}
 	if (got > 0) {
 		p->learn_Bps = got;
 		/* the queue the line holds is owed: paid with a share of

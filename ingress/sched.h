@@ -69,6 +69,13 @@ enum {
 	 * grew by 20 ms and its packets came too late for the DSL's, 0-83 of
 	 * a cold 90 Mbit/s flow's 40179 late where the weights alone had 0). */
 	ING_DEBT_DIV = 4,
+	/* One measurement lowers a learned rate by at most this factor: an
+	 * episode that takes in a cut, a stall or a sender that stopped can
+	 * read anything down to the floor (netns_failover_flap once left
+	 * the DSL near 1 Mbit/s after its flapping), and a line that really
+	 * got that much slower queues again and is measured again within a
+	 * few reports. */
+	ING_LEARN_MAX_DROP = 2,
 	/* A fixed path's rate learned from its standing queue (rate_auto):
 	 * while the pace holds bulk back and the line does not queue, the
 	 * learned rate grows by ING_PROBE_PERMILLE per report, and by
@@ -177,6 +184,8 @@ struct ing_sched_stats {
 	uint64_t rate_probed;  /* reports that raised a learned pace */
 	uint64_t rate_probed_full; /* ... by ING_PROBE_FULL_PERMILLE: the
 				    * mobile paths queued */
+	uint64_t rate_drop_capped; /* measurements under half the learned
+				    * rate, taken as half (ING_LEARN_MAX_DROP) */
 	uint64_t resent;   /* copies sent again (ing_sched_pick_resend) */
 	uint64_t copies;   /* redundant copies (ing_sched_pick_copy) */
 	uint64_t flow_starts; /* flows of mode flow given a path */

@@ -737,6 +737,24 @@ static void test_pace_learn_peer_count(void **state)
 	}
 	assert_int_equal(s->st.rate_learned, 3);
 	assert_int_equal(ing_sched_rate(s, 0), 48000);
+	/* one measurement at most halves it: 20 counted a report with
+	 * drops (4.8 Mbit/s, an episode across a cut reads such things) is
+	 * taken as 24; the next, as 12 */
+	for (uint32_t round = 0, lost = 1000; round < 2; round++) {
+		learn_report(s, seq++, rx, 0);
+		for (uint32_t q = 2000; q <= 42000; q += 10000) {
+			struct wire_report r = {.n = 2};
+
+			learn_send(s, 250, 1424, 1000000);
+			r.p[0] = (struct wire_report_path){
+				.path = 0, .rx_pkts = rx += 20, .delay_us = q,
+				.lost_pkts = lost += 200};
+			r.p[1] = (struct wire_report_path){.path = 1};
+			ing_sched_on_report(s, seq++, &r);
+		}
+		assert_int_equal(s->st.rate_drop_capped, round + 1);
+		assert_int_equal(ing_sched_rate(s, 0), round ? 12000 : 24000);
+	}
 	free(s);
 }
 
