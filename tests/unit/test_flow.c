@@ -497,6 +497,31 @@ static void learn_send(struct ing_sched *s, int n, uint32_t len, uint64_t t_us)
 	}
 }
 
+/* 50 ms of bulk from t_us: a 1424-byte packet every gap_us (170: 70
+ * Mbit/s, 100: 120 Mbit/s) */
+static void learn_50ms(struct ing_sched *s, uint64_t t_us, uint64_t gap_us)
+{
+	for (uint64_t us = 0; us < 50000; us += gap_us) {
+		learn_send(s, 1, 1424, t_us + us);
+	}
+}
+
+/* A scheduler of a fixed path 0 and a mobile path 1 (down), rate_auto on
+ * with a 5 ms queue target (free it) */
+static struct ing_sched *learn_sched(void)
+{
+	enum path_class cls[2] = {PATH_FIXED, PATH_MOBILE};
+	struct ing_sched_params p = params();
+	struct ing_sched *s = calloc(1, sizeof(*s));
+
+	assert_non_null(s);
+	p.queue_target_us = 5000;
+	p.rate_auto = true;
+	assert_int_equal(ing_sched_init(s, &p, 2, cls), 0);
+	ing_sched_set_up(s, 1, false);
+	return s;
+}
+
 /* A report with no queue, then reports whose queue grows by 10 ms each,
  * from 2 ms to last_q, n packets of len bytes sent before each and four
  * fifths of that counted by the peer (a line that queues delivers less
@@ -607,9 +632,7 @@ static void test_pace_learn(void **state)
 	 * after a measurement, nothing; then +0.2 % */
 	for (int i = 0; i < 6; i++) {
 		t += 50000;
-		for (uint64_t us = 0; us < 50000; us += 170) {
-			learn_send(s, 1, 1424, t + us);
-		}
+		learn_50ms(s, t, 170);
 		assert_true(s->path[0].limited);
 		learn_report(s, seq++, rx += 100, 300);
 		assert_int_equal(s->st.rate_probed, i < 5 ? 0 : 1);
@@ -620,9 +643,7 @@ static void test_pace_learn(void **state)
 	r0 = ing_sched_rate(s, 0);
 	for (int i = 1; i <= 60; i++) {
 		t += 50000;
-		for (uint64_t us = 0; us < 50000; us += 100) {
-			learn_send(s, 1, 1424, t + us);
-		}
+		learn_50ms(s, t, 100);
 		learn_report(s, seq++, rx += 100, 0);
 	}
 	assert_int_equal(s->st.rate_probed, 61);
@@ -643,9 +664,7 @@ static void test_pace_learn(void **state)
 	assert_int_equal(ing_sched_rate(s, 0), r0);
 	for (int i = 0; i < 2; i++) {
 		t += 100000;
-		for (uint64_t us = 0; us < 50000; us += 100) {
-			learn_send(s, 1, 1424, t + us);
-		}
+		learn_50ms(s, t, 100);
 		learn_report(s, seq++, rx += 100, 0);
 		assert_int_equal(ing_sched_rate(s, 0), r0 + 10);
 	}
@@ -682,17 +701,10 @@ static void test_pace_learn(void **state)
  * the line drops meanwhile, at what the peer counted. */
 static void test_pace_learn_peer_count(void **state)
 {
-	enum path_class cls[2] = {PATH_FIXED, PATH_MOBILE};
-	struct ing_sched_params p = params();
-	struct ing_sched *s = calloc(1, sizeof(*s));
+	struct ing_sched *s = learn_sched();
 	uint32_t rx = 0, seq = 1;
 
 	(void)state;
-	assert_non_null(s);
-	p.queue_target_us = 5000;
-	p.rate_auto = true;
-	assert_int_equal(ing_sched_init(s, &p, 2, cls), 0);
-	ing_sched_set_up(s, 1, false);
 	/* paced at 40 Mbit/s first (an episode of 4 intervals then) */
 	learn_grow(s, &seq, &rx, 200, 1424, 22000);
 	assert_int_equal(ing_sched_rate(s, 0), 40000);
@@ -764,19 +776,12 @@ static void test_pace_learn_peer_count(void **state)
  * found again before the mobile path's buffer overflows for seconds. */
 static void test_pace_probe_full(void **state)
 {
-	enum path_class cls[2] = {PATH_FIXED, PATH_MOBILE};
-	struct ing_sched_params p = params();
-	struct ing_sched *s = calloc(1, sizeof(*s));
+	struct ing_sched *s = learn_sched();
 	uint64_t t = 1000000;
 	uint32_t rx = 0, seq = 1, r0;
 
 	(void)state;
-	assert_non_null(s);
-	p.queue_target_us = 5000;
-	p.rate_auto = true;
-	assert_int_equal(ing_sched_init(s, &p, 2, cls), 0);
 	/* learned at 40 Mbit/s (as in test_pace_learn), both floors 0 */
-	ing_sched_set_up(s, 1, false);
 	learn_send(s, 200, 1424, t);
 	learn_grow(s, &seq, &rx, 200, 1424, 22000);
 	assert_int_equal(ing_sched_rate(s, 0), 40000);
@@ -785,9 +790,7 @@ static void test_pace_probe_full(void **state)
 	 * queue 40 ms over its floor, the fixed line's none */
 	for (int i = 0; i < 8; i++) {
 		t += 50000;
-		for (uint64_t us = 0; us < 50000; us += 170) {
-			learn_send(s, 1, 1424, t + us);
-		}
+		learn_50ms(s, t, 170);
 		r0 = ing_sched_rate(s, 0);
 		learn_report_qm(s, seq++, rx += 100, 0, 40000);
 		assert_int_equal(s->st.rate_probed_full, i < 5 ? 0 : i - 4);
@@ -798,9 +801,7 @@ static void test_pace_probe_full(void **state)
 	/* the mobile path under four targets over its floor: the slow
 	 * probe again (0.2 % plus an eighth a report in a row) */
 	t += 50000;
-	for (uint64_t us = 0; us < 50000; us += 170) {
-		learn_send(s, 1, 1424, t + us);
-	}
+	learn_50ms(s, t, 170);
 	r0 = ing_sched_rate(s, 0);
 	learn_report_qm(s, seq++, rx += 100, 0, 15000);
 	assert_int_equal(s->st.rate_probed_full, 3);
@@ -818,17 +819,10 @@ static void test_pace_probe_full(void **state)
  * what the peer counted. */
 static void test_pace_floor(void **state)
 {
-	enum path_class cls[2] = {PATH_FIXED, PATH_MOBILE};
-	struct ing_sched_params p = params();
-	struct ing_sched *s = calloc(1, sizeof(*s));
+	struct ing_sched *s = learn_sched();
 	uint32_t rx = 0, seq = 1;
 
 	(void)state;
-	assert_non_null(s);
-	p.queue_target_us = 5000;
-	p.rate_auto = true;
-	assert_int_equal(ing_sched_init(s, &p, 2, cls), 0);
-	ing_sched_set_up(s, 1, false);
 	learn_send(s, 200, 1424, 1000000);
 	learn_report(s, seq++, rx, 4000); /* the floor: 4 ms */
 	/* 1 ms over it: no episode (the weights judge the whole 5 ms: at
