@@ -52,10 +52,18 @@ void ing_detect_set_rtt(struct ing_detect *d, uint32_t srtt_us,
 	d->rttvar_us = rttvar_us;
 }
 
+uint32_t ing_detect_ack_rtt_us(const struct ing_detect *d)
+{
+	return d->ack_max_us[0] > d->ack_max_us[1] ? d->ack_max_us[0]
+						   : d->ack_max_us[1];
+}
+
 uint64_t ing_detect_timeout_us(const struct ing_detect *d)
 {
 	uint64_t floor = (uint64_t)d->p.suspect_floor_ms * 1000;
-	uint64_t rtt = (uint64_t)d->p.t_report_ms * 1000 + d->srtt_us +
+	uint32_t ack = ing_detect_ack_rtt_us(d);
+	uint64_t rtt = (uint64_t)d->p.t_report_ms * 1000 +
+		       (ack > d->srtt_us ? ack : d->srtt_us) +
 		       4 * (uint64_t)d->rttvar_us;
 
 	return rtt > floor ? rtt : floor;
@@ -136,10 +144,67 @@ void ing_detect_sent(struct ing_detect *d, uint32_t lseq, uint64_t now_us)
 	if (unacked(d) == 0) {
 		d->wait_us = now_us;
 	}
+	if (d->nmarks == 0 ||
+	    now_us - d->mark[(d->nmarks - 1) % ING_DET_MARKS].us >=
+		    ING_DET_MARK_US) {
+		d->mark[d->nmarks % ING_DET_MARKS].lseq = lseq;
+		d->mark[d->nmarks % ING_DET_MARKS].us = now_us;
+		d->nmarks++;
+	}
 	if (seq_after(lseq + 1, d->sent_next)) {
 		d->sent_next = lseq + 1;
 	}
 	d->last_data_us = now_us;
+}
+
+/* When the packet lseq (sent, not yet acknowledged) was sent, or a little
+ * later: the time of the oldest mark at or after it; none (it came after
+ * the newest mark, within ING_DET_MARK_US of it): the last send. */
+static uint64_t sent_at(const struct ing_detect *d, uint32_t lseq)
+{
+	uint32_t n = d->nmarks < ING_DET_MARKS ? d->nmarks : ING_DET_MARKS;
+	uint32_t i;
+
+	for (i = d->nmarks - n; i != d->nmarks; i++) {
+		if (!seq_after(lseq, d->mark[i % ING_DET_MARKS].lseq)) {
+			return d->mark[i % ING_DET_MARKS].us;
+		}
+	}
+	return d->last_data_us;
+}
+
+/* A sample of the acknowledgements' round trip: now less the send time of
+ * lseq, the newest packet acknowledged, taken from the newest mark at or
+ * before it (a little early: the sample is a little long, never short);
+ * none when it is older than the marks. */
+static void ack_sample(struct ing_detect *d, uint32_t lseq, uint64_t now_us)
+{
+	uint32_t n = d->nmarks < ING_DET_MARKS ? d->nmarks : ING_DET_MARKS;
+	uint32_t i;
+	uint64_t rtt;
+
+	for (i = d->nmarks; i != d->nmarks - n; i--) {
+		if (!seq_after(d->mark[(i - 1) % ING_DET_MARKS].lseq, lseq)) {
+			break;
+		}
+	}
+	if (i == d->nmarks - n) {
+		return;
+	}
+	rtt = now_us - d->mark[(i - 1) % ING_DET_MARKS].us;
+	if (now_us - d->ack_bucket_us >= ING_DET_ACK_BUCKET_US) {
+		/* a bucket older than the last one is forgotten */
+		d->ack_max_us[1] = now_us - d->ack_bucket_us <
+						   2 * ING_DET_ACK_BUCKET_US
+					   ? d->ack_max_us[0]
+					   : 0;
+		d->ack_max_us[0] = 0;
+		d->ack_bucket_us = now_us;
+	}
+	if (rtt > d->ack_max_us[0]) {
+		d->ack_max_us[0] = rtt > UINT32_MAX ? UINT32_MAX
+						    : (uint32_t)rtt;
+	}
 }
 
 enum ing_det_event ing_detect_acked(struct ing_detect *d, uint32_t lseq_next,
@@ -149,8 +214,9 @@ enum ing_det_event ing_detect_acked(struct ing_detect *d, uint32_t lseq_next,
 	    seq_after(lseq_next, d->sent_next)) {
 		return ING_DET_EV_NONE;
 	}
+	ack_sample(d, lseq_next - 1, now_us);
 	d->acked_next = lseq_next;
-	d->wait_us = now_us;
+	d->wait_us = sent_at(d, lseq_next);
 	return answer(d, now_us);
 }
 
@@ -172,7 +238,7 @@ enum ing_det_event ing_detect_answered(struct ing_detect *d, uint64_t now_us)
 /* When the data rule fires (false: it cannot yet). */
 static bool data_due(const struct ing_detect *d, uint64_t *at)
 {
-	if (unacked(d) < ING_DET_MIN_UNACKED) {
+	if (unacked(d) < ING_DET_MIN_UNACKED || d->alone) {
 		return false;
 	}
 	*at = d->wait_us + ing_detect_timeout_us(d);
@@ -220,6 +286,25 @@ enum ing_det_event ing_detect_tick(struct ing_detect *d, uint64_t now_us)
 		break;
 	}
 	return ING_DET_EV_NONE;
+}
+
+void ing_detect_set_alone(struct ing_detect *d, bool alone)
+{
+	d->alone = alone;
+}
+
+void ing_detect_mark_alone(struct ing_detect *const *d, unsigned n)
+{
+	unsigned i, j;
+
+	for (i = 0; i < n; i++) {
+		bool other = false;
+
+		for (j = 0; j < n && !other; j++) {
+			other = j != i && ing_detect_usable(d[j]);
+		}
+		ing_detect_set_alone(d[i], !other);
+	}
 }
 
 static void earliest(bool *any, uint64_t *when, uint64_t at)
@@ -302,6 +387,8 @@ void ing_detect_reset_seq(struct ing_detect *d)
 {
 	d->have_sent = false;
 	d->sent_next = d->acked_next = 0;
+	d->nmarks = 0;
+	d->ack_max_us[0] = d->ack_max_us[1] = 0;
 }
 
 enum ing_det_event ing_detect_peer_restarted(struct ing_detect *d,

@@ -20,7 +20,11 @@
  * Rules (times in us, T = ing_detect_timeout_us()):
  * - data: a path with at least ING_DET_MIN_UNACKED packets unacknowledged,
  *   whose acknowledgement has not advanced for T since the oldest of them
- *   was sent (or since the last advance), turns SUSPECT.  The egress
+ *   was sent, turns SUSPECT.  Its send time is known to ING_DET_MARK_US
+ *   from the send-time marks, rounded later (and later still when it is
+ *   older than the marks): T counts from the send, not from the
+ *   acknowledgement's arrival, which came up to a report interval and a
+ *   one-way delay after the packet before it was sent.  The egress
  *   acknowledges the highest local sequence it received, so random loss
  *   never holds the acknowledgement back while later packets get through:
  *   only a path that lost every packet since the last acknowledgement
@@ -67,6 +71,15 @@ enum {
 	ING_DET_MAX_LEVEL = 16,
 	/* A SUSPECT path's probe interval: probe_ms divided by this. */
 	ING_DET_SUSPECT_PROBE_DIV = 4,
+	/* Send-time marks (struct ing_detect): one per ING_DET_MARK_US of
+	 * sending at most, ING_DET_MARKS of them (a power of two), so that
+	 * the last ING_DET_MARKS x ING_DET_MARK_US (320 ms) of sending are
+	 * known to ING_DET_MARK_US. */
+	ING_DET_MARKS = 32,
+	ING_DET_MARK_US = 10000,
+	/* The acknowledgements' round trip (ack_rtt_us) is the largest
+	 * sample of the current and the previous bucket of this length. */
+	ING_DET_ACK_BUCKET_US = 500000,
 	/* Defaults of ing_detect_params_default, explained in DESIGN.md
 	 * ("Failure detection").  The daemon sets idle_probe_ms from its
 	 * config key of that name, whose default this is: a PROBE and its
@@ -127,7 +140,22 @@ struct ing_detect {
 	bool have_sent;
 	uint32_t sent_next;	/* one past the last lseq sent */
 	uint32_t acked_next;	/* the peer's lseq_next, as far as known */
-	uint64_t wait_us;	/* the acknowledgement wait started */
+	uint64_t wait_us;	/* the acknowledgement wait started: the
+				 * oldest unacknowledged packet was sent */
+	/* when some packets were sent: the first packet sent in each
+	 * ING_DET_MARK_US at most, a ring (the newest at nmarks - 1) */
+	struct {
+		uint32_t lseq;
+		uint64_t us;
+	} mark[ING_DET_MARKS];
+	uint32_t nmarks;
+	/* the acknowledgements' round trip: a REPORT's arrival less the
+	 * send time of the newest packet it acknowledges (a mark at or
+	 * before it): the largest of the current bucket and the last */
+	uint32_t ack_max_us[2];
+	uint64_t ack_bucket_us; /* the current bucket began */
+	/* no other path is usable: the data rule waits */
+	bool alone;
 	uint64_t last_data_us;	/* last data sent */
 	bool have_in;
 	uint64_t last_in_us;	/* last data received on the path */
@@ -160,11 +188,30 @@ int ing_detect_init(struct ing_detect *d, const struct ing_detect_params *p,
 void ing_detect_set_rtt(struct ing_detect *d, uint32_t srtt_us,
 			uint32_t rttvar_us);
 
-/* T: max(suspect_floor_ms, t_report_ms + srtt + 4 rttvar).  The report
- * interval is added to the RTT term because the peer acknowledges only
- * once an interval: the last packet before a report waits that long for
- * its acknowledgement on a path that works. */
+/* T: max(suspect_floor_ms, t_report_ms + max(srtt, ack_rtt) + 4 rttvar).
+ * The report interval is added to the RTT term because the peer
+ * acknowledges only once an interval: the last packet before a report
+ * waits that long for its acknowledgement on a path that works.  srtt is
+ * the probes', ack_rtt the acknowledgements' (ing_detect_ack_rtt_us): a
+ * path whose queue grew fast, an idle LTE that takes a cut DSL's
+ * traffic, shows it in the next REPORT, where the probes, every
+ * probe_interval_ms and smoothed, lag by a second. */
 uint64_t ing_detect_timeout_us(const struct ing_detect *d);
+
+/* The acknowledgements' round trip as the last second of REPORTs measured
+ * it (0: none). */
+uint32_t ing_detect_ack_rtt_us(const struct ing_detect *d);
+
+/* No other path is usable (the caller's view of the session: see
+ * ing_detect_mark_alone): the data rule waits.  Suspecting the last
+ * usable path moves its traffic nowhere and stops it all (its queue grew
+ * when it took over a cut path's traffic, not dead); a dead last path is
+ * found by the probe rule, and the data rule applies again as soon as
+ * another path is usable. */
+void ing_detect_set_alone(struct ing_detect *d, bool alone);
+
+/* Sets each of n detectors alone when none of the others is usable. */
+void ing_detect_mark_alone(struct ing_detect *const *d, unsigned n);
 
 /* Inputs.  Answers return the state they made the path enter, or
  * ING_DET_EV_NONE; the rules on silence run in ing_detect_tick. */

@@ -190,6 +190,141 @@ static void test_acks_keep_up(void **state)
 			 ING_DET_EV_SUSPECT);
 }
 
+/* T counts from the oldest unacknowledged packet's send time, known to a
+ * mark (ING_DET_MARK_US), not from the acknowledgement's arrival: a path
+ * cut just after a report is suspect T after the first packet it lost was
+ * sent, not up to a report interval and a one-way delay later. */
+static void test_wait_from_send(void **state)
+{
+	struct ing_detect d;
+	uint32_t lseq = 0;
+	uint64_t t, when;
+
+	(void)state;
+	up_at_1s(&d);
+	/* a packet every ms from 2 s on: marks every 10 ms */
+	for (t = MS(2000); t < MS(2100); t += MS(1)) {
+		send(&d, lseq++, 1, t);
+	}
+	/* 2 s + 47 ms sent lseq 47: the mark at or after it is lseq 50,
+	 * sent at 2.05 s (a little later, never earlier) */
+	ing_detect_acked(&d, 47, MS(2090));
+	assert_int_equal(d.wait_us, MS(2050));
+	assert_true(ing_detect_deadline(&d, &when));
+	assert_int_equal(when, MS(2050) + T);
+	/* exactly a mark */
+	ing_detect_acked(&d, 60, MS(2095));
+	assert_int_equal(d.wait_us, MS(2060));
+	/* after the newest mark (lseq 90 at 2.09 s): the last send */
+	ing_detect_acked(&d, 95, MS(2099));
+	assert_int_equal(d.wait_us, MS(2099));
+	/* more sending than the marks cover: the oldest mark left, later
+	 * than the packet (the wait only grows longer) */
+	for (; t < MS(2100) + ING_DET_MARKS * MS(10); t += MS(1)) {
+		send(&d, lseq++, 1, t);
+	}
+	ing_detect_acked(&d, 96, t);
+	assert_int_equal(d.wait_us, MS(2100));
+	assert_int_equal(ing_detect_tick(&d, MS(2100) + T - 1),
+			 ING_DET_EV_NONE);
+	assert_int_equal(ing_detect_tick(&d, MS(2100) + T),
+			 ING_DET_EV_SUSPECT);
+	/* a restarted sequence forgets the marks */
+	ing_detect_reset_seq(&d);
+	assert_int_equal(d.nmarks, 0);
+}
+
+/* The acknowledgements' round trip: a path whose queue grew (the REPORTs
+ * come 120 ms after the packets they acknowledge were sent, where the
+ * probes knew none) gets T from it at once, and it is forgotten once
+ * REPORTs show less for two buckets. */
+static void test_ack_rtt(void **state)
+{
+	struct ing_detect d;
+	uint32_t lseq = 0, acked = 0;
+	uint64_t t;
+
+	(void)state;
+	up_at_1s(&d);
+	assert_int_equal(ing_detect_ack_rtt_us(&d), 0);
+	/* a packet every ms; every 50 ms a REPORT of what was sent 120 ms
+	 * before */
+	for (t = MS(2000); t < MS(2500); t += MS(1)) {
+		send(&d, lseq++, 1, t);
+		if (t >= MS(2120) && t % MS(50) == 0) {
+			acked = lseq - 120;
+			ing_detect_acked(&d, acked, t);
+			assert_int_equal(ing_detect_tick(&d, t),
+					 ING_DET_EV_NONE);
+		}
+	}
+	/* the newest acknowledged packet's mark is at or before it: the
+	 * sample is 120 ms and up to a mark interval more */
+	assert_true(ing_detect_ack_rtt_us(&d) >= MS(120));
+	assert_true(ing_detect_ack_rtt_us(&d) <= MS(130));
+	assert_int_equal(ing_detect_timeout_us(&d),
+			 MS(50) + ing_detect_ack_rtt_us(&d));
+	/* the queue drains: REPORTs 20 ms after; the 120-ms samples stay
+	 * for the rest of their bucket and the next, then go */
+	for (; t < MS(4000); t += MS(1)) {
+		send(&d, lseq++, 1, t);
+		if (t % MS(50) == 0) {
+			acked = lseq - 20;
+			ing_detect_acked(&d, acked, t);
+		}
+		assert_int_equal(ing_detect_tick(&d, t), ING_DET_EV_NONE);
+	}
+	assert_true(ing_detect_ack_rtt_us(&d) <= MS(30));
+	assert_int_equal(ing_detect_timeout_us(&d), T);
+	/* a restarted sequence forgets it */
+	ing_detect_reset_seq(&d);
+	assert_int_equal(ing_detect_ack_rtt_us(&d), 0);
+}
+
+/* The last usable path: the data rule waits (nowhere to move its traffic
+ * to), the probe rule does not, and the data rule applies again as soon
+ * as another path is usable. */
+static void test_alone(void **state)
+{
+	struct ing_detect a, b, c;
+	struct ing_detect *all[] = {&a, &b, &c};
+	uint64_t when;
+
+	(void)state;
+	up_at_1s(&a);
+	up_at_1s(&b);
+	up_at_1s(&c);
+	ing_detect_mark_alone(all, 3);
+	assert_false(a.alone || b.alone || c.alone);
+	cut_at(&b, 0, MS(2000));
+	ing_detect_mark_alone(all, 3);
+	assert_false(a.alone || b.alone || c.alone);
+	cut_at(&c, 0, MS(2000));
+	ing_detect_mark_alone(all, 3);
+	/* a is the last one up: alone; b and c have a to go to */
+	assert_true(a.alone);
+	assert_false(b.alone || c.alone);
+	send(&a, 0, 8, MS(2500));
+	assert_false(ing_detect_deadline(&a, &when));
+	assert_int_equal(ing_detect_tick(&a, MS(2500) + 10 * T),
+			 ING_DET_EV_NONE);
+	/* another answers: the wait long over, a is suspect at once */
+	assert_int_equal(ing_detect_answered(&b, MS(4000)), ING_DET_EV_UP);
+	ing_detect_mark_alone(all, 3);
+	assert_false(a.alone);
+	assert_int_equal(ing_detect_tick(&a, MS(4000)), ING_DET_EV_SUSPECT);
+	assert_int_equal(a.st.by_data, 1);
+	/* alone, the probes still decide */
+	up_at_1s(&a);
+	ing_detect_set_alone(&a, true);
+	ing_detect_probe_sent(&a, MS(5000));
+	ing_detect_probe_sent(&a, MS(5200));
+	ing_detect_probe_sent(&a, MS(5400));
+	assert_int_equal(ing_detect_tick(&a, MS(5400) + T),
+			 ING_DET_EV_SUSPECT);
+	assert_int_equal(a.st.by_probe, 1);
+}
+
 static void test_ack_old_and_beyond(void **state)
 {
 	struct ing_detect d;
@@ -207,7 +342,8 @@ static void test_ack_old_and_beyond(void **state)
 	ing_detect_acked(&d, 105, MS(2060));
 	ing_detect_acked(&d, 111, MS(2060));
 	assert_int_equal(d.acked_next, 105);
-	assert_int_equal(d.wait_us, MS(2050));
+	/* the wait counts from when 105 was sent, not from the ack */
+	assert_int_equal(d.wait_us, MS(2000));
 	/* exactly what was sent: all acknowledged */
 	ing_detect_acked(&d, 110, MS(2070));
 	assert_int_equal(d.acked_next, 110);
@@ -231,9 +367,9 @@ static void test_wrap(void **state)
 	/* two unacked: under the minimum */
 	assert_int_equal(ing_detect_tick(&d, MS(5000)), ING_DET_EV_NONE);
 	send(&d, 4, 2, MS(5000));
-	/* the wait started with the last advance */
+	/* the wait started when the oldest unacknowledged (2) was sent */
 	assert_true(ing_detect_deadline(&d, &when));
-	assert_int_equal(when, MS(2060) + T);
+	assert_int_equal(when, MS(2000) + T);
 	assert_int_equal(ing_detect_tick(&d, MS(5000)), ING_DET_EV_SUSPECT);
 }
 
@@ -588,6 +724,9 @@ int main(void)
 		cmocka_unit_test(test_data_rule),
 		cmocka_unit_test(test_data_rule_needs_packets),
 		cmocka_unit_test(test_acks_keep_up),
+		cmocka_unit_test(test_wait_from_send),
+		cmocka_unit_test(test_ack_rtt),
+		cmocka_unit_test(test_alone),
 		cmocka_unit_test(test_ack_old_and_beyond),
 		cmocka_unit_test(test_wrap),
 		cmocka_unit_test(test_suspect_recovers),
