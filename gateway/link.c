@@ -146,11 +146,23 @@ static void det_params(const struct gw *gw, struct ing_detect_params *p)
  * (none: stopped).  force: also when it would fire later than armed (the
  * inputs that only ever postpone a deadline leave an earlier timer alone:
  * it fires, ticks nothing and is armed again). */
+static void det_alone(struct gw_sess *s)
+{
+	struct ing_detect *d[WIRE_MAX_PATHS];
+	unsigned i;
+
+	for (i = 0; i < s->gw->npaths; i++) {
+		d[i] = &s->link[i].det;
+	}
+	ing_detect_mark_alone(d, s->gw->npaths);
+}
+
 static void det_arm(struct gw_sess *s, uint64_t now_us, bool force)
 {
 	uint64_t at = 0, when;
 	unsigned i;
 
+	det_alone(s); /* a path's state changed: the data rule's too */
 	for (i = 0; i < s->gw->npaths; i++) {
 		if (ing_detect_deadline(&s->link[i].det, &when) &&
 		    (!at || when < at)) {
@@ -277,6 +289,7 @@ static void on_det_timer(struct ev_loop *loop, ev_timer *w, int revents)
 	for (i = 0; i < s->gw->npaths; i++) {
 		struct gw_link *l = &s->link[i];
 
+		det_alone(s); /* another may have turned suspect */
 		while ((ev = ing_detect_tick(&l->det, now)) !=
 		       ING_DET_EV_NONE) {
 			det_event(s, l, ev);

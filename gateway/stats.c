@@ -699,6 +699,10 @@ static void walk_path(struct gw_sess *se, struct walker *w, unsigned i)
 	      "the detector's T: unanswered this long, the path is suspect, "
 	      "us",
 	      ing_detect_timeout_us(&p->det));
+	gauge(w, "detect_ack_rtt_us",
+	      "the acknowledgements' round trip, the largest of the last "
+	      "second of REPORTs (in T with the probes' srtt), us",
+	      ing_detect_ack_rtt_us(&p->det));
 	counter(w, "suspects", "transitions to suspect", p->det.st.suspect);
 	counter(w, "suspect_by_data",
 		"transitions to suspect: DATA sent, its acknowledgement "

@@ -367,8 +367,14 @@ static void fo_event(struct run *r, unsigned path, enum ing_det_event ev)
 static void on_fo_tick(struct run *r)
 {
 	enum ing_det_event ev;
+	struct ing_detect *d[WIRE_MAX_PATHS];
 
 	for (unsigned i = 0; i < r->c->npaths; i++) {
+		d[i] = &r->det[i];
+	}
+	for (unsigned i = 0; i < r->c->npaths; i++) {
+		/* another may have turned suspect */
+		ing_detect_mark_alone(d, r->c->npaths);
 		while ((ev = ing_detect_tick(&r->det[i], r->now)) !=
 		       ING_DET_EV_NONE) {
 			fo_event(r, i, ev);

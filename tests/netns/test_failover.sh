@@ -243,6 +243,7 @@ report ltecut lte dsl
 
 settle
 sus0=$(st conc path.dsl.suspects)
+lsus0=$(st conc path.lte.suspect_by_data)
 res0=$(st conc ing.resent)
 fill0f=$(st cpe egr.resent_filled)
 fill0=$((fill0f + $(st cpe egr.resent_late) + $(st cpe egr.resent_dup)))
@@ -257,6 +258,10 @@ check "dsl cut: loss limited to the detection window (< 10 % of 14 s)" \
 # half of dead_after_ms of the whole flow (40 Mbit/s of 1400-byte packets).
 check "dsl cut: the concentrator found the dsl suspect" \
 	's1 > s0' "s0=${sus0:-0}" "s1=$(st conc path.dsl.suspects)"
+# the lte, left the last usable path, takes the flow and queues: never
+# suspect by its data (ing_detect_mark_alone), whatever its queue
+check "dsl cut: the lte, the last usable path, not suspect by its data" \
+	's1 == s0' "s0=${lsus0:-0}" "s1=$(st conc path.lte.suspect_by_data)"
 check "dsl cut: traffic moved within dead_after_ms / 2" \
 	'lu > 0 && lu <= d / 2' "lu=$(res dslcut last_use_ms)" "d=$DEAD_MS"
 check "dsl cut: less lost than dead_after_ms / 2 of the flow" \
