@@ -238,8 +238,23 @@ void gw_ing_resend(struct gw_sess *s, struct gw_link *l)
  * measured it, sets the pace. */
 void gw_ing_resend_on_report(struct gw_sess *s)
 {
+	uint64_t hold = (uint64_t)s->gw->conf.sched.t_report_ms * 1000;
+	uint32_t rtt = 0;
+	unsigned i;
+
+	if (!s->repace.active) {
+		return;
+	}
+	/* a halving shows in the reports a round trip and a report later */
+	for (i = 0; i < s->gw->npaths; i++) {
+		if (ing_detect_usable(&s->link[i].det) &&
+		    s->link[i].rtt.srtt_us > rtt) {
+			rtt = s->link[i].rtt.srtt_us;
+		}
+	}
 	ing_repace_on_report(&s->repace, ing_sched_queue_us(&s->sched),
-			     s->gw->conf.sched.queue_target_us);
+			     s->gw->conf.sched.queue_target_us, gw_now_us(),
+			     hold + rtt);
 }
 
 void gw_ing_resend_open(struct gw_sess *s)

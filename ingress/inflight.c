@@ -257,12 +257,17 @@ void ing_repace_stop(struct ing_repace *p)
 }
 
 void ing_repace_on_report(struct ing_repace *p, uint32_t queue_us,
-			  uint32_t target_us)
+			  uint32_t target_us, uint64_t now_us,
+			  uint64_t hold_us)
 {
 	if (!p->active) {
 		return;
 	}
 	if (queue_us > target_us) {
+		if (now_us < p->hold_until_us) {
+			return; /* the queue of the pace before the halving */
+		}
+		p->hold_until_us = now_us + hold_us;
 		p->rate_Bps /= 2;
 		if (p->rate_Bps < p->floor_Bps) {
 			p->rate_Bps = p->floor_Bps;

@@ -136,9 +136,13 @@ int ing_inflight_take(struct ing_inflight *f, unsigned path,
  * - an episode starts at the backlog spread over ING_REPACE_SPREAD_US;
  * - each REPORT (every t_report_ms) gives the largest standing queue of
  *   the usable paths (ing_sched_queue_us): over the target
- *   (queue_target_ms) halves the pace,
- *   at or under it raises it by a quarter; never under ING_REPACE_FLOOR
- *   of the start, so that an episode ends;
+ *   (queue_target_ms) halves the pace, once per hold (a report interval
+ *   and the survivors' RTT: the reports that follow a halving still show
+ *   the queue the old pace built; halved on each of them, 14 times after
+ *   one overshoot in issue 14's case a, the pace fell to its floor and
+ *   the copies came after the reorder window), at or under it raises it
+ *   by a quarter; never under ING_REPACE_FLOOR of the start, so that an
+ *   episode ends;
  * - the caller takes the budget every ING_REPACE_TICK_US; a budget is at
  *   most a tick's worth and a largest packet (no burst after a pause).
  * A copy that comes after its hole was given up is still delivered (out
@@ -165,6 +169,7 @@ struct ing_repace {
 	double rate_Bps, floor_Bps;
 	double tokens;
 	uint64_t t_us;
+	uint64_t hold_until_us; /* no halving before (the last one's lag) */
 	struct ing_repace_stats st;
 };
 
@@ -173,9 +178,12 @@ void ing_repace_start(struct ing_repace *p, uint64_t backlog_bytes,
 		      uint64_t now_us);
 /* Nothing left to send again. */
 void ing_repace_stop(struct ing_repace *p);
-/* A REPORT: queue_us, the largest standing queue of the usable paths. */
+/* A REPORT at now_us: queue_us, the largest standing queue of the usable
+ * paths; hold_us, how long a halving takes to show in the reports (a
+ * report interval and the usable paths' largest RTT). */
 void ing_repace_on_report(struct ing_repace *p, uint32_t queue_us,
-			  uint32_t target_us);
+			  uint32_t target_us, uint64_t now_us,
+			  uint64_t hold_us);
 /* The bytes that may go now (0 when no episode). */
 uint64_t ing_repace_budget(struct ing_repace *p, uint64_t now_us);
 /* bytes of the budget went (what ing_inflight_take took from it). */

@@ -243,13 +243,21 @@ static void test_repace(void **state)
 	ing_repace_start(&p, 10000000, t + 2000);
 	assert_true(p.rate_Bps == r0);
 	assert_int_equal(p.st.episodes, 1);
-	ing_repace_on_report(&p, 30000, 20000);
+	ing_repace_on_report(&p, 30000, 20000, t + 50000, 100000);
 	assert_true(p.rate_Bps == r0 / 2);
 	assert_int_equal(p.st.backoffs, 1);
-	ing_repace_on_report(&p, 20000, 20000); /* at the target: up */
+	/* the next reports within the hold show the old pace's queue: no
+	 * halving again */
+	ing_repace_on_report(&p, 40000, 20000, t + 100000, 100000);
+	ing_repace_on_report(&p, 40000, 20000, t + 149999, 100000);
+	assert_true(p.rate_Bps == r0 / 2);
+	assert_int_equal(p.st.backoffs, 1);
+	/* at the target: up */
+	ing_repace_on_report(&p, 20000, 20000, t + 150000, 100000);
 	assert_true(p.rate_Bps == r0 / 2 * 1.25);
 	for (int i = 0; i < 20; i++) {
-		ing_repace_on_report(&p, 50000, 20000);
+		ing_repace_on_report(&p, 50000, 20000, t + 150000 + i * 100000,
+				     100000);
 	}
 	assert_true(p.rate_Bps == r0 * ING_REPACE_FLOOR);
 	/* a pause of a second: no burst beyond a tick and a packet */
