@@ -39,14 +39,34 @@
 _Static_assert((int)MTU_FRAG_BUF == (int)GW_INNER_MAX,
 	       "a fragment fits an inner slot");
 
+/* Stamps and seals the messages of a batch as it goes: the timestamp is
+ * the send time, so the time a packet spent in our drain behind the
+ * others is not read by the peer as its path's queue (queue_msg). */
+static void seal_batch(struct gw_path *p, uint64_t now_us)
+{
+	unsigned m;
+
+	for (m = 0; m < p->nmsg; m++) {
+		p->h[m].tstamp = (uint32_t)now_us;
+		wire_put_hdr(p->hdr[m], &p->h[m]);
+		/* over the header and our copy of the packet (encrypted in
+		 * place with encrypt = true): no further copy */
+		gw_sec_seal(p->sess[m], p->h[m].pn, p->hdr[m],
+			    p->iov[m][1].iov_base, p->iov[m][1].iov_len,
+			    p->tag[m]);
+	}
+}
+
 static void send_batches(struct gw *gw)
 {
+	uint64_t now = gw_now_us();
 	unsigned i, done;
 	int n;
 
 	for (i = 0; i < gw->npaths; i++) {
 		struct gw_path *p = &gw->path[i];
 
+		seal_batch(p, now);
 		for (done = 0; done < p->nmsg; done += (unsigned)n) {
 			struct gw_link *l;
 			unsigned run = 1;
@@ -271,9 +291,9 @@ void gw_ing_resend_close(struct gw_sess *s)
 }
 
 /* Queues the packet h describes (h->path's, sequence numbers taken) in
- * the drain's batch of its path: a slot of our own copy of data, sealed in
- * place; kept for sending again when keep (not a redundant copy: its
- * original is). */
+ * the drain's batch of its path: a slot of our own copy of data, stamped
+ * and sealed in place when the batch goes (seal_batch); kept for sending
+ * again when keep (not a redundant copy: its original is). */
 static void queue_msg(struct gw *gw, struct gw_sess *s, struct wire_hdr *h,
 		      uint32_t id, const uint8_t *data, size_t len, bool keep)
 {
@@ -295,14 +315,12 @@ static void queue_msg(struct gw *gw, struct gw_sess *s, struct wire_hdr *h,
 	}
 	m = p->nmsg++;
 	p->who[m] = l;
-	wire_put_hdr(p->hdr[m], h);
+	p->sess[m] = s;
+	p->h[m] = *h;
 	p->iov[m][0].iov_base = p->hdr[m];
 	p->iov[m][0].iov_len = WIRE_HDR_LEN;
 	p->iov[m][1].iov_base = ing->buf[slot];
 	p->iov[m][1].iov_len = len;
-	/* sealed over the header and our copy of the packet (encrypted in
-	 * place with encrypt = true): no further copy */
-	gw_sec_seal(s, h->pn, p->hdr[m], ing->buf[slot], len, p->tag[m]);
 	p->iov[m][2].iov_base = p->tag[m];
 	p->iov[m][2].iov_len = WIRE_TAG_LEN;
 	memset(&p->msg[m], 0, sizeof(p->msg[m]));
@@ -401,7 +419,7 @@ static int bond(struct gw *gw, struct gw_sess *s, uint32_t id,
 	}
 	h.type = WIRE_DATA;
 	h.session = s->id;
-	h.tstamp = (uint32_t)ing->now_us;
+	/* h.tstamp: the send time, written by seal_batch */
 	/* the class's number in our config, 1-based (0: the default) */
 	h.cls = ci < CLS_MAX ? (uint8_t)(ci + 1) : 0;
 	s->cls[ci].pkts[path]++;
@@ -619,10 +637,9 @@ static void on_packet(void *ctx, const struct nfqueue_pkt *pk)
 	int on;
 	bool v6;
 
-	/* The clock per packet, not per drain: h.tstamp is what the peer
-	 * reads this path's delay from, and a packet that waited for the
-	 * ones before it in the drain would carry that wait as the line's
-	 * queue (the pace's and the weights' signal). */
+	/* The clock per packet, not per drain: the scheduler's pace and
+	 * flows run on it (h.tstamp, what the peer reads this path's delay
+	 * from, is the send time: seal_batch). */
 	ing->now_us = gw_now_us();
 	ing->st.pkts++;
 	v6 = pk->len && pk->data[0] >> 4 == 6;

@@ -23,15 +23,15 @@ struct gw_sess;
 enum gw_path_limits {
 	GW_BUDGET = 64,	     /* packets a drain's batch holds */
 	/* packets taken per queue drain before the event loop runs again.
-	 * A drain's packets are sent together at its end, and the peer
-	 * reads the wait between a packet's stamp and that send as the
-	 * line's queue: 64 at a time, all stamped at the drain's start, a
-	 * busy box (milliseconds per drain) showed the DSL a standing queue
-	 * of 2 to 5 ms that was not there, which held the learned pace's
-	 * probes back for 10 to 20 s (netns_pace) and pushed the weights
-	 * towards the mobile paths.  Each packet is now stamped as it is
-	 * taken (on_packet), so the last of a drain waits for none. */
-	GW_DRAIN = 8,
+	 * A drain's packets are sent together at its end and stamped then
+	 * (seal_batch): the peer reads the wait between a packet's stamp
+	 * and its send as the line's queue, and stamped when taken, 64 at a
+	 * time on a busy box showed the DSL a standing queue of milliseconds
+	 * that was not there (it held the learned pace's probes back for
+	 * 10 to 20 s in netns_pace).  Drains of 8, the workaround, cost the
+	 * RRUL load's pings 16 ms more at p50 and 30 at p99 on the 2-core
+	 * bed (the daemons' CPU beside the emulators and iperf3). */
+	GW_DRAIN = 64,
 	GW_INNER_MAX = 2048, /* largest inner packet carried */
 };
 
@@ -59,6 +59,9 @@ struct gw_path {
 	struct gw_link *who[GW_BUDGET]; /* the link each message counts on */
 	int mfd[GW_BUDGET];		/* the socket each goes on */
 	union gw_src_cmsg src[GW_BUDGET]; /* the source each leaves from */
+	/* sealed when the batch is sent, stamped then (send_batches) */
+	struct gw_sess *sess[GW_BUDGET];
+	struct wire_hdr h[GW_BUDGET];
 };
 
 /* The IP packet a UDP payload of len bytes makes on path p (what a data
