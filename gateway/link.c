@@ -87,12 +87,15 @@ static void set_alive(struct gw_sess *s, struct gw_link *l, bool alive)
 	rx_update(s, l, gw_now_us());
 }
 
+static void det_event(struct gw_sess *s, struct gw_link *l,
+		      enum ing_det_event ev);
+
 void gw_link_heard(struct gw_sess *s, struct gw_link *l,
 		   const struct sockaddr_in6 *from, const struct in6_addr *to,
 		   bool newest, uint64_t now_us)
 {
 	const struct conf_path *cp = &s->gw->conf.path[l->idx];
-	bool learnt = false, family;
+	bool learnt = false, moved = false, family;
 	char a[GW_ADDR_STR];
 
 	l->last_rx_us = now_us;
@@ -113,6 +116,14 @@ void gw_link_heard(struct gw_sess *s, struct gw_link *l,
 		l->have_peer = true;
 		gw_sinfo(s, "path %s: peer is %s", cp->name,
 			 gw_addr_str(&l->peer, a, sizeof(a)));
+		moved = !learnt;
+		if (moved) {
+			/* what the path lost meanwhile went to the old
+			 * address: a move, not a flap (a second one within
+			 * flap_window_ms would hold the path a second) */
+			det_event(s, l, ing_detect_forget_flaps(&l->det,
+								now_us));
+		}
 		if (family &&
 		    s->gw->path[l->idx].outer6 != !gw_addr_is4(from)) {
 			/* the outer header's size changed: inner_max, MSS */
@@ -125,7 +136,7 @@ void gw_link_heard(struct gw_sess *s, struct gw_link *l,
 		l->local = *to;
 		l->have_local = true;
 	}
-	if (learnt) {
+	if (learnt || moved) {
 		/* a round trip at once, not a probe interval later: its
 		 * answer brings the path up */
 		gw_send_probe(s, l, now_us);
@@ -433,8 +444,14 @@ void gw_links_on_path_reopened(struct gw *gw, unsigned path)
 	unsigned k;
 
 	for (k = 0; k < gw->nsess; k++) {
+		struct gw_link *l = &gw->sess[k]->link[path];
+
+		/* what it lost while the interface changed is no flap */
+		det_event(gw->sess[k], l,
+			  ing_detect_forget_flaps(&l->det, now));
 		gw_sec_send_hellos(gw->sess[k], now, true);
-		gw_send_probe(gw->sess[k], &gw->sess[k]->link[path], now);
+		gw_send_probe(gw->sess[k], l, now);
+		det_arm(gw->sess[k], now, true);
 	}
 }
 

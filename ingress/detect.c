@@ -391,12 +391,11 @@ void ing_detect_reset_seq(struct ing_detect *d)
 	d->ack_max_us[0] = d->ack_max_us[1] = 0;
 }
 
-enum ing_det_event ing_detect_peer_restarted(struct ing_detect *d,
-					     uint64_t now_us)
+enum ing_det_event ing_detect_forget_flaps(struct ing_detect *d,
+					   uint64_t now_us)
 {
 	enum ing_det_event ev = ING_DET_EV_NONE;
 
-	ing_detect_reset_seq(d);
 	if (d->state == ING_DET_HOLD) {
 		ev = enter_up(d, now_us);
 	}
@@ -404,6 +403,13 @@ enum ing_det_event ing_detect_peer_restarted(struct ing_detect *d,
 	d->level = 0;
 	d->have_back = false;
 	return ev;
+}
+
+enum ing_det_event ing_detect_peer_restarted(struct ing_detect *d,
+					     uint64_t now_us)
+{
+	ing_detect_reset_seq(d);
+	return ing_detect_forget_flaps(d, now_us);
 }
 
 const char *ing_detect_state_name(enum ing_det_state s)

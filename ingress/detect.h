@@ -276,6 +276,13 @@ static inline bool ing_detect_probe_due(bool any, uint64_t last_us,
 			       last_us + (uint64_t)interval_ms * 1000;
 }
 
+/* The path's outage was a move, not the line flapping (the peer's address
+ * behind NAT changed, our own interface came back under a new address or
+ * index): the flaps forgotten, a path held comes UP at now_us (returned),
+ * the next suspect is no flap. */
+enum ing_det_event ing_detect_forget_flaps(struct ing_detect *d,
+					   uint64_t now_us);
+
 /* The peer restarted (a new session): ing_detect_reset_seq, and the
  * flaps forgotten, for the path did not flap, its peer did: a path held
  * comes UP at now_us (returned), the next suspect is no flap. */

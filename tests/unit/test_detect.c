@@ -705,6 +705,30 @@ static void test_peer_restarted(void **state)
 	assert_int_equal(d.state, ING_DET_UP);
 }
 
+/* A move (the peer's address behind NAT, our interface re-created): the
+ * flaps forgotten as for a restart, but the sequence kept. */
+static void test_forget_flaps(void **state)
+{
+	struct ing_detect d;
+	uint64_t t;
+	uint32_t sent;
+
+	(void)state;
+	flap_once(&d, &t);
+	assert_int_equal(d.state, ING_DET_HOLD);
+	sent = d.sent_next;
+	assert_int_equal(ing_detect_forget_flaps(&d, t + MS(10)),
+			 ING_DET_EV_UP);
+	assert_int_equal(d.level, 0);
+	assert_int_equal(d.sent_next, sent);
+	/* the next suspect is no flap */
+	cut_at(&d, sent, t + MS(100));
+	assert_int_equal(d.st.flaps, 1);
+	assert_int_equal(ing_detect_answered(&d, t + MS(500)), ING_DET_EV_UP);
+	assert_int_equal(ing_detect_forget_flaps(&d, t + MS(600)),
+			 ING_DET_EV_NONE);
+}
+
 static void test_names(void **state)
 {
 	(void)state;
@@ -742,6 +766,7 @@ int main(void)
 		cmocka_unit_test(test_flap_window_forgets),
 		cmocka_unit_test(test_reset_seq),
 		cmocka_unit_test(test_peer_restarted),
+		cmocka_unit_test(test_forget_flaps),
 		cmocka_unit_test(test_names),
 	};
 
