@@ -89,6 +89,7 @@ static void set_alive(struct gw_sess *s, struct gw_link *l, bool alive)
 
 static void det_event(struct gw_sess *s, struct gw_link *l,
 		      enum ing_det_event ev);
+static void det_arm(struct gw_sess *s, uint64_t now_us, bool force);
 
 void gw_link_heard(struct gw_sess *s, struct gw_link *l,
 		   const struct sockaddr_in6 *from, const struct in6_addr *to,
@@ -123,6 +124,7 @@ void gw_link_heard(struct gw_sess *s, struct gw_link *l,
 			 * flap_window_ms would hold the path a second) */
 			det_event(s, l, ing_detect_forget_flaps(&l->det,
 								now_us));
+			det_arm(s, now_us, true);
 		}
 		if (family &&
 		    s->gw->path[l->idx].outer6 != !gw_addr_is4(from)) {
@@ -157,23 +159,11 @@ static void det_params(const struct gw *gw, struct ing_detect_params *p)
  * (none: stopped).  force: also when it would fire later than armed (the
  * inputs that only ever postpone a deadline leave an earlier timer alone:
  * it fires, ticks nothing and is armed again). */
-static void det_alone(struct gw_sess *s)
-{
-	struct ing_detect *d[WIRE_MAX_PATHS];
-	unsigned i;
-
-	for (i = 0; i < s->gw->npaths; i++) {
-		d[i] = &s->link[i].det;
-	}
-	ing_detect_mark_alone(d, s->gw->npaths);
-}
-
 static void det_arm(struct gw_sess *s, uint64_t now_us, bool force)
 {
 	uint64_t at = 0, when;
 	unsigned i;
 
-	det_alone(s); /* a path's state changed: the data rule's too */
 	for (i = 0; i < s->gw->npaths; i++) {
 		if (ing_detect_deadline(&s->link[i].det, &when) &&
 		    (!at || when < at)) {
@@ -244,7 +234,18 @@ static void det_event(struct gw_sess *s, struct gw_link *l,
 		      enum ing_det_event ev)
 {
 	const struct conf_path *cp = &s->gw->conf.path[l->idx];
+	struct ing_detect *d[WIRE_MAX_PATHS];
+	unsigned i;
 
+	if (ev == ING_DET_EV_NONE) {
+		return;
+	}
+	/* which path is the last usable one changes with a state: the
+	 * others' data rule with it (the callers arm the timer after) */
+	for (i = 0; i < s->gw->npaths; i++) {
+		d[i] = &s->link[i].det;
+	}
+	ing_detect_mark_alone(d, s->gw->npaths);
 	switch (ev) {
 	case ING_DET_EV_NONE:
 		return;
@@ -300,7 +301,6 @@ static void on_det_timer(struct ev_loop *loop, ev_timer *w, int revents)
 	for (i = 0; i < s->gw->npaths; i++) {
 		struct gw_link *l = &s->link[i];
 
-		det_alone(s); /* another may have turned suspect */
 		while ((ev = ing_detect_tick(&l->det, now)) !=
 		       ING_DET_EV_NONE) {
 			det_event(s, l, ev);
