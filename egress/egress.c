@@ -8,6 +8,7 @@ int egr_init(struct egr *e, const struct egr_reseq_params *p, unsigned npaths,
 	e->bad_path = 0;
 	e->lto_max_us = p->t_lto_us;
 	e->lto_back = 0;
+	e->heals = 0;
 	egr_loss_init(&e->loss, npaths);
 	return egr_reseq_init(&e->reseq, p, npaths, fn, ctx);
 }
@@ -35,6 +36,11 @@ enum egr_verdict egr_on_data(struct egr *e, const struct wire_hdr *h,
 		if (!egr_reseq_set_params(&e->reseq, &rp)) {
 			e->lto_back++;
 		}
+	}
+	if (e->reseq.path_seen[h->path] &&
+	    now_us - e->reseq.path_last_us[h->path] > EGR_HEAL_SILENCE_US) {
+		egr_reseq_late_grace(&e->reseq, now_us + EGR_HEAL_GRACE_US);
+		e->heals++;
 	}
 	missing = egr_loss_on_packet(&e->loss, h->path, h->lseq);
 	egr_loss_on_delay(&e->loss, h->path, h->tstamp, now_us);

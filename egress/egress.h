@@ -16,6 +16,19 @@ enum {
 	 * delay and its buffer, filled while the others carried everything,
 	 * add, which the reorder timeout adapted without it cannot know. */
 	EGR_LTO_BACK_US = 100000,
+	/* A path silent this long is back from a cut (longer than the
+	 * sender's data rule takes to find it suspect, 150 ms and a report,
+	 * so a path merely used lightly seldom counts): for EGR_HEAL_GRACE_US
+	 * a packet whose hole was given up is released out of order however
+	 * late it comes, not dropped as too_old.  The survivors' packets lag
+	 * the healed path's by the queue they built while they carried
+	 * everything (failover.sh case b: the LTE's full 50-ms buffer and
+	 * its 20 ms of jitter against the DSL's 13 ms, 1-2 packets a heal
+	 * more than two timeouts late); that queue is the cut's, not a
+	 * bloat to signal, and it drains once the healed path takes its
+	 * share, well within the grace. */
+	EGR_HEAL_SILENCE_US = 300000,
+	EGR_HEAL_GRACE_US = 1000000,
 };
 
 struct egr {
@@ -24,6 +37,7 @@ struct egr {
 	uint64_t bad_path; /* DATA dropped: path index out of range */
 	uint32_t lto_max_us; /* the configured t_lto (egr_adapt_lto) */
 	uint64_t lto_back;   /* paths back: the timeout raised to it */
+	uint64_t heals;      /* paths back from a cut: a late grace begun */
 };
 
 int egr_init(struct egr *e, const struct egr_reseq_params *p, unsigned npaths,
@@ -33,7 +47,8 @@ void egr_free(struct egr *e);
 /* A validated DATA header arrives; see egr_reseq_push.  DATA on a path
  * that delivered nothing for EGR_LTO_BACK_US raises the reorder timeout to
  * its ceiling at once (lto_back); egr_adapt_lto brings it down again as
- * the measurements allow, 1/8 a report interval. */
+ * the measurements allow, 1/8 a report interval.  After
+ * EGR_HEAL_SILENCE_US, a late grace too (heals, egr_reseq_late_grace). */
 enum egr_verdict egr_on_data(struct egr *e, const struct wire_hdr *h,
 			     uint64_t now_us, uint64_t cookie);
 

@@ -470,7 +470,7 @@ enum egr_verdict egr_reseq_push_flow(struct egr_reseq *r, uint32_t g,
 		}
 		if ((uint32_t) - (int64_t)d < r->p.capacity &&
 		    holds(r, g, SLOT_SKIPPED) &&
-		    ((flags & WIRE_F_RESENT) ||
+		    ((flags & WIRE_F_RESENT) || r->now_us < r->late_grace_us ||
 		     r->now_us - slot_of(r, g)->skip_us <= r->p.t_lto_us)) {
 			/* after its hole was given up (the reorder timeout
 			 * was shorter than this path's lag, or a copy sent
@@ -617,6 +617,11 @@ void egr_reseq_set_resend_wait(struct egr_reseq *r, uint32_t us)
 	r->resend_wait_us = us;
 }
 
+void egr_reseq_late_grace(struct egr_reseq *r, uint64_t until_us)
+{
+	r->late_grace_us = until_us;
+}
+
 bool egr_reseq_deadline(const struct egr_reseq *r, uint64_t *when_us)
 {
 	uint32_t pos = r->arr_head;
@@ -666,5 +671,6 @@ void egr_reseq_reset(struct egr_reseq *r)
 	}
 	r->arr_head = r->arr_tail = 0;
 	r->started = false;
+	r->late_grace_us = 0;
 	memset(r->path_seen, 0, sizeof(r->path_seen));
 }

@@ -130,6 +130,7 @@ struct egr_reseq {
 	uint32_t path_top[WIRE_MAX_PATHS]; /* highest gseq delivered per path */
 	uint64_t path_last_us[WIRE_MAX_PATHS]; /* its last delivery */
 	uint32_t resend_wait_us; /* egr_reseq_set_resend_wait */
+	uint64_t late_grace_us;	 /* egr_reseq_late_grace: until then */
 	struct egr_reseq_stats st;
 };
 
@@ -145,6 +146,12 @@ void egr_reseq_free(struct egr_reseq *r);
 /* Timeout and early_release can change at run time; capacity cannot.
  * Returns 0 or -EINVAL. */
 int egr_reseq_set_params(struct egr_reseq *r, const struct egr_reseq_params *p);
+
+/* Until until_us, a packet whose hole was given up is released out of
+ * order however late it comes (its slot still records the hole), not
+ * dropped as too_old: a path back from a cut (egress.h,
+ * EGR_HEAL_SILENCE_US). */
+void egr_reseq_late_grace(struct egr_reseq *r, uint64_t until_us);
 
 /* One DATA packet arrives.  missing: packets missing on its path just before
  * it (from egr_loss_on_packet); pgap: from its header. */

@@ -632,6 +632,95 @@ static void test_lto_back(void **state)
 	egr_free(&e);
 }
 
+/* A path back after EGR_HEAL_SILENCE_US (a cut healed): for
+ * EGR_HEAL_GRACE_US a packet of the other path whose hole was given up is
+ * released late however late it comes (the queue the survivor built while
+ * it carried everything), where it is dropped too_old otherwise. */
+static void test_heal_grace(void **state)
+{
+	struct egr_reseq_params p = {.t_lto_us = 50000, .capacity = 64};
+	struct wire_hdr h;
+	struct egr e;
+	uint64_t t = 1000;
+	uint32_t g = 0, l0 = 0, l1 = 0;
+
+	(void)state;
+	assert_int_equal(egr_init(&e, &p, 2, nop_release, NULL), 0);
+	memset(&h, 0, sizeof(h));
+	h.type = WIRE_DATA;
+	/* both paths deliver, then path 1 alone for long enough */
+	for (unsigned i = 0; i < 2; i++) {
+		h.path = (uint8_t)i;
+		h.gseq = g++;
+		h.lseq = i ? l1++ : l0++;
+		assert_int_equal(egr_on_data(&e, &h, t, 0), EGR_RELEASED);
+	}
+	for (unsigned round = 0; round < 2; round++) {
+		/* path 1 alone for `silence', then path 0 again: g's hole (on
+		 * path 1) is given up a timeout after g + 1 came on path 0,
+		 * and g itself comes 2 timeouts and 1 us after g + 1 */
+		uint64_t silence = round ? EGR_HEAL_SILENCE_US + 1000
+					 : EGR_HEAL_SILENCE_US - 1000;
+
+		for (uint64_t x = 100000; x < silence; x += 100000) {
+			h.path = 1;
+			h.gseq = g++;
+			h.lseq = l1++;
+			assert_int_equal(egr_on_data(&e, &h, t + x, 0),
+					 EGR_RELEASED);
+		}
+		t += silence;
+		h.path = 0;
+		h.gseq = g + 1;
+		h.lseq = l0++;
+		assert_int_equal(egr_on_data(&e, &h, t, 0), EGR_BUFFERED);
+		egr_reseq_poll(&e.reseq, t + 50000);
+		h.path = 1;
+		h.gseq = g;
+		h.lseq = l1++;
+		g += 2;
+		t += 2 * 50000 + 1;
+		if (round == 0) {
+			/* path 0 silent for less than EGR_HEAL_SILENCE_US: no
+			 * grace, the packet is too old */
+			assert_int_equal(egr_on_data(&e, &h, t, 0),
+					 EGR_DROP_LATE);
+			assert_int_equal(e.reseq.st.too_old, 1);
+			assert_int_equal(e.heals, 0);
+		} else {
+			assert_int_equal(egr_on_data(&e, &h, t, 0),
+					 EGR_RELEASED);
+			assert_int_equal(e.reseq.st.too_old, 1);
+			assert_int_equal(e.reseq.st.late, 1);
+			assert_int_equal(e.heals, 1);
+		}
+	}
+	/* the grace ends EGR_HEAL_GRACE_US after the heal (both paths
+	 * deliver meanwhile) */
+	for (uint64_t end = t + EGR_HEAL_GRACE_US; t < end; t += 100000) {
+		for (unsigned i = 0; i < 2; i++) {
+			h.path = (uint8_t)i;
+			h.gseq = g++;
+			h.lseq = i ? l1++ : l0++;
+			assert_int_equal(egr_on_data(&e, &h, t, 0),
+					 EGR_RELEASED);
+		}
+	}
+	h.path = 0;
+	h.gseq = g + 1;
+	h.lseq = l0++;
+	assert_int_equal(egr_on_data(&e, &h, t, 0), EGR_BUFFERED);
+	egr_reseq_poll(&e.reseq, t + 50000);
+	h.path = 1;
+	h.gseq = g;
+	h.lseq = l1++;
+	assert_int_equal(egr_on_data(&e, &h, t + 2 * 50000 + 1, 0),
+			 EGR_DROP_LATE);
+	assert_int_equal(e.reseq.st.too_old, 2);
+	assert_int_equal(e.heals, 1);
+	egr_free(&e);
+}
+
 static void nop_release(void *ctx, uint64_t cookie, uint32_t gseq)
 {
 	(void)ctx;
@@ -660,6 +749,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_init),
 		cmocka_unit_test(test_lto_back),
+		cmocka_unit_test(test_heal_grace),
 		cmocka_unit_test(test_path_out_of_range),
 		cmocka_unit_test(test_missing_reaches_reseq),
 		cmocka_unit_test(test_fast_path_loss_early),
