@@ -31,7 +31,11 @@
 #   back     heal -> the first poll in which the path sent DATA again;
 #   lost after       packets sent after the heal that never arrived, and
 #            of them those sent once the path carried again (the heal's
-#            own cost: before, the survivors may be short of room);
+#            own cost: before, the survivors may be short of room), and
+#            of these those the survivor's bottleneck (its tbf, polled
+#            every few ms from 0.2 s before the heal to 1.5 s after) dropped: the full
+#            buffer the cut left it, still draining (counted from the
+#            earliest send time its drops can have, so at most that);
 #   held     the cut path's holddowns (the sender's detector) in the run:
 #            the runs are spaced so that none should be a flap.
 # A packet's send time is its sender's clock (in the probe); a lost one's
@@ -147,10 +151,36 @@ with open(out, "w") as f:
         time.sleep(0.01)
 EOF
 
+# The survivor's bottleneck around the heal: "mono_time drops" of the tbf
+# on DEV, every 4 ms or so for SECS s from the monotonic time T0 (started
+# before: python and the first tc take 0.2 s); its drops are the full
+# buffer the survivor was left with, not the healed path's.
+cat >"$TB_DIR/tcpoll.py" <<'EOF'
+import json, subprocess, sys, time
+dev, out, t0, secs = sys.argv[1], sys.argv[2], float(sys.argv[3]), \
+    float(sys.argv[4])
+while time.monotonic() < t0:
+    time.sleep(0.005)
+end = t0 + secs
+with open(out, "w") as f:
+    while time.monotonic() < end:
+        r = subprocess.run(["tc", "-s", "-j", "qdisc", "show", "dev", dev],
+                           capture_output=True, text=True)
+        t = time.monotonic()
+        try:
+            q = [x for x in json.loads(r.stdout) if x.get("kind") == "tbf"]
+            f.write("%.6f %d\n" % (t, q[0]["drops"]))
+        except (ValueError, KeyError, IndexError):
+            pass
+        time.sleep(0.002)
+EOF
+
 # The figures of one run, one "key=value" a line.
 cat >"$TB_DIR/analyse.py" <<'EOF'
 import bisect, sys
-plog, poll, path, sent, tstart, tend, tcut, theal = sys.argv[1:9]
+plog, poll, tcpoll, shift, path, sent = sys.argv[1:7]
+tstart, tend, tcut, theal = sys.argv[7:11]
+shift = float(shift)
 sent = int(sent)
 tstart, tend, tcut, theal = map(float, (tstart, tend, tcut, theal))
 pps = sent / (tend - tstart)
@@ -231,6 +261,21 @@ out["back_ms"] = round((back - theal) * 1000) if back else -1
 # lost of what was sent once the path carried again: the heal's own cost
 # (before that, the survivors may be short of room)
 out["lost_back"] = sum(1 for tx in lost_tx if tx >= back) if back else -1
+# of them, dropped by the survivor's full bottleneck: its tbf's drops
+# between two polls, sent at the earlier poll less the most the emulated
+# delay before the tbf takes (the earliest they can have been sent: what
+# is counted here is at most what the survivor dropped after "back")
+full = 0
+if back:
+    tp = []
+    for line in open(tcpoll):
+        w = line.split()
+        if len(w) == 2:
+            tp.append((float(w[0]), int(w[1])))
+    for a, b in zip(tp, tp[1:]):
+        if a[0] - shift >= back:
+            full += b[1] - a[1]
+out["lost_back_full"] = min(full, out["lost_back"]) if back else -1
 for k, v in out.items():
     print("%s=%s" % (k, v))
 EOF
@@ -243,10 +288,12 @@ EOF
 flow() {
 	local dir=$1 rate=$2 dur=$3 name=$4 cut_at=${5:-} path=${6:-}
 	local from=srv to=cli dst=$TB_CLI_IP sender=conc rx tx poller
-	local tstart tend tcut=0 theal=0
+	local tstart tend tcut=0 theal=0 survivor=dsl sdev=cpe
 	if [ "$dir" = up ]; then
-		from=cli to=srv dst=$TB_SRV_IP sender=cpe
+		from=cli to=srv dst=$TB_SRV_IP sender=cpe sdev=conc
 	fi
+	[ "$path" = dsl ] && survivor=lte
+	: >"$TB_DIR/$name.tcpoll"
 	rm -f "$TB_DIR/$name.ready" "$TB_DIR/$name.stop"
 	tb_bg "$sender" "$TB_DIR/$name.poll.log" python3 "$TB_DIR/poll.py" \
 		"$L3BONDCTL" "$(ctl_socket "$sender")" "$TB_DIR/$name.poll" \
@@ -268,6 +315,10 @@ flow() {
 		sleep "$cut_at"
 		tcut=$(mono)
 		tb_cut "$path"
+		tb_bg "$survivor" "$TB_DIR/$name.tcpoll.log" python3 \
+			"$TB_DIR/tcpoll.py" "$sdev" "$TB_DIR/$name.tcpoll" \
+			"$(awk -v c="$tcut" -v h="$HEAL_AFTER_S" \
+				'BEGIN { printf "%.6f", c + h - 0.2 }')" 1.7
 		sleep "$HEAL_AFTER_S"
 		theal=$(mono)
 		tb_heal "$path"
@@ -311,6 +362,16 @@ wait_usable() {
 	return 1
 }
 
+# The most the emulated delay before the survivor's tbf takes, in s: the
+# survivor of a PATH cut, in DIR.
+survivor_delay_s() {
+	local s=dsl
+	[ "$1" = dsl ] && s=lte
+	awk -v d="$(tb__param $s "$2" delay 0)" \
+		-v j="$(tb__param $s "$2" jitter 0)" \
+		'BEGIN { printf "%.4f", (d + j) / 1000 }'
+}
+
 # cut_case CASE DIR RATE PATH LABEL: the runs of one cut case, a table
 # row each.
 cut_case() {
@@ -339,7 +400,8 @@ cut_case() {
 			"$name" "$cut_at" "$path"
 		# shellcheck disable=SC2046
 		python3 "$TB_DIR/analyse.py" "$TB_DIR/$name.plog" \
-			"$TB_DIR/$name.poll" "$path" \
+			"$TB_DIR/$name.poll" "$TB_DIR/$name.tcpoll" \
+			"$(survivor_delay_s "$path" "$dir")" "$path" \
 			"$(jget "$TB_DIR/$name.tx.json" sent)" \
 			$(cat "$TB_DIR/$name.times") >"$TB_DIR/$name.res"
 		last_heal=$(awk '{ print $4 }' "$TB_DIR/$name.times")
@@ -350,13 +412,13 @@ cut_case() {
 			cp "$TB_DIR/$name".* "$FAILOVER_KEEP/"
 		fi
 		refresh "$sender"
-		printf '| %s | %s | %d | %.1f s | %s ms | %s ms | %s | %s = %s ms of %s %% | %s ms | %s (%s) | %s / %s | %s |\n' \
+		printf '| %s | %s | %d | %.1f s | %s ms | %s ms | %s | %s = %s ms of %s %% | %s ms | %s (%s; %s) | %s / %s | %s |\n' \
 			"$c" "$label" "$r" "$cut_at" "$(res "$name" outage_ms)" \
 			"$(res "$name" switch_ms)" "$(res "$name" lost_cut)" \
 			"$(res "$name" lost_excess)" \
 			"$(res "$name" lost_cut_ms)" "$(res "$name" share_pct)" \
 			"$(res "$name" back_ms)" "$(res "$name" lost_after)" \
-			"$(res "$name" lost_back)" \
+			"$(res "$name" lost_back)" "$(res "$name" lost_back_full)" \
 			"$(res "$name" lost_total)" "$(res "$name" sent)" \
 			"$(counters_delta "$sender" "$name" "path.$path.holddowns")"
 	done
@@ -364,7 +426,7 @@ cut_case() {
 
 if want a || want b || want c || want d; then
 	echo
-	echo "| case | flow, cut | run | cut at | outage | switch | lost, cut to heal | of it beyond the survivors' capacity = ms of the cut path's share (its share) | heal -> carrying | lost after the heal (after carrying again) | lost / sent | held |"
+	echo "| case | flow, cut | run | cut at | outage | switch | lost, cut to heal | of it beyond the survivors' capacity = ms of the cut path's share (its share) | heal -> carrying | lost after the heal (after carrying again; of them at the survivor's full buffer) | lost / sent | held |"
 	echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 fi
 want a && cut_case a down 50 dsl "50 Mbit/s down, DSL cut"
