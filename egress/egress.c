@@ -37,15 +37,32 @@ enum egr_verdict egr_on_data(struct egr *e, const struct wire_hdr *h,
 			e->lto_back++;
 		}
 	}
-	if (e->reseq.path_seen[h->path] &&
-	    now_us - e->reseq.path_last_us[h->path] > EGR_HEAL_SILENCE_US) {
-		egr_reseq_late_grace(&e->reseq, now_us + EGR_HEAL_GRACE_US);
-		e->heals++;
-	}
 	missing = egr_loss_on_packet(&e->loss, h->path, h->lseq);
 	egr_loss_on_delay(&e->loss, h->path, h->tstamp, now_us);
 	return egr_reseq_push_flow(&e->reseq, h->gseq, h->path, missing,
 				   h->pgap, h->fgap, h->flags, now_us, cookie);
+}
+
+void egr_path_heard(struct egr *e, unsigned path, uint64_t silent_us,
+		    uint64_t now_us)
+{
+	const struct egr_reseq *r = &e->reseq;
+	bool busy = false;
+
+	if (silent_us <= EGR_HEAL_SILENCE_US || path >= r->npaths ||
+	    !r->path_seen[path] ||
+	    now_us - r->path_last_us[path] > silent_us + EGR_HEAL_SILENCE_US) {
+		return;
+	}
+	for (unsigned i = 0; i < r->npaths; i++) {
+		busy = busy || (i != path && r->path_seen[i] &&
+				now_us - r->path_last_us[i] <
+					EGR_HEAL_GRACE_US);
+	}
+	if (busy) {
+		egr_reseq_late_grace(&e->reseq, now_us + EGR_HEAL_GRACE_US);
+		e->heals++;
+	}
 }
 
 bool egr_adapt_lto(struct egr *e, const struct egr_lto_path *p,

@@ -16,18 +16,23 @@ enum {
 	 * delay and its buffer, filled while the others carried everything,
 	 * add, which the reorder timeout adapted without it cannot know. */
 	EGR_LTO_BACK_US = 100000,
-	/* A path silent this long is back from a cut (longer than the
-	 * sender's data rule takes to find it suspect, 150 ms and a report,
-	 * so a path merely used lightly seldom counts): for EGR_HEAL_GRACE_US
-	 * a packet whose hole was given up is released out of order however
-	 * late it comes, not dropped as too_old.  The survivors' packets lag
-	 * the healed path's by the queue they built while they carried
-	 * everything (failover.sh case b: the LTE's full 50-ms buffer and
-	 * its 20 ms of jitter against the DSL's 13 ms, 1-2 packets a heal
-	 * more than two timeouts late); that queue is the cut's, not a
-	 * bloat to signal, and it drains once the healed path takes its
-	 * share, well within the grace. */
-	EGR_HEAL_SILENCE_US = 300000,
+	/* A path from which nothing at all (DATA, REPORT, PROBE or its
+	 * answer) came for this long is back from a cut when anything comes
+	 * on it again while the others carry DATA: a path in use hears its
+	 * peer's probes and the answers to its own every probe_interval_ms
+	 * (200) at least, so a path merely used lightly does not count (its
+	 * DATA silence alone did: 1-7 times in every RRUL run), and the
+	 * first packet of a healed path is a probe (its DATA follows when
+	 * the sender has the answer).  For EGR_HEAL_GRACE_US a packet whose
+	 * hole was given up is then released out of order however late it
+	 * comes, not dropped as too_old (egr_path_heard).  The survivors'
+	 * packets lag the healed path's by the queue they built while they
+	 * carried everything (failover.sh case b: the LTE's full 50-ms
+	 * buffer and its 20 ms of jitter against the DSL's 13 ms, 1-16
+	 * packets a heal more than two timeouts late); that queue is the
+	 * cut's, not a bloat to signal, and it drains once the healed path
+	 * takes its share, well within the grace. */
+	EGR_HEAL_SILENCE_US = 500000,
 	EGR_HEAL_GRACE_US = 1000000,
 };
 
@@ -47,10 +52,18 @@ void egr_free(struct egr *e);
 /* A validated DATA header arrives; see egr_reseq_push.  DATA on a path
  * that delivered nothing for EGR_LTO_BACK_US raises the reorder timeout to
  * its ceiling at once (lto_back); egr_adapt_lto brings it down again as
- * the measurements allow, 1/8 a report interval.  After
- * EGR_HEAL_SILENCE_US, a late grace too (heals, egr_reseq_late_grace). */
+ * the measurements allow, 1/8 a report interval. */
 enum egr_verdict egr_on_data(struct egr *e, const struct wire_hdr *h,
 			     uint64_t now_us, uint64_t cookie);
+
+/* An authentic packet came on path after silent_us without any: after
+ * EGR_HEAL_SILENCE_US, if the path delivered DATA just before it fell
+ * silent (within EGR_HEAL_SILENCE_US: it carried when it was cut, not an
+ * idle bond's path) and another path delivered DATA within
+ * EGR_HEAL_GRACE_US, a late grace of EGR_HEAL_GRACE_US begins
+ * (egr_reseq_late_grace), counted in heals. */
+void egr_path_heard(struct egr *e, unsigned path, uint64_t silent_us,
+		    uint64_t now_us);
 
 /* The reorder timeout adapted to this interval's measurements (lto.h),
  * once per report interval before egr_loss_report: p[i] what is known of

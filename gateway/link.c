@@ -99,6 +99,11 @@ void gw_link_heard(struct gw_sess *s, struct gw_link *l,
 	bool learnt = false, moved = false, family;
 	char a[GW_ADDR_STR];
 
+	/* heard after a silence: a cut healed? (egress/egress.h) */
+	if (l->last_rx_us) {
+		egr_path_heard(&s->egr, l->idx, now_us - l->last_rx_us,
+			       now_us);
+	}
 	l->last_rx_us = now_us;
 	rx_update(s, l, now_us);
 	/* Carrier NAT may move the CPE's address or port at any time: the

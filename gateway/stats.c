@@ -483,9 +483,10 @@ static void walk_egress(struct gw_sess *se, struct walker *w)
 		"timeout raised to t_lto_ms",
 		se->egr.lto_back);
 	counter(w, "heals",
-		"paths whose DATA came again after 300 ms of silence (a cut "
-		"healed): for a second a packet whose hole was given up is "
-		"released late however late it comes, not dropped too_old",
+		"paths heard again after 500 ms without any packet while "
+		"others carried DATA (a cut healed): for a second a packet "
+		"whose hole was given up is released late however late it "
+		"comes, not dropped too_old",
 		se->egr.heals);
 	counter(w, "reports_sent",
 		"REPORT intervals in which REPORTs went out (on every path)",

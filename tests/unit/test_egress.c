@@ -632,10 +632,10 @@ static void test_lto_back(void **state)
 	egr_free(&e);
 }
 
-/* A path back after EGR_HEAL_SILENCE_US (a cut healed): for
- * EGR_HEAL_GRACE_US a packet of the other path whose hole was given up is
- * released late however late it comes (the queue the survivor built while
- * it carried everything), where it is dropped too_old otherwise. */
+/* A path back from a cut (egr_path_heard): for EGR_HEAL_GRACE_US a packet
+ * of the other path whose hole was given up is released late however
+ * late it comes (the queue the survivor built while it carried
+ * everything), where it is dropped too_old otherwise. */
 static void test_heal_grace(void **state)
 {
 	struct egr_reseq_params p = {.t_lto_us = 50000, .capacity = 64};
@@ -648,28 +648,26 @@ static void test_heal_grace(void **state)
 	assert_int_equal(egr_init(&e, &p, 2, nop_release, NULL), 0);
 	memset(&h, 0, sizeof(h));
 	h.type = WIRE_DATA;
-	/* both paths deliver, then path 1 alone for long enough */
-	for (unsigned i = 0; i < 2; i++) {
-		h.path = (uint8_t)i;
-		h.gseq = g++;
-		h.lseq = i ? l1++ : l0++;
-		assert_int_equal(egr_on_data(&e, &h, t, 0), EGR_RELEASED);
-	}
-	for (unsigned round = 0; round < 2; round++) {
-		/* path 1 alone for `silence', then path 0 again: g's hole (on
-		 * path 1) is given up a timeout after g + 1 came on path 0,
-		 * and g itself comes 2 timeouts and 1 us after g + 1 */
-		uint64_t silence = round ? EGR_HEAL_SILENCE_US + 1000
-					 : EGR_HEAL_SILENCE_US - 1000;
-
-		for (uint64_t x = 100000; x < silence; x += 100000) {
-			h.path = 1;
-			h.gseq = g++;
-			h.lseq = l1++;
-			assert_int_equal(egr_on_data(&e, &h, t + x, 0),
-					 EGR_RELEASED);
+	for (unsigned round = 0; round < 3; round++) {
+		/* both paths deliver every 100 ms for a second; then g's hole
+		 * (on path 1) is given up a timeout after g + 1 came on path
+		 * 0, and g itself comes 2 timeouts and 1 us after g + 1 */
+		for (uint64_t end = t + 1000000; t < end; t += 100000) {
+			for (unsigned i = 0; i < 2; i++) {
+				h.path = (uint8_t)i;
+				h.gseq = g++;
+				h.lseq = i ? l1++ : l0++;
+				assert_int_equal(egr_on_data(&e, &h, t, 0),
+						 EGR_RELEASED);
+			}
 		}
-		t += silence;
+		if (round == 1) {
+			/* path 0 heard after a silence just too short, then
+			 * back from a cut */
+			egr_path_heard(&e, 0, EGR_HEAL_SILENCE_US, t);
+			assert_int_equal(e.heals, 0);
+			egr_path_heard(&e, 0, EGR_HEAL_SILENCE_US + 1, t);
+		}
 		h.path = 0;
 		h.gseq = g + 1;
 		h.lseq = l0++;
@@ -680,44 +678,41 @@ static void test_heal_grace(void **state)
 		h.lseq = l1++;
 		g += 2;
 		t += 2 * 50000 + 1;
-		if (round == 0) {
-			/* path 0 silent for less than EGR_HEAL_SILENCE_US: no
-			 * grace, the packet is too old */
+		if (round != 1) {
+			/* no grace (round 2: the grace ended a second after
+			 * the heal): the packet is too old */
 			assert_int_equal(egr_on_data(&e, &h, t, 0),
 					 EGR_DROP_LATE);
-			assert_int_equal(e.reseq.st.too_old, 1);
-			assert_int_equal(e.heals, 0);
+			assert_int_equal(e.reseq.st.too_old, round ? 2 : 1);
+			assert_int_equal(e.reseq.st.late, round ? 1 : 0);
 		} else {
 			assert_int_equal(egr_on_data(&e, &h, t, 0),
 					 EGR_RELEASED);
 			assert_int_equal(e.reseq.st.too_old, 1);
 			assert_int_equal(e.reseq.st.late, 1);
-			assert_int_equal(e.heals, 1);
 		}
 	}
-	/* the grace ends EGR_HEAL_GRACE_US after the heal (both paths
-	 * deliver meanwhile) */
-	for (uint64_t end = t + EGR_HEAL_GRACE_US; t < end; t += 100000) {
-		for (unsigned i = 0; i < 2; i++) {
-			h.path = (uint8_t)i;
-			h.gseq = g++;
-			h.lseq = i ? l1++ : l0++;
-			assert_int_equal(egr_on_data(&e, &h, t, 0),
-					 EGR_RELEASED);
-		}
-	}
-	h.path = 0;
-	h.gseq = g + 1;
-	h.lseq = l0++;
-	assert_int_equal(egr_on_data(&e, &h, t, 0), EGR_BUFFERED);
-	egr_reseq_poll(&e.reseq, t + 50000);
-	h.path = 1;
-	h.gseq = g;
-	h.lseq = l1++;
-	assert_int_equal(egr_on_data(&e, &h, t + 2 * 50000 + 1, 0),
-			 EGR_DROP_LATE);
-	assert_int_equal(e.reseq.st.too_old, 2);
 	assert_int_equal(e.heals, 1);
+	/* nothing delivered for EGR_HEAL_GRACE_US (an idle session's probe
+	 * after 20 s): no grace */
+	egr_path_heard(&e, 0, EGR_HEAL_SILENCE_US + 1, t + EGR_HEAL_GRACE_US);
+	assert_int_equal(e.heals, 1);
+	/* path 1 heard after a silence, but its last DATA came long before
+	 * it fell silent (an idle path's probe, at the start of traffic on
+	 * path 0): no grace */
+	h.path = 0;
+	h.gseq = g++;
+	h.lseq = l0++;
+	t += 2 * EGR_HEAL_GRACE_US;
+	assert_int_equal(egr_on_data(&e, &h, t, 0), EGR_RELEASED);
+	egr_path_heard(&e, 1, EGR_HEAL_SILENCE_US + 1, t);
+	assert_int_equal(e.heals, 1);
+	/* path 1 silent from just after its last DATA: a cut healed */
+	egr_path_heard(&e, 1, t - e.reseq.path_last_us[1] - 1000, t);
+	assert_int_equal(e.heals, 2);
+	/* an index out of range is ignored */
+	egr_path_heard(&e, 7, EGR_HEAL_SILENCE_US + 1, t);
+	assert_int_equal(e.heals, 2);
 	egr_free(&e);
 }
 
