@@ -369,6 +369,10 @@ static void walk_ingress(struct gw_sess *se, struct walker *w)
 		"REPORTs that halved the pace of DATA sent again: a survivor "
 		"queued over queue_target_ms",
 		se->repace.st.backoffs);
+	counter(w, "resend_pauses",
+		"REPORTs that stopped DATA sent again until one shows the "
+		"survivors' queue under 4 x queue_target_ms again",
+		se->repace.st.pauses);
 	counter(w, "resend_bytes", "DATA sent again, inner bytes",
 		se->repace.st.bytes);
 	counter(w, "frozen",

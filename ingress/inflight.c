@@ -263,6 +263,15 @@ void ing_repace_on_report(struct ing_repace *p, uint32_t queue_us,
 	if (!p->active) {
 		return;
 	}
+	if (target_us && queue_us > ING_REPACE_PAUSE_MUL * target_us) {
+		p->st.pauses += !p->paused;
+		p->paused = true;
+	} else if (p->paused) {
+		/* on again from now: nothing of the pause to make up */
+		p->paused = false;
+		p->tokens = 0;
+		p->t_us = now_us;
+	}
 	if (queue_us > target_us) {
 		if (now_us < p->hold_until_us) {
 			return; /* the queue of the pace before the halving */
@@ -283,6 +292,9 @@ uint64_t ing_repace_budget(struct ing_repace *p, uint64_t now_us)
 	double cap;
 
 	if (!p->active) {
+		return 0;
+	}
+	if (p->paused) {
 		return 0;
 	}
 	if (now_us > p->t_us) {

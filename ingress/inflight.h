@@ -143,6 +143,12 @@ int ing_inflight_take(struct ing_inflight *f, unsigned path,
  *   the copies came after the reorder window), at or under it raises it
  *   by a quarter; never under ING_REPACE_FLOOR of the start, so that an
  *   episode ends;
+ * - a report whose queue exceeds ING_REPACE_PAUSE_MUL targets stops the
+ *   copies at once, until one shows it back under that (then they go on
+ *   at the pace, with no burst): the copies are the traffic that can
+ *   wait, and the halving, once per hold, came too late for the live
+ *   traffic behind them (case a: the LTE's buffer overflowed at the
+ *   episode's start, 78-188 packets); not with the target 0;
  * - the caller takes the budget every ING_REPACE_TICK_US; a budget is at
  *   most a tick's worth and a largest packet (no burst after a pause).
  * A copy that comes after its hole was given up is still delivered (out
@@ -155,17 +161,25 @@ enum {
 	/* a budget holds a largest inner packet at least, else a slow pace
 	 * would never reach one */
 	ING_REPACE_PKT_MAX = 65536,
+	/* a survivor's queue over this many targets stops the copies until
+	 * a report shows it back (failover.sh case a, 3 runs each: lost at
+	 * the cut 31-32 ms of the flow, against 37-58 ms halving alone in 6
+	 * runs, and 41-52 ms stopping at 2 targets, whose pauses sent more
+	 * copies past the reorder window) */
+	ING_REPACE_PAUSE_MUL = 4,
 };
 #define ING_REPACE_FLOOR 0.05
 
 struct ing_repace_stats {
 	uint64_t episodes; /* paces started */
 	uint64_t backoffs; /* halved on a survivor's queue */
+	uint64_t pauses;   /* stopped: a survivor's queue far over target */
 	uint64_t bytes;	   /* inner bytes sent again */
 };
 
 struct ing_repace {
 	bool active;
+	bool paused; /* the last report: a queue over ING_REPACE_PAUSE_MUL */
 	double rate_Bps, floor_Bps;
 	double tokens;
 	uint64_t t_us;

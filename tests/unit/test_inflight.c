@@ -274,6 +274,55 @@ static void test_repace(void **state)
 	assert_int_equal(p.st.backoffs, 21);
 }
 
+/* A survivor's queue far over the target (ING_REPACE_PAUSE_MUL times)
+ * stops the copies at once, until a report shows it back under that:
+ * they are the traffic that can wait, and the halving, once per hold,
+ * came too late for the live traffic behind them (issue 14's case a: the
+ * LTE's buffer overflowed).  No pause with the target 0 (the paper's
+ * loss-only mode). */
+static void test_repace_pause(void **state)
+{
+	const uint32_t target = 5000, far = ING_REPACE_PAUSE_MUL * target;
+	struct ing_repace p = {0};
+	uint64_t t = 1000000;
+
+	(void)state;
+	ing_repace_start(&p, 400000, t);
+	assert_true(ing_repace_budget(&p, t + 2000) > 0);
+	/* far over: nothing goes, however long */
+	ing_repace_on_report(&p, far + 1, target, t + 50000, 100000);
+	assert_true(p.paused);
+	assert_int_equal(p.st.pauses, 1);
+	assert_int_equal(p.st.backoffs, 1);
+	assert_int_equal(ing_repace_budget(&p, t + 52000), 0);
+	assert_int_equal(ing_repace_budget(&p, t + 90000), 0);
+	/* still far over: the same pause, no halving within the hold */
+	ing_repace_on_report(&p, far + 1, target, t + 100000, 100000);
+	assert_int_equal(p.st.pauses, 1);
+	assert_int_equal(p.st.backoffs, 1);
+	assert_int_equal(ing_repace_budget(&p, t + 102000), 0);
+	/* back to far (not over it): the copies go again, at the halved
+	 * pace, with no burst of what the pause held */
+	ing_repace_on_report(&p, far, target, t + 150000, 100000);
+	assert_false(p.paused);
+	assert_int_equal(ing_repace_budget(&p, t + 150000), 0);
+	assert_int_equal(ing_repace_budget(&p, t + 152000),
+			 (uint64_t)(p.rate_Bps * 0.002));
+	/* far over again: a second pause */
+	ing_repace_on_report(&p, far + 1, target, t + 200000, 100000);
+	assert_int_equal(p.st.pauses, 2);
+	ing_repace_stop(&p);
+	/* a new episode starts unpaused */
+	ing_repace_start(&p, 400000, t + 300000);
+	assert_false(p.paused);
+	assert_true(ing_repace_budget(&p, t + 302000) > 0);
+	/* the target 0: a queue halves the pace, never stops it */
+	ing_repace_on_report(&p, 1000000, 0, t + 350000, 100000);
+	assert_false(p.paused);
+	assert_true(ing_repace_budget(&p, t + 352000) > 0);
+	assert_int_equal(p.st.pauses, 2);
+}
+
 static void test_take(void **state)
 {
 	struct ing_inflight f;
@@ -464,6 +513,7 @@ int main(void)
 		cmocka_unit_test(test_take),
 		cmocka_unit_test(test_take_budget),
 		cmocka_unit_test(test_repace),
+		cmocka_unit_test(test_repace_pause),
 		cmocka_unit_test(test_take_no_room),
 		cmocka_unit_test(test_overflow_count),
 		cmocka_unit_test(test_overflow_bytes),
