@@ -209,12 +209,28 @@ static int resend_one(void *ctx, const struct ing_inflight_pkt *m,
  * the pace allows (ingress/inflight.h, ing_repace); the tick stops when
  * nothing is left.  A path usable again keeps its store: the peer's next
  * REPORT acknowledges what it got. */
+static int refuse_copy(void *ctx, const struct ing_inflight_pkt *m,
+		       const uint8_t *data)
+{
+	(void)ctx;
+	(void)m;
+	(void)data;
+	return -1;
+}
+
 static void resend_paced(struct gw_sess *s, uint64_t now)
 {
+	bool abandon = ing_repace_abandon(&s->repace, now);
 	uint64_t b0 = ing_repace_budget(&s->repace, now), b = b0;
 	bool left = false;
 	unsigned i;
 
+	for (i = 0; i < s->gw->npaths; i++) {
+		if (abandon && !ing_detect_usable(&s->link[i].det)) {
+			/* stopped too long: past use, dropped (untaken) */
+			ing_inflight_take(&s->infl, i, NULL, refuse_copy, s);
+		}
+	}
 	for (i = 0; i < s->gw->npaths; i++) {
 		if (ing_detect_usable(&s->link[i].det) ||
 		    ing_inflight_count(&s->infl, i) == 0) {

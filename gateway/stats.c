@@ -373,6 +373,10 @@ static void walk_ingress(struct gw_sess *se, struct walker *w)
 		"REPORTs that stopped DATA sent again until one shows the "
 		"survivors' queue under 4 x queue_target_ms again",
 		se->repace.st.pauses);
+	counter(w, "resend_abandoned",
+		"episodes of DATA sent again ended after a second stopped: "
+		"what was left dropped (inflight_untaken)",
+		se->repace.st.abandoned);
 	counter(w, "resend_bytes", "DATA sent again, inner bytes",
 		se->repace.st.bytes);
 	counter(w, "frozen",

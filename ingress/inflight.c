@@ -264,8 +264,11 @@ void ing_repace_on_report(struct ing_repace *p, uint32_t queue_us,
 		return;
 	}
 	if (target_us && queue_us > ING_REPACE_PAUSE_MUL * target_us) {
-		p->st.pauses += !p->paused;
-		p->paused = true;
+		if (!p->paused) {
+			p->st.pauses++;
+			p->paused = true;
+			p->paused_us = now_us;
+		}
 	} else if (p->paused) {
 		/* on again from now: nothing of the pause to make up */
 		p->paused = false;
@@ -285,6 +288,16 @@ void ing_repace_on_report(struct ing_repace *p, uint32_t queue_us,
 	} else {
 		p->rate_Bps *= 1.25;
 	}
+}
+
+bool ing_repace_abandon(struct ing_repace *p, uint64_t now_us)
+{
+	if (!p->active || !p->paused ||
+	    now_us - p->paused_us < ING_REPACE_PAUSE_MAX_US) {
+		return false;
+	}
+	p->st.abandoned++;
+	return true;
 }
 
 uint64_t ing_repace_budget(struct ing_repace *p, uint64_t now_us)

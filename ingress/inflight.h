@@ -148,7 +148,8 @@ int ing_inflight_take(struct ing_inflight *f, unsigned path,
  *   at the pace, with no burst): the copies are the traffic that can
  *   wait, and the halving, once per hold, came too late for the live
  *   traffic behind them (case a: the LTE's buffer overflowed at the
- *   episode's start, 78-188 packets); not with the target 0;
+ *   episode's start, 78-188 packets); not with the target 0; stopped
+ *   for ING_REPACE_PAUSE_MAX_US, the rest is dropped (abandoned);
  * - the caller takes the budget every ING_REPACE_TICK_US; a budget is at
  *   most a tick's worth and a largest packet (no burst after a pause).
  * A copy that comes after its hole was given up is still delivered (out
@@ -162,11 +163,17 @@ enum {
 	 * would never reach one */
 	ING_REPACE_PKT_MAX = 65536,
 	/* a survivor's queue over this many targets stops the copies until
-	 * a report shows it back (failover.sh case a, 3 runs each: lost at
-	 * the cut 31-32 ms of the flow, against 37-58 ms halving alone in 6
-	 * runs, and 41-52 ms stopping at 2 targets, whose pauses sent more
-	 * copies past the reorder window) */
+	 * a report shows it back (failover.sh case a, the same hour: lost
+	 * at the cut 31-66 ms of the flow, median 33, in 8 runs, against
+	 * 37-70, median 55, in 10 halving alone; 41-52 ms in 3 runs
+	 * stopping at 2 targets, whose pauses sent more copies past the
+	 * reorder window) */
 	ING_REPACE_PAUSE_MUL = 4,
+	/* stopped that long, what is left is past use (a TCP sender
+	 * retransmitted it, a call played on): dropped, the episode ends
+	 * (a survivor that a TCP flow keeps queued would stop the copies
+	 * for as long as the cut lasts, the tick running all along) */
+	ING_REPACE_PAUSE_MAX_US = 1000000,
 };
 #define ING_REPACE_FLOOR 0.05
 
@@ -174,12 +181,14 @@ struct ing_repace_stats {
 	uint64_t episodes; /* paces started */
 	uint64_t backoffs; /* halved on a survivor's queue */
 	uint64_t pauses;   /* stopped: a survivor's queue far over target */
+	uint64_t abandoned; /* ended: stopped for ING_REPACE_PAUSE_MAX_US */
 	uint64_t bytes;	   /* inner bytes sent again */
 };
 
 struct ing_repace {
 	bool active;
 	bool paused; /* the last report: a queue over ING_REPACE_PAUSE_MUL */
+	uint64_t paused_us; /* since */
 	double rate_Bps, floor_Bps;
 	double tokens;
 	uint64_t t_us;
@@ -198,6 +207,9 @@ void ing_repace_stop(struct ing_repace *p);
 void ing_repace_on_report(struct ing_repace *p, uint32_t queue_us,
 			  uint32_t target_us, uint64_t now_us,
 			  uint64_t hold_us);
+/* True when the copies were stopped for ING_REPACE_PAUSE_MAX_US (counted
+ * abandoned): the caller drops what is left and stops the episode. */
+bool ing_repace_abandon(struct ing_repace *p, uint64_t now_us);
 /* The bytes that may go now (0 when no episode). */
 uint64_t ing_repace_budget(struct ing_repace *p, uint64_t now_us);
 /* bytes of the budget went (what ing_inflight_take took from it). */

@@ -38,8 +38,8 @@
 #            cut: 90 Mbit/s loses some packets late or in a burst), and
 #            of these those the survivor's bottleneck (its tbf, polled
 #            every few ms from 0.2 s before the heal to 1.5 s after)
-#            dropped: the full buffer the cut left it, still draining (counted from the
-#            earliest send time its drops can have, so at most that);
+#            dropped: the full buffer the cut left it, still draining (its
+#            drops taken as sent the mean emulated delay before);
 #   held     the cut path's holddowns (the sender's detector) in the run:
 #            the runs are spaced so that none should be a flap.
 # A packet's send time is its sender's clock (in the probe); a lost one's
@@ -272,9 +272,9 @@ out["back_ms"] = round((back - theal) * 1000) if back else -1
 out["lost_back"] = (sum(1 for tx in lost_tx if back <= tx < back + 1.0)
                    if back else -1)
 # of them, dropped by the survivor's full bottleneck: its tbf's drops
-# between two polls, sent at the earlier poll less the most the emulated
-# delay before the tbf takes (the earliest they can have been sent: what
-# is counted here is at most what the survivor dropped after "back")
+# between two polls, taken as sent at the earlier poll less the mean
+# emulated delay before the tbf (an estimate: the LTE's jitter spreads
+# it by 10 ms either way)
 full = 0
 if back:
     tp = []
@@ -372,14 +372,14 @@ wait_usable() {
 	return 1
 }
 
-# The most the emulated delay before the survivor's tbf takes, in s: the
-# survivor of a PATH cut, in DIR.
+# The mean emulated delay before the survivor's tbf, in s: the survivor
+# of a PATH cut, in DIR.
 survivor_delay_s() {
 	local s=dsl
 	[ "$1" = dsl ] && s=lte
 	awk -v d="$(tb__param $s "$2" delay 0)" \
 		-v j="$(tb__param $s "$2" jitter 0)" \
-		'BEGIN { printf "%.4f", (d + j) / 1000 }'
+		'BEGIN { printf "%.4f", (d + j / 2) / 1000 }'
 }
 
 # cut_case CASE DIR RATE PATH LABEL: the runs of one cut case, a table

@@ -275,7 +275,8 @@ static void test_repace(void **state)
 }
 
 /* A survivor's queue far over the target (ING_REPACE_PAUSE_MUL times)
- * stops the copies at once, until a report shows it back under that:
+ * stops the copies at once, until a report shows it back under that, for
+ * ING_REPACE_PAUSE_MAX_US at most (then the rest is abandoned):
  * they are the traffic that can wait, and the halving, once per hold,
  * came too late for the live traffic behind them (issue 14's case a: the
  * LTE's buffer overflowed).  No pause with the target 0 (the paper's
@@ -308,10 +309,21 @@ static void test_repace_pause(void **state)
 	assert_int_equal(ing_repace_budget(&p, t + 150000), 0);
 	assert_int_equal(ing_repace_budget(&p, t + 152000),
 			 (uint64_t)(p.rate_Bps * 0.002));
-	/* far over again: a second pause */
+	assert_false(ing_repace_abandon(&p, t + 152000)); /* not stopped */
+	/* far over again: a second pause, which lasts: the rest is past
+	 * use after ING_REPACE_PAUSE_MAX_US (reports within it that are
+	 * still far over do not start it again) */
 	ing_repace_on_report(&p, far + 1, target, t + 200000, 100000);
 	assert_int_equal(p.st.pauses, 2);
+	ing_repace_on_report(&p, far + 1, target, t + 700000, 100000);
+	assert_false(ing_repace_abandon(&p, t + 200000 +
+					       ING_REPACE_PAUSE_MAX_US - 1));
+	assert_int_equal(p.st.abandoned, 0);
+	assert_true(ing_repace_abandon(&p, t + 200000 +
+					      ING_REPACE_PAUSE_MAX_US));
+	assert_int_equal(p.st.abandoned, 1);
 	ing_repace_stop(&p);
+	assert_false(ing_repace_abandon(&p, t + 5000000)); /* no episode */
 	/* a new episode starts unpaused */
 	ing_repace_start(&p, 400000, t + 300000);
 	assert_false(p.paused);
