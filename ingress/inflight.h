@@ -164,7 +164,7 @@ enum {
 	ING_REPACE_PKT_MAX = 65536,
 	/* a survivor's queue over this many targets stops the copies until
 	 * a report shows it back (failover.sh case a, the same hour: lost
-	 * at the cut 31-66 ms of the flow, median 33, in 8 runs, against
+	 * at the cut 31-66 ms of the flow, median 39, in 11 runs, against
 	 * 37-70, median 55, in 10 halving alone; 41-52 ms in 3 runs
 	 * stopping at 2 targets, whose pauses sent more copies past the
 	 * reorder window) */
