@@ -226,14 +226,13 @@ static void resend_paced(struct gw_sess *s, uint64_t now)
 	unsigned i;
 
 	for (i = 0; i < s->gw->npaths; i++) {
-		if (abandon && !ing_detect_usable(&s->link[i].det)) {
-			/* stopped too long: past use, dropped (untaken) */
-			ing_inflight_take(&s->infl, i, NULL, refuse_copy, s);
-		}
-	}
-	for (i = 0; i < s->gw->npaths; i++) {
 		if (ing_detect_usable(&s->link[i].det) ||
 		    ing_inflight_count(&s->infl, i) == 0) {
+			continue;
+		}
+		if (abandon) {
+			/* stopped too long: past use, dropped (untaken) */
+			ing_inflight_take(&s->infl, i, NULL, refuse_copy, s);
 			continue;
 		}
 		ing_inflight_take(&s->infl, i, &b, resend_one, s);
