@@ -710,8 +710,10 @@ static double queue_increase(const struct ing_sched *s, uint32_t q)
  *   the namespace bed, whose CPU is saturated, each stall read as a slow
  *   line and the pace fell to a tenth of the DSL's rate within a few
  *   seconds);
- * - a queue that stood while the line dropped (its buffer full: it does
- *   not grow any more), or, on a path not paced yet, a queue the weights
+ * - a queue over the target that stood while the line dropped (its
+ *   buffer full: it does not grow any more; loss under a smaller queue is
+ *   the line's errors, not its rate), or, on a path not paced yet and
+ *   without loss, a queue the weights
  *   already move traffic away from (w_mobile > 0: the queue target holds
  *   it still, it neither grows nor drains), for as long: what the peer
  *   counted over the episode (rx times the mean size sent) is the rate.
@@ -789,8 +791,17 @@ static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
 				got = rx_Bps;
 			}
 		} else if (p->ep_rx > 0 &&
-			   (p->ep_lost > 0 ||
-			    (p->rate_Bps <= 0 && s->w_mobile > 0))) {
+			   (p->ep_lost > 0 ? q > target
+					   : p->rate_Bps <= 0 &&
+						     s->w_mobile > 0)) {
+			/* loss under a queue over the target is a full
+			 * buffer's; under a smaller one, the line's own
+			 * errors: what it delivered then is not its rate
+			 * (a DSL at 50 % random loss, 2 ms of queue, read
+			 * half of what the pace sent it, report after
+			 * report, down to ING_RATE_MIN_BPS: netns_failover_
+			 * flap's DSL then carried 184-197 packets of a
+			 * 40 Mbit/s flow after its hold) */
 			got = rx_Bps;
 		}
 	}

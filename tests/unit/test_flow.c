@@ -698,7 +698,8 @@ static void test_pace_learn(void **state)
  * that slowed, a TCP download's end) is measured at no less than what
  * the peer counted: 250 packets of 1500 bytes a report over 4 reports
  * (200 ms) is 60 Mbit/s, where the 50 a report sent would read 10; when
- * the line drops meanwhile, at what the peer counted. */
+ * the line drops meanwhile, at what the peer counted; not when it drops
+ * under a queue below the target (its errors). */
 static void test_pace_learn_peer_count(void **state)
 {
 	struct ing_sched *s = learn_sched();
@@ -767,6 +768,24 @@ static void test_pace_learn_peer_count(void **state)
 		assert_int_equal(s->st.rate_drop_capped, round + 1);
 		assert_int_equal(ing_sched_rate(s, 0), round ? 12000 : 24000);
 	}
+	/* a line that loses half at random under a queue that stands at
+	 * 2 ms (over a quarter of the target: an episode; under the
+	 * target: not a full buffer): its errors, not its rate, nothing
+	 * measured (taken, it would halve the pace report after report) */
+	learn_report(s, seq++, rx, 2000);
+	for (uint32_t i = 0, lost = 2000; i < 12; i++) {
+		struct wire_report r = {.n = 2};
+
+		learn_send(s, 100, 1424, 1000000);
+		r.p[0] = (struct wire_report_path){
+			.path = 0, .rx_pkts = rx += 50, .delay_us = 2000,
+			.lost_pkts = lost += 50};
+		r.p[1] = (struct wire_report_path){.path = 1};
+		ing_sched_on_report(s, seq++, &r);
+	}
+	assert_int_equal(s->st.rate_drop_capped, 2);
+	assert_int_equal(s->st.rate_learned, 5);
+	assert_int_equal(ing_sched_rate(s, 0), 12000);
 	free(s);
 }
 
