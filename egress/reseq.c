@@ -6,6 +6,10 @@
  * "known lost" mark, or nothing.  Slots behind the head keep what happened
  * to their last sequence number (released or given up) so that a duplicate
  * can be told from a late packet while its slot has not been reused.
+ * Beyond that, for RESENT copies only, the history bits (gone) say which
+ * sequence numbers the head gave up and nothing released since: every
+ * sequence number passes the head once, released (release_head,
+ * pass_out) or given up (skip_head), which writes its bit.
  *
  * A hole's wait starts when the first packet beyond it arrives, which is the
  * earliest arrival among buffered packets.  Arrivals are monotonic, so a
@@ -73,6 +77,36 @@ static bool holds(const struct egr_reseq *r, uint32_t g, enum slot_state st)
 	return s->state == st && s->gseq == g;
 }
 
+/* The history bits: RESEQ_HIST_MUL * capacity, at least one word. */
+static uint32_t gone_bits(const struct egr_reseq *r)
+{
+	return r->p.capacity * RESEQ_HIST_MUL;
+}
+
+static size_t gone_words(const struct egr_reseq *r)
+{
+	return (gone_bits(r) + 63) / 64;
+}
+
+static void set_gone(struct egr_reseq *r, uint32_t g, bool gone)
+{
+	uint32_t i = g & (gone_bits(r) - 1);
+	uint64_t bit = UINT64_C(1) << (i & 63);
+
+	if (gone) {
+		r->gone[i >> 6] |= bit;
+	} else {
+		r->gone[i >> 6] &= ~bit;
+	}
+}
+
+static bool is_gone(const struct egr_reseq *r, uint32_t g)
+{
+	uint32_t i = g & (gone_bits(r) - 1);
+
+	return (r->gone[i >> 6] >> (i & 63)) & 1;
+}
+
 static bool params_ok(const struct egr_reseq_params *p)
 {
 	return p->t_lto_us > 0 && p->capacity >= 2 &&
@@ -106,7 +140,8 @@ int egr_reseq_alloc(struct egr_reseq *r)
 	}
 	r->slot = calloc(r->p.capacity, sizeof(*r->slot));
 	r->arrivals = calloc(2 * (size_t)r->p.capacity, sizeof(*r->arrivals));
-	if (!r->slot || !r->arrivals) {
+	r->gone = calloc(gone_words(r), sizeof(*r->gone));
+	if (!r->slot || !r->arrivals || !r->gone) {
 		egr_reseq_free(r);
 		return -ENOMEM;
 	}
@@ -117,8 +152,10 @@ void egr_reseq_free(struct egr_reseq *r)
 {
 	free(r->slot);
 	free(r->arrivals);
+	free(r->gone);
 	r->slot = NULL;
 	r->arrivals = NULL;
+	r->gone = NULL;
 }
 
 int egr_reseq_set_params(struct egr_reseq *r, const struct egr_reseq_params *p)
@@ -180,6 +217,7 @@ static void release_head(struct egr_reseq *r)
 		account_hold(r, s);
 	}
 	s->state = SLOT_RELEASED;
+	set_gone(r, g, false);
 	r->count--;
 	r->st.released++;
 	r->release(r->ctx, s->cookie, g);
@@ -206,6 +244,21 @@ static void release_flow(struct egr_reseq *r, uint32_t g, bool waited)
 	r->release(r->ctx, s->cookie, g);
 }
 
+/* Hands out packet g, behind the head, whose hole was given up. */
+static enum egr_verdict release_late(struct egr_reseq *r, uint32_t g,
+				     uint64_t cookie, uint8_t flags)
+{
+	set_gone(r, g, false);
+	if (flags & WIRE_F_RESENT) {
+		r->st.resent_late++;
+	} else {
+		r->st.late++;
+	}
+	r->st.released++;
+	r->release(r->ctx, cookie, g);
+	return EGR_RELEASED;
+}
+
 /* Gives up the hole at the head. */
 static void skip_head(struct egr_reseq *r, uint64_t *counter)
 {
@@ -215,6 +268,7 @@ static void skip_head(struct egr_reseq *r, uint64_t *counter)
 	s->state = SLOT_SKIPPED;
 	s->gseq = g;
 	s->skip_us = r->now_us;
+	set_gone(r, g, true);
 	(*counter)++;
 	r->next++;
 	wake(r, g);
@@ -224,6 +278,7 @@ static void skip_head(struct egr_reseq *r, uint64_t *counter)
 static void pass_out(struct egr_reseq *r)
 {
 	slot_of(r, r->next)->state = SLOT_RELEASED;
+	set_gone(r, r->next, false);
 	r->ahead--;
 	r->next++;
 }
@@ -488,14 +543,14 @@ enum egr_verdict egr_reseq_push_flow(struct egr_reseq *r, uint32_t g,
 			 * ping under RRUL instead of 80). */
 			slot_of(r, g)->state = SLOT_RELEASED;
 			slot_of(r, g)->resent = (flags & WIRE_F_RESENT) != 0;
-			if (flags & WIRE_F_RESENT) {
-				r->st.resent_late++;
-			} else {
-				r->st.late++;
-			}
-			r->st.released++;
-			r->release(r->ctx, cookie, g);
-			return EGR_RELEASED;
+			return release_late(r, g, cookie, flags);
+		}
+		if ((flags & WIRE_F_RESENT) &&
+		    (uint32_t) - (int64_t)d < gone_bits(r) && is_gone(r, g)) {
+			/* a copy later than the ring remembers: its hole was
+			 * given up, nothing released since (gone) */
+			r->st.resent_far++;
+			return release_late(r, g, cookie, flags);
 		}
 		if ((flags & WIRE_F_DUP) &&
 		    !((uint32_t) - (int64_t)d < r->p.capacity &&
@@ -668,6 +723,7 @@ void egr_reseq_reset(struct egr_reseq *r)
 	egr_reseq_flush(r);
 	if (r->slot) {
 		memset(r->slot, 0, (size_t)r->p.capacity * sizeof(*r->slot));
+		memset(r->gone, 0, gone_words(r) * sizeof(*r->gone));
 	}
 	r->arr_head = r->arr_tail = 0;
 	r->started = false;

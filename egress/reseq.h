@@ -37,6 +37,12 @@
  *   hole was given up is released out of order as above (resent_late: the
  *   sender sends copies only once it found the path suspect, which is
  *   usually after the hole's timeout), or dropped (resent_too_old);
+ * - a RESENT copy whose slot was reused since (the head moved on by
+ *   capacity with the live traffic while the survivor's spare rate carried
+ *   the copies) is still released late if one bit per sequence number,
+ *   kept over RESEQ_HIST_MUL capacities behind the head, says its hole
+ *   was given up (resent_far); dropped (resent_too_old) when further
+ *   behind, or not given up;
  * - capacity is a power of two; a packet that lies capacity or more ahead of
  *   the head forces the head forward (holes counted as overflow losses,
  *   buffered packets released in order), in at most capacity steps however
@@ -99,8 +105,13 @@ struct egr_reseq_stats {
 				  * after its hole was given up (also in
 				  * released) */
 	uint64_t resent_too_old; /* dropped: a RESENT copy behind the head
-				  * whose slot no longer says (not in
-				  * too_old) */
+				  * that was not given up there, or more
+				  * than RESEQ_HIST_MUL capacities behind
+				  * (not in too_old) */
+	uint64_t resent_far;	 /* released out of order: a RESENT copy
+				  * whose slot was reused since, known
+				  * given up by the history bits (also in
+				  * resent_late) */
 	uint64_t resend_waits;	 /* holes given up after waiting past t_lto
 				  * for a path fallen silent (also in
 				  * hole_timeout) */
@@ -111,6 +122,14 @@ struct egr_reseq_stats {
 
 struct egr_reseq_slot;
 
+/* How far behind the head, in capacities, the history bits say which
+ * sequence numbers were given up: a cut's copies come over the
+ * survivor's spare rate, up to a second after their holes (failover.sh
+ * case a: 700 copies over the LTE's 10 Mbit/s to spare, while the live
+ * flow moved the head by 4096 packets in 0.9 s).  capacity / 8 bytes
+ * per RESEQ_HIST_MUL, against the ring's 48 per slot. */
+enum { RESEQ_HIST_MUL = 8 };
+
 struct egr_reseq {
 	struct egr_reseq_params p;
 	egr_release_fn release;
@@ -118,6 +137,8 @@ struct egr_reseq {
 	unsigned npaths;
 	uint32_t mask;
 	struct egr_reseq_slot *slot; /* capacity slots, by gseq & mask */
+	uint64_t *gone; /* RESEQ_HIST_MUL * capacity bits, by gseq: given
+			 * up at the head, not released since */
 	uint32_t *arrivals;	     /* gseq in arrival order, 2 * capacity */
 	uint32_t arr_head, arr_tail;
 	bool started;

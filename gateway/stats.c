@@ -514,12 +514,17 @@ static void walk_egress(struct gw_sess *se, struct walker *w)
 		"copies sent again released out of order: their hole was "
 		"given up, packets",
 		rs->resent_late);
+	counter(w, "resent_far",
+		"of resent_late, copies whose ring slot was reused since: "
+		"known given up by the history bits, packets",
+		rs->resent_far);
 	counter(w, "copy_dup",
 		"a redundant class's copies dropped: another copy of the "
 		"packet came first, packets",
 		rs->copy_dup);
 	counter(w, "resent_too_old",
-		"copies sent again dropped: too far behind to tell, packets",
+		"copies sent again dropped: not given up, or further behind "
+		"than the history bits (RESEQ_HIST_MUL capacities), packets",
 		rs->resent_too_old);
 	counter(w, "resend_waits",
 		"holes given up after waiting past t_lto for a copy sent "

@@ -16,7 +16,8 @@
  *   head, or for its flow); a packet that arrived twice is dropped and
  *   counted resent_dup (not dup) when either copy was RESENT, a RESENT
  *   copy after its hole was given up released out of order, resent_late
- *   (not late); with
+ *   (not late), also when its slot was reused since (the history bits:
+ *   resent_far), up to RESEQ_HIST_MUL capacities behind; with
  *   egr_reseq_set_resend_wait a hole waits for its copy while a path that
  *   may have carried it has fallen silent, and only then.
  */
@@ -584,7 +585,8 @@ static void test_copy_too_late(void **state)
 	/* and its copy after it: a dup */
 	assert_int_equal(push(&r, 3, 1, 0, WIRE_F_RESENT, 120001),
 			 EGR_DROP_DUP);
-	/* a copy whose slot was reused since: too old to tell, dropped */
+	/* a copy of a packet released, whose slot was reused since: its
+	 * history bit says released, dropped */
 	for (uint32_t g = 5; g <= CAP + 3; g++) {
 		assert_int_equal(push(&r, g, 1, 0, 0, 120000 + g),
 				 EGR_RELEASED);
@@ -593,6 +595,73 @@ static void test_copy_too_late(void **state)
 			 EGR_DROP_LATE);
 	assert_int_equal(r.st.resent_too_old, 1);
 	assert_int_equal(r.st.resent_late, 1);
+	egr_reseq_free(&r);
+}
+
+/* A copy later than the ring remembers (issue 14's case a: the live flow
+ * moved the head on by more than capacity while the survivor's spare rate
+ * carried the copies): released out of order if its hole was given up,
+ * once (resent_far, in resent_late); a plain packet that late is dropped;
+ * a copy further behind than RESEQ_HIST_MUL capacities too; a reset
+ * forgets the history. */
+static void test_copy_far(void **state)
+{
+	struct egr_reseq r;
+	struct log l;
+	uint32_t g;
+
+	(void)state;
+	setup(&r, &l, false);
+	/* holes 1 and 2 given up */
+	assert_int_equal(push(&r, 0, 0, 0, 0, 0), EGR_RELEASED);
+	assert_int_equal(push(&r, 3, 1, 0, 0, 1000), EGR_BUFFERED);
+	egr_reseq_poll(&r, 1000 + 50000);
+	assert_int_equal(r.st.hole_timeout, 2);
+	/* the head moves on by more than the ring */
+	for (g = 4; g <= 2 * CAP; g++) {
+		assert_int_equal(push(&r, g, 1, 0, 0, 60000 + g),
+				 EGR_RELEASED);
+	}
+	assert_int_equal(push(&r, 1, 0, 0, WIRE_F_RESENT, 70000),
+			 EGR_RELEASED);
+	assert_int_equal(l.g[l.n - 1], 1);
+	assert_int_equal(r.st.resent_far, 1);
+	assert_int_equal(r.st.resent_late, 1);
+	/* a second copy: its bit says released now */
+	assert_int_equal(push(&r, 1, 0, 0, WIRE_F_RESENT, 70001),
+			 EGR_DROP_LATE);
+	assert_int_equal(r.st.resent_too_old, 1);
+	/* the original of 2, not a copy: too late, dropped */
+	assert_int_equal(push(&r, 2, 0, 0, 0, 70002), EGR_DROP_LATE);
+	assert_int_equal(r.st.too_old, 1);
+	assert_int_equal(r.st.late, 0);
+	/* a copy of a packet released at the head: dropped */
+	assert_int_equal(push(&r, 5, 0, 0, WIRE_F_RESENT, 70003),
+			 EGR_DROP_LATE);
+	assert_int_equal(r.st.resent_too_old, 2);
+	/* hole 2's copy, once the head is RESEQ_HIST_MUL capacities on:
+	 * its bit was written again for 2 + RESEQ_HIST_MUL * CAP, dropped */
+	for (; g <= 2 + RESEQ_HIST_MUL * CAP; g++) {
+		assert_int_equal(push(&r, g, 1, 0, 0, 80000 + g),
+				 EGR_RELEASED);
+	}
+	assert_int_equal(push(&r, 2, 0, 0, WIRE_F_RESENT, 90000),
+			 EGR_DROP_LATE);
+	assert_int_equal(r.st.resent_too_old, 3);
+	assert_int_equal(r.st.resent_far, 1);
+	/* a reset forgets what was given up */
+	assert_int_equal(push(&r, g + 1, 1, 0, 0, 90001), EGR_BUFFERED);
+	egr_reseq_poll(&r, 90001 + 50000);
+	assert_int_equal(r.st.hole_timeout, 3);
+	egr_reseq_reset(&r);
+	assert_int_equal(push(&r, g + 2, 0, 0, 0, 150000), EGR_RELEASED);
+	for (uint32_t k = g + 3; k <= g + 2 + 2 * CAP; k++) {
+		assert_int_equal(push(&r, k, 1, 0, 0, 150000 + k),
+				 EGR_RELEASED);
+	}
+	assert_int_equal(push(&r, g, 0, 0, WIRE_F_RESENT, 160000),
+			 EGR_DROP_LATE);
+	assert_int_equal(r.st.resent_far, 1);
 	egr_reseq_free(&r);
 }
 
@@ -716,6 +785,7 @@ int main(void)
 		cmocka_unit_test(test_copy_after_original),
 		cmocka_unit_test(test_flow_copy),
 		cmocka_unit_test(test_copy_too_late),
+		cmocka_unit_test(test_copy_far),
 		cmocka_unit_test(test_slot_reuse),
 		cmocka_unit_test(test_wait_for_copy),
 		cmocka_unit_test(test_wait_gives_up),
