@@ -30,6 +30,10 @@
 #            cut): the issue's goal is <= 50 ms.  Of those lost at the cut, those sent after the switch: the
 #            survivors' own traffic, lost beside the copies (the others
 #            were in flight on the cut path, for the copies to repair);
+#   repair delay   the one-way delay of what arrived of the packets sent
+#            from 0.2 s before the cut to the switch (in flight on the cut
+#            path or sent on it until the switch: the copies among them),
+#            p99 and the largest: how late the repairs came;
 #   back     heal -> the first poll in which the path sent DATA again;
 #   lost after       packets sent after the heal that never arrived, and
 #            of them those sent in the second after the path carried
@@ -259,6 +263,14 @@ out["switch_ms"] = round((last - tcut) * 1000) if last else 0
 # for the copies to repair)
 out["lost_cut_new"] = (sum(1 for tx in lost_tx if last <= tx < theal)
                        if last else -1)
+# how late the repairs came: the one-way delay of the packets that
+# arrived of those sent from 0.2 s before the cut (in flight) to the
+# switch (the copies among them), p99 and the largest
+late = sorted(t - tx for seq, tx, t in rx
+              if last and tcut - 0.2 <= tx < last)
+out["repair_p99_ms"] = (round(late[int(0.99 * (len(late) - 1))] * 1000)
+                        if late else -1)
+out["repair_max_ms"] = round(late[-1] * 1000) if late else -1
 atheal = [r for r in rows if r[0] <= theal]
 back = None
 if atheal:
@@ -422,12 +434,14 @@ cut_case() {
 			cp "$TB_DIR/$name".* "$FAILOVER_KEEP/"
 		fi
 		refresh "$sender"
-		printf '| %s | %s | %d | %.1f s | %s ms | %s ms | %s | %s = %s ms of %s %% (%s) | %s ms | %s (%s; %s) | %s / %s | %s |\n' \
+		printf '| %s | %s | %d | %.1f s | %s ms | %s ms | %s | %s = %s ms of %s %% (%s) | %s / %s ms | %s ms | %s (%s; %s) | %s / %s | %s |\n' \
 			"$c" "$label" "$r" "$cut_at" "$(res "$name" outage_ms)" \
 			"$(res "$name" switch_ms)" "$(res "$name" lost_cut)" \
 			"$(res "$name" lost_excess)" \
 			"$(res "$name" lost_cut_ms)" "$(res "$name" share_pct)" \
 			"$(res "$name" lost_cut_new)" \
+			"$(res "$name" repair_p99_ms)" \
+			"$(res "$name" repair_max_ms)" \
 			"$(res "$name" back_ms)" "$(res "$name" lost_after)" \
 			"$(res "$name" lost_back)" "$(res "$name" lost_back_full)" \
 			"$(res "$name" lost_total)" "$(res "$name" sent)" \
@@ -437,8 +451,8 @@ cut_case() {
 
 if want a || want b || want c || want d; then
 	echo
-	echo "| case | flow, cut | run | cut at | outage | switch | lost, cut to heal | of it beyond the survivors' capacity = ms of the cut path's share (its share) (of all, sent after the switch) | heal -> carrying | lost after the heal (in the second after carrying again; of them at the survivor's full buffer) | lost / sent | held |"
-	echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+	echo "| case | flow, cut | run | cut at | outage | switch | lost, cut to heal | of it beyond the survivors' capacity = ms of the cut path's share (its share) (of all, sent after the switch) | delay of what arrived of the in-flight and sent until the switch, p99 / max | heal -> carrying | lost after the heal (in the second after carrying again; of them at the survivor's full buffer) | lost / sent | held |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 fi
 want a && cut_case a down 50 dsl "50 Mbit/s down, DSL cut"
 want b && cut_case b down 90 dsl "90 Mbit/s down, DSL cut"
