@@ -16,9 +16,14 @@
 # as the line's tbf counts bytes: Ethernet frames, both fragments of the
 # 1556-byte outer packets), the LTE share, the weight updates, and what
 # the simulator predicts for the same settings when it is built.  It
-# asserts only loose bounds: loss < 2 %, reordered < 0.1 %, DSL >= 90 %,
+# asserts only loose bounds: loss < 2 %, reordered < 1 %, DSL >= 90 %,
 # and that the daemons' memory does not grow over a further 20 s of
-# 90 Mbit/s both ways at once.
+# 90 Mbit/s both ways at once.  Reordered was bounded at 0.1 % before the
+# resequencer released late packets out of order rather than dropping
+# them (2026-11-26): since, 0 in most runs, and down 0.16 % (476
+# packets, loss 1.13 %) and 0.46 % (1359, loss 0.03 %) in two CI runs of
+# 2026-11-27; a resequencer that did not order would leave tens of
+# percent (MLVPN's static split: 50 %).
 #
 # usage: test_daemon_ramp.sh [BUILD_DIR] [K [T_DWD_MS]]
 # Exit 0 if the bounds hold, 1 if not, 77 (skip) when not root.
@@ -93,8 +98,14 @@ ramp() {
 	util=$(awk -v b=$((t2 - t1)) 'BEGIN { printf "%.1f", b * 8 / 38 / 64e6 * 100 }')
 	lshare=$(awk -v d=$((t2 - t1)) -v l=$((l2 - l1)) 'BEGIN { printf "%.1f", l / (d + l) * 100 }')
 	echo "  $dir: loss $(jget "$f" loss_pct) %, reordered $(jget "$f" reordered), delay p50 $(jget "$f" delay_p50_ms) p99 $(jget "$f" delay_p99_ms) ms, DSL utilisation $util %, LTE share $lshare % of the line bytes"
-	check "ramp $dir: loss < 2 %, reordered < 0.1 %, DSL >= 90 %, intact" \
-		'loss < 2 && reord / expected < 0.001 && util >= 90 &&
+	# the receiver's resequencer: a packet that comes within t_lto_ms
+	# of its hole's timeout is released late, out of order (egr.late)
+	rbox=cpe
+	[ "$dir" = up ] && rbox=conc
+	refresh $rbox
+	echo "  resequencer ($rbox): $(grep -E '^egr\.(late|too_old|hole_timeout|hole_early)=' "$(status_file $rbox)" | tr '\n' ' ')"
+	check "ramp $dir: loss < 2 %, reordered < 1 %, DSL >= 90 %, intact" \
+		'loss < 2 && reord / expected < 0.01 && util >= 90 &&
 		 corrupted == 0 && expected > 0' \
 		"loss=$(jget "$f" loss_pct)" "reord=$(jget "$f" reordered)" \
 		"expected=$(jget "$f" expected)" "util=$util" \
