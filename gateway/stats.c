@@ -524,7 +524,7 @@ static void walk_egress(struct gw_sess *se, struct walker *w)
 		rs->copy_dup);
 	counter(w, "resent_too_old",
 		"copies sent again dropped: not given up, or further behind "
-		"than the history bits (RESEQ_HIST_MUL capacities), packets",
+		"than the resequencer's history keeps, packets",
 		rs->resent_too_old);
 	counter(w, "resend_waits",
 		"holes given up after waiting past t_lto for a copy sent "
