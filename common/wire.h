@@ -181,7 +181,9 @@ struct wire_report_path {
  * u8 path, u8 flags (WIRE_RF_*; another bit: WIRE_E_REPORT_COUNT), u16
  * zero, u32 rx, u32 lost, u32 delay_us, u32 lseq_next.  rx and lost are
  * cumulative (wrapping) so that a lost report loses no information; the
- * report sequence number travels in the header's gseq. */
+ * report sequence number travels in the header's gseq, and the header's
+ * timestamp is when the latest DATA it counts arrived (the sender's clock,
+ * as for every type: the peer learns a line's rate over it). */
 struct wire_report {
 	uint8_t n;
 	struct wire_report_path p[WIRE_MAX_PATHS];

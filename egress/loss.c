@@ -55,6 +55,9 @@ void egr_loss_on_delay(struct egr_loss *l, unsigned path, uint32_t tstamp,
 		return;
 	}
 	p = &l->p[path];
+	if (now_us > l->counted_us) {
+		l->counted_us = now_us;
+	}
 	if (!p->have_base) {
 		p->have_base = true;
 		p->base_cur = p->base_prev = raw;

@@ -54,6 +54,11 @@ struct egr_loss_path {
 struct egr_loss {
 	unsigned n;
 	uint32_t report_seq;
+	/* when the latest DATA counted arrived (egr_loss_on_delay's now_us,
+	 * the kernel's receive stamp), 0 before any: the counts of a report
+	 * are exact as of then, however late the report's timer fired or
+	 * the daemon got to the packets (they queue in arrival order) */
+	uint64_t counted_us;
 	struct egr_loss_path p[WIRE_MAX_PATHS];
 };
 

@@ -25,7 +25,8 @@ _Static_assert(WIRE_MAX_PATHS <= GW_PROBE_PATH_MASK + 1,
 	       "a probe id names every path");
 
 /* Sends a control message of type with body on l's path to its peer.
- * gseq: the type's counter.  0 or -errno. */
+ * gseq: the type's counter; now_us: the header's timestamp (now; a
+ * REPORT's, when the latest DATA it counts arrived).  0 or -errno. */
 int gw_send_ctrl(struct gw_sess *s, struct gw_link *l, uint8_t type,
 		 uint32_t gseq, const uint8_t *body, size_t len,
 		 uint64_t now_us);

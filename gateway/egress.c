@@ -545,12 +545,16 @@ static void send_report(struct gw_sess *s, uint64_t now_us)
 	if (len < 0) {
 		return;
 	}
+	/* the header's stamp: when the latest DATA counted arrived (the
+	 * peer learns a line's rate over it, ing_sched_on_report_at) */
 	for (i = 0; i < s->gw->npaths; i++) {
 		if (!report_on(s, i)) {
 			continue;
 		}
 		gw_send_ctrl(s, &s->link[i], WIRE_REPORT, seq, body,
-			     (size_t)len, now_us);
+			     (size_t)len,
+			     s->egr.loss.counted_us ? s->egr.loss.counted_us
+						    : now_us);
 	}
 }
 

@@ -339,11 +339,14 @@ static void test_queueing_delay(void **state)
 
 	(void)state;
 	egr_loss_init(&l, 1);
+	assert_int_equal(l.counted_us, 0);
 	for (size_t i = 0; i < sizeof(delay_rows) / sizeof(delay_rows[0]);
 	     i++) {
 		const struct delay_row *d = &delay_rows[i];
 
 		egr_loss_on_delay(&l, 0, d->stamp, d->now);
+		/* when the latest DATA counted arrived: a report's stamp */
+		assert_int_equal(l.counted_us, d->now);
 		if (l.p[0].qdelay_max != d->qmax) {
 			fail_msg("row %zu: qdelay_max %u, want %u", i,
 				 l.p[0].qdelay_max, d->qmax);
@@ -357,8 +360,13 @@ static void test_queueing_delay(void **state)
 			assert_int_equal(r.p[0].delay_us, d->qmin);
 		}
 	}
+	/* a packet stamped earlier than the latest (another path's, a
+	 * stamp the kernel did not give) does not move it back */
+	egr_loss_on_delay(&l, 0, ST(21500000, 13000), 21500000);
+	assert_int_equal(l.counted_us, 21600000);
 	/* out of range path: ignored */
-	egr_loss_on_delay(&l, 1, 0, 0);
+	egr_loss_on_delay(&l, 1, 0, 30000000);
+	assert_int_equal(l.counted_us, 21600000);
 }
 
 static void test_report_all_paths(void **state)
