@@ -88,18 +88,48 @@ void gw_send_probe(struct gw_sess *s, struct gw_link *l, uint64_t now_us)
 	gw_send_ctrl(s, l, WIRE_PROBE, pr.id, pb, sizeof(pb), now_us);
 }
 
+/* A REPORT measured fixed paths' rates (rate_auto): how, at debug level
+ * (a few a second at most under load; the status keeps the last).  since:
+ * the session's rate_learned before the REPORT. */
+static void log_rates(const struct gw_sess *s, uint64_t since)
+{
+	for (unsigned i = 0; i < s->gw->npaths; i++) {
+		const struct ing_rate_meas *r = ing_sched_rate_meas(&s->sched, i);
+
+		if (!r || r->n <= since) {
+			continue;
+		}
+		gw_sdbg(s,
+			"path %s: rate %.1f Mbit/s (%s%s): sent %.1f, the peer "
+			"counted %.1f Mbit/s, queue %.1f -> %.1f ms over %u "
+			"ms, %u lost",
+			s->gw->conf.path[i].name, r->got_Bps * 8e-6,
+			ing_rate_rule_name(r->rule),
+			r->capped ? ", halved at most" : "",
+			r->sent_Bps * 8e-6, r->rx_Bps * 8e-6, r->q0_us / 1e3,
+			r->q_us / 1e3, r->dt_ms, r->lost);
+	}
+}
+
 void gw_on_control(struct gw_sess *s, struct gw_link *l,
 		   const struct wire_msg *m, uint64_t now_us)
 {
 	uint8_t body[WIRE_PROBE_LEN];
 
 	switch (m->hdr.type) {
-	case WIRE_REPORT:
-		ing_sched_on_report(&s->sched, m->hdr.gseq, &m->u.report);
+	case WIRE_REPORT: {
+		uint64_t learned = s->sched.st.rate_learned;
+
+		ing_sched_on_report_at(&s->sched, m->hdr.gseq, &m->u.report,
+				       now_us, m->hdr.tstamp);
+		if (s->sched.st.rate_learned != learned) {
+			log_rates(s, learned);
+		}
 		gw_ing_resend_on_report(s);
 		/* what each path delivered: the detectors' answers */
 		gw_links_on_report(s, &m->u.report, now_us);
 		break;
+	}
 	case WIRE_PROBE: {
 		struct wire_probe ack = {.id = m->u.probe.id,
 					 .value = m->hdr.tstamp};

@@ -579,6 +579,42 @@ static void walk_egress(struct gw_sess *se, struct walker *w)
 	}
 }
 
+/* A fixed path's last rate measurement (rate_auto): how, and from what. */
+static void walk_rate_meas(struct walker *w, const struct ing_rate_meas *m)
+{
+	const struct ing_rate_meas none = {0};
+
+	if (!m) {
+		m = &none;
+	}
+	text(w, "rate_rule",
+	     "how its rate was last measured (rate_auto), from what the "
+	     "peer counted while the path's queue: growth (grew by more than "
+	     "queue_target_ms), full (stood over it and the path dropped), "
+	     "held (stood, held still by the weights); empty: never",
+	     ing_rate_rule_name(m->rule));
+	gauge(w, "rate_measured_kbps",
+	      "the rate that measurement took (at most halving the one "
+	      "before), kbit/s",
+	      (uint64_t)(m->got_Bps / 125.0));
+	gauge(w, "rate_sent_kbps",
+	      "what was sent to the path over that measurement, line bytes, "
+	      "kbit/s",
+	      (uint64_t)(m->sent_Bps / 125.0));
+	gauge(w, "rate_counted_kbps",
+	      "what the peer counted of it, kbit/s",
+	      (uint64_t)(m->rx_Bps / 125.0));
+	gauge(w, "rate_queue_from_us",
+	      "the path's standing queue when that measurement started, us",
+	      m->q0_us);
+	gauge(w, "rate_queue_us",
+	      "the path's standing queue when that measurement ended, us",
+	      m->q_us);
+	gauge(w, "rate_over_ms", "that measurement's length, ms", m->dt_ms);
+	gauge(w, "rate_lost",
+	      "packets the path lost over that measurement", m->lost);
+}
+
 static void walk_path(struct gw_sess *se, struct walker *w, unsigned i)
 {
 	const struct gw *gw = se->gw;
@@ -639,6 +675,7 @@ static void walk_path(struct gw_sess *se, struct walker *w, unsigned i)
 	      "the pace in use: rate_mbit or the rate learned (rate_auto), "
 	      "the lower; 0: not paced, kbit/s",
 	      ing_sched_rate(s, i));
+	walk_rate_meas(w, ing_sched_rate_meas(s, i));
 	gauge(w, "peer_queue_us",
 	      "standing queue the peer's egress saw on this path in its last "
 	      "REPORT, us",

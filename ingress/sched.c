@@ -537,6 +537,26 @@ uint32_t ing_sched_rate(const struct ing_sched *s, unsigned path)
 	return path < s->n ? (uint32_t)(s->path[path].rate_Bps / 125.0) : 0;
 }
 
+const struct ing_rate_meas *ing_sched_rate_meas(const struct ing_sched *s,
+						unsigned path)
+{
+	return path < s->n && s->path[path].meas.rule != ING_RATE_NONE
+		       ? &s->path[path].meas
+		       : NULL;
+}
+
+const char *ing_rate_rule_name(enum ing_rate_rule r)
+{
+	static const char *const name[] = {
+		[ING_RATE_NONE] = "",
+		[ING_RATE_GROWTH] = "growth",
+		[ING_RATE_FULL] = "full",
+		[ING_RATE_HELD] = "held",
+	};
+
+	return (unsigned)r < sizeof(name) / sizeof(name[0]) ? name[r] : "";
+}
+
 /* A path's floor: the smallest standing queue reported over the last one
  * to two ING_FLOOR_REPORTS windows, and the report-to-report variation.
  * A mobile path's delay varies by itself (radio scheduling, retries): its
@@ -689,20 +709,24 @@ static double queue_increase(const struct ing_sched *s, uint32_t q)
 	return s->p.k * x * s->p.w_fixed;
 }
 
+/* An episode's length in seconds: the time measured (us), unless it is
+ * off the reports' count (nominal, s) by more than half of it either way
+ * (a clock stepped, a peer restarted): then the nominal one. */
+static double episode_time(double nominal, uint64_t us)
+{
+	double t = (double)us / 1e6;
+
+	return t > nominal / 2 && t < nominal * 3 / 2 ? t : nominal;
+}
+
 /* A fixed path's rate, learned (rate_auto).  While the line's standing
  * queue (over its floor) stays over target / ING_LEARN_DIV in consecutive
  * reports, it was busy throughout: an episode.  Its rate is measured only
  * from evidence that a receiver's busy CPU cannot fake:
  * - a queue that grew by more than the target over ING_EPISODE_REPORTS
- *   intervals or more (two on a path not paced yet): the line took S
- *   (what was sent to it, counted here) and its queue grew by dq in dt,
- *   so its rate is S / (1 + dq / dt), and never less than what the peer
- *   counted over the episode (S is counted as the reports come, a
- *   one-way delay and a report after the packets the queue grew from: a
- *   sender that slowed meanwhile, a TCP download's end, made it read
- *   30-42 Mbit/s for a 64 Mbit/s DSL whose peer had counted 63 in
- *   netns_ipv6), and what the peer counted when the line dropped too (a
- *   full buffer no longer grows: the growth understates the excess).
+ *   intervals or more (two on a path not paced yet): what the peer
+ *   counted over the episode (rx times the mean size sent, over the
+ *   peer's time when the reports are timed) is the rate.
  *   A receiver that stalls delays a few packets and
  *   undercounts an interval, it does not make the smallest delay of
  *   every interval grow for a quarter of a second (the first version
@@ -738,7 +762,8 @@ static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
 	int32_t drx = seq_diff(e->rx_pkts, p->rep_rx);
 	bool consecutive = p->have_rx && dseq == 1 && drx >= 0;
 	bool limited = p->limited;
-	double got = 0, dt;
+	enum ing_rate_rule rule = ING_RATE_NONE;
+	double got = 0, dt, dt_tx, rx_Bps = 0;
 
 	p->rep_rx = e->rx_pkts;
 	p->have_rx = true;
@@ -756,6 +781,8 @@ static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
 			p->ep_q0 = q;
 			p->ep_rx = p->ep_sent = p->ep_bytes = 0;
 			p->ep_lost = 0;
+			p->ep_t0 = s->rep_now_us;
+			p->ep_peer_t0 = s->rep_peer_us;
 		} else {
 			p->ep_lost += dlost > 0 ? (uint32_t)dlost : 0;
 			p->ep_rx += (uint32_t)drx;
@@ -766,30 +793,32 @@ static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
 	} else {
 		p->ep_n = 0;
 	}
-	dt = (double)(p->ep_n > 0 ? p->ep_n - 1 : 0) * s->p.t_report_ms / 1e3;
+	dt = dt_tx = (double)(p->ep_n > 0 ? p->ep_n - 1 : 0) *
+		     s->p.t_report_ms / 1e3;
+	if (s->rep_timed && dt > 0) {
+		/* the peer counted over its time, we sent over ours */
+		dt = episode_time(dt, (uint32_t)(s->rep_peer_us - p->ep_peer_t0));
+		dt_tx = episode_time(dt_tx, s->rep_now_us - p->ep_t0);
+	}
 	/* a path not paced yet measures sooner: its queue fills the line's
 	 * buffer while it waits, and a low first estimate is probed up */
 	if (p->ep_n > (p->rate_Bps > 0 ? ING_EPISODE_REPORTS : 2u) &&
 	    p->ep_bytes > 0) {
-		double rx_Bps = (double)p->ep_rx * (double)p->ep_bytes /
-				(double)p->ep_sent / dt;
-
+		rx_Bps = (double)p->ep_rx * (double)p->ep_bytes /
+			 (double)p->ep_sent / dt;
 		if (q > p->ep_q0 + target) {
-			got = (double)p->ep_bytes / dt /
-			      (1 + (double)(q - p->ep_q0) / 1e6 / dt);
-			/* never under what the peer counted meanwhile: what
-			 * was sent here in these intervals is not what the
-			 * reported queue grew from (those packets left a
-			 * one-way delay and a report earlier), and a sender
-			 * that slowed (a TCP download's end) made it read
-			 * low; a line that delivered X carries X.  And what
-			 * it counted when the line also dropped: a full
-			 * buffer grows no more, and the growth understates
-			 * what was too much (a cold 90 Mbit/s flow read 69
-			 * for a 64 Mbit/s DSL that dropped, 63 counted) */
-			if (got < rx_Bps || p->ep_lost > 0) {
-				got = rx_Bps;
-			}
+			/* the line was busy throughout, and not because the
+			 * receiver stalled: what it delivered is its rate.
+			 * Not what was sent less the queue's growth, which
+			 * reads high while a sender speeds up (the queue
+			 * grows a one-way delay and a report after the
+			 * packets counted here: a TCP flow's start read 65.7
+			 * Mbit/s for a DSL whose peer counted 63.4, and the
+			 * pace over the line's rate stood 40 ms of queue in
+			 * it for seconds) and low while it slows (a TCP
+			 * download's end read 30-42 Mbit/s, 63 counted) */
+			got = rx_Bps;
+			rule = ING_RATE_GROWTH;
 		} else if (p->ep_rx > 0 &&
 			   (p->ep_lost > 0 ? q > target
 					   : p->rate_Bps <= 0 &&
@@ -803,11 +832,25 @@ static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
 			 * flap's DSL then carried 184-197 packets of a
 			 * 40 Mbit/s flow after its hold) */
 			got = rx_Bps;
+			rule = p->ep_lost > 0 ? ING_RATE_FULL : ING_RATE_HELD;
 		}
+	}
+	if (got > 0) {
+		p->meas = (struct ing_rate_meas){
+			.rule = rule,
+			.got_Bps = got,
+			.sent_Bps = (double)p->ep_bytes / dt_tx,
+			.rx_Bps = rx_Bps,
+			.q0_us = p->ep_q0,
+			.q_us = q,
+			.dt_ms = (uint32_t)(dt * 1e3 + 0.5),
+			.lost = p->ep_lost,
+		};
 	}
 	if (got > 0 && p->learn_Bps > 0 &&
 	    got < p->learn_Bps / ING_LEARN_MAX_DROP) {
-		got = p->learn_Bps / ING_LEARN_MAX_DROP;
+		got = p->meas.got_Bps = p->learn_Bps / ING_LEARN_MAX_DROP;
+		p->meas.capped = true;
 		s->st.rate_drop_capped++;
 	}
 	if (got > 0) {
@@ -819,7 +862,7 @@ static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
 		p->probes = 0;
 		p->ep_n = 0; /* the next measure needs evidence of its own */
 		p->since_learned = 0;
-		s->st.rate_learned++;
+		p->meas.n = ++s->st.rate_learned;
 	} else if (p->learn_Bps > 0 && limited && q <= target / ING_PROBE_DIV &&
 		   ++p->since_learned > s->p.t_dwd_ms / s->p.t_report_ms) {
 		uint32_t pm = ING_PROBE_PERMILLE *
@@ -859,6 +902,17 @@ static void learn_rates(struct ing_sched *s, const struct wire_report *r,
 			learn_rate(s, &s->path[e->path], e, dseq, mobile_full);
 		}
 	}
+}
+
+void ing_sched_on_report_at(struct ing_sched *s, uint32_t seq,
+			    const struct wire_report *r, uint64_t now_us,
+			    uint32_t peer_us)
+{
+	s->rep_timed = true;
+	s->rep_now_us = now_us;
+	s->rep_peer_us = peer_us;
+	ing_sched_on_report(s, seq, r);
+	s->rep_timed = false;
 }
 
 void ing_sched_on_report(struct ing_sched *s, uint32_t seq,

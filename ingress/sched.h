@@ -102,6 +102,29 @@ enum {
 	ING_PROBE_DIV = 8,
 };
 
+/* How learn_rate measured a fixed path's rate, last time (the log and the
+ * status say it: an operator asking why the DSL is paced where it is). */
+enum ing_rate_rule {
+	ING_RATE_NONE,	  /* not measured yet */
+	/* what the peer counted while the line's queue: */
+	ING_RATE_GROWTH,  /* grew by more than the target */
+	ING_RATE_FULL,	  /* stood over the target and the line dropped */
+	ING_RATE_HELD,	  /* stood, held still by the weights (not paced
+			   * yet) */
+};
+
+struct ing_rate_meas {
+	enum ing_rate_rule rule;
+	double got_Bps;		/* the rate taken (after the drop cap) */
+	double sent_Bps;	/* sent to the line over the episode */
+	double rx_Bps;		/* the peer counted over the episode */
+	uint32_t q0_us, q_us;	/* its standing queue, first and last */
+	uint32_t dt_ms;		/* the episode's length */
+	uint32_t lost;		/* the line lost in it, packets */
+	bool capped;		/* lowered by ING_LEARN_MAX_DROP at most */
+	uint64_t n;		/* its number: the session's rate_learned */
+};
+
 struct ing_sched_path {
 	enum path_class cls;	 /* as used now: cfg_cls, or PATH_BACKUP */
 	enum path_class cfg_cls; /* as configured */
@@ -152,6 +175,9 @@ struct ing_sched_path {
 	uint64_t ep_rx, ep_sent, ep_bytes;
 	uint32_t ep_q0;
 	uint32_t ep_lost; /* packets the line lost in the episode */
+	uint64_t ep_t0;	  /* when its first report came (timed reports) */
+	uint32_t ep_peer_t0; /* ... and the peer's clock when it counted */
+	struct ing_rate_meas meas; /* the last measurement */
 	uint32_t rep_rx;
 	bool have_rx;
 	/* the path's floor and its variation (us): mobile paths are judged
@@ -210,6 +236,11 @@ struct ing_sched {
 	uint32_t prev_qm;	/* the mobile paths' (over their floor) */
 	bool have_report_seq;
 	uint32_t report_seq; /* last applied report sequence */
+	/* the report being applied: timed (ing_sched_on_report_at), when it
+	 * came and the peer's clock when it counted */
+	bool rep_timed;
+	uint64_t rep_now_us;
+	uint32_t rep_peer_us;
 	struct ing_flows flows;
 	struct ing_sched_stats st;
 };
@@ -325,9 +356,25 @@ void ing_sched_set_rate(struct ing_sched *s, unsigned path, uint32_t kbps);
  * DWD otherwise, and learns the fixed paths' rates (rate_auto). */
 void ing_sched_on_report(struct ing_sched *s, uint32_t seq,
 			 const struct wire_report *r);
+/* The same, timed: now_us, when it arrived (the clock of
+ * ing_sched_pick_flow); peer_us, the peer's clock when it counted (the
+ * header's tstamp).  A rate learned over reports counts the peer's
+ * packets over the peer's time and ours over ours: a report timer that
+ * fires late on a busy box, or a copy that came on a path with more
+ * delay, reads no rate (untimed, every report is taken t_report_ms
+ * after the one before, as in the simulator). */
+void ing_sched_on_report_at(struct ing_sched *s, uint32_t seq,
+			    const struct wire_report *r, uint64_t now_us,
+			    uint32_t peer_us);
 
 /* The pace of a path now, kbit/s of line bytes (0: not paced). */
 uint32_t ing_sched_rate(const struct ing_sched *s, unsigned path);
+/* The last measurement of a fixed path's rate (rate_auto), NULL for none
+ * or a path out of range. */
+const struct ing_rate_meas *ing_sched_rate_meas(const struct ing_sched *s,
+						unsigned path);
+/* The name of a rule ("growth", "full", "held"; "" for none). */
+const char *ing_rate_rule_name(enum ing_rate_rule r);
 
 /* Effective SWRR weight of a path now (0 if down). */
 double ing_sched_weight(const struct ing_sched *s, unsigned path);

@@ -26,6 +26,8 @@
 #     is under a third of the 50 ms buffer (unpaced, a flow over the
 #     line's rate keeps it full);
 #   - the flow loses under 1 %;
+#   - the status says how the last rate was measured (rule, rate, what
+#     the CPE counted, over how long);
 #   - rate_auto = false (l3bondctl set) forgets the learned pace at once.
 # The figures are printed.
 #
@@ -144,6 +146,18 @@ rate_check "the DSL's buffer stays short while paced (median backlog)" \
 	'b1 >= 0 && b1 < 133000 && b3 >= 0 && b3 < 133000' "b1=$bl1" "b3=$bl3"
 check "the LTE took the excess: bulk overflowed" 'o > 0' \
 	"o=$(st conc ing.overflow)"
+# how the last rate was measured (the log says each at debug level)
+rule=$(st conc path.dsl.rate_rule)
+echo "  last measurement: $rule, $(st conc path.dsl.rate_measured_kbps)" \
+	"kbit/s, the CPE counted $(st conc path.dsl.rate_counted_kbps)," \
+	"sent $(st conc path.dsl.rate_sent_kbps), queue" \
+	"$(st conc path.dsl.rate_queue_from_us) -> $(st conc path.dsl.rate_queue_us)" \
+	"us over $(st conc path.dsl.rate_over_ms) ms, $(st conc path.dsl.rate_lost) lost"
+check "the status says how the pace was last measured" \
+	'r == 1 && m > 0 && c > 0 && o >= 100' \
+	"r=$(case $rule in growth | full | held) echo 1 ;; *) echo 0 ;; esac)" \
+	"m=$(st conc path.dsl.rate_measured_kbps)" \
+	"c=$(st conc path.dsl.rate_counted_kbps)" "o=$(st conc path.dsl.rate_over_ms)"
 rate_check "the flow lost under 1 %" \
 	'e > 0 && (e - u) * 100 < e' "e=$(jget "$TB_DIR/rx.json" expected)" \
 	"u=$(jget "$TB_DIR/rx.json" unique)"
