@@ -865,7 +865,7 @@ const struct key conf_top_keys[] = {
 	     "(0: loss only, the paper's algorithm)"),
 	 INT_KEY(struct conf, sched.queue_target_us, 1000)},
 	ALIAS("dwd_hold_ms", CONF_TOP, "queue_target_ms"),
-	{KEY("rate_auto", CONF_TOP, CONF_RUNTIME, CONF_KEY_SIM, NO_RANGE, "false",
+	{KEY("rate_auto", CONF_TOP, CONF_RUNTIME, CONF_KEY_SIM, NO_RANGE, "true",
 	     "learn a fixed path's rate from its standing queue and pace it "
 	     "(needs a queue target; rate_mbit caps it)"),
 	 .parse = parse_rate_auto, AT(struct conf, sched.rate_auto)},

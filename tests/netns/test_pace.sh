@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-2-Clause
-# The rate a fixed path learns (rate_auto = true, opt-in) through the real
+# The rate a fixed path learns (rate_auto = true, the default) through the real
 # daemons, while the DSL's rate changes under load, on the testbed of
 # lib.sh:
 #

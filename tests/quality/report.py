@@ -52,10 +52,9 @@ md = ["# l3bond quality benchmark", "",
       "Namespace testbed, both daemons real: DSL 64 Mbit/s 13 ms, LTE "
       "60 Mbit/s 25 ms + 0-20 ms FIFO jitter, each direction emulated; "
       "modes: `dsl` = DSL alone (no daemon), `paper` = the paper's "
-      "algorithm (queue target 0), `l3bond` = the defaults (the queue "
-      "target and the weights), `weights` = the same said "
-      "(`rate_auto = false`), `auto` = the defaults with `rate_auto = "
-      "true`, "
+      "algorithm (queue target 0), `l3bond` = the defaults (the DSL's "
+      "rate learned), `weights` = the defaults with `rate_auto = false`, "
+      "`auto` = the defaults with `rate_auto = true` said, "
       "`rate` = "
       "the defaults with the DSL's `rate_mbit = 64` on both boxes. "
       "`tests/quality/run.sh` says what each case does.", ""]

@@ -4,10 +4,11 @@
 # scripts/quality.sh).  On the namespace testbed with both daemons real,
 # for each link buffer, in the same run: DSL alone (no daemon: the traffic
 # goes natively over the DSL), the paper's algorithm (queue target 0: loss
-# is the only congestion signal), l3bond with its defaults (rate_auto off:
-# the queue target and the weights alone; mode weights says so), l3bond
-# with the DSL's rate configured on both boxes (rate_mbit = 64: paced), and
-# (mode auto) l3bond with the DSL's rate learned (rate_auto = true).
+# is the only congestion signal), l3bond with its defaults (the DSL's rate
+# learned: rate_auto), l3bond with the DSL's rate configured on both boxes
+# (rate_mbit = 64: paced), and (mode weights) l3bond without either
+# (rate_auto = false: the queue target and the weights alone); mode auto
+# (rate_auto = true said in the config) is the defaults too.
 #
 #            LAN                 access links                  LAN
 #   cli ---------- cpe ===dsl=== [dsl] ===dsl=== conc ---------- srv
@@ -36,7 +37,7 @@
 # both daemons' status after each case (OUT/status/).
 #
 # usage: run.sh [--quick] [--out DIR] [--build DIR] [--buffers "30 50 .."]
-#               [--modes "dsl paper l3bond auto rate"] [--duration S]
+#               [--modes "dsl paper l3bond weights rate"] [--duration S]
 #               [--cases "tcp rrul ramp c40"]
 #   --quick: one case of each kind, short runs, one buffer (50 ms) unless
 #   --buffers says otherwise (what CI runs: it checks that the benchmark
@@ -52,7 +53,7 @@ buffers_set=
 out=$root/build/quality
 build=$root/build
 buffers="30 50 100 200"
-modes="dsl paper l3bond auto rate"
+modes="dsl paper l3bond weights rate"
 dur=30
 cases="tcp rrul ramp c40"
 while [ $# -gt 0 ]; do
@@ -139,6 +140,7 @@ start_mode() {
 	paper) write_confs 0.5 "queue_target_ms = 0;" ;;
 	l3bond) write_confs 0.5 ;;
 	weights) write_confs 0.5 "rate_auto = false;" ;;
+	# the defaults with the rate learned said, as when it was opt-in
 	auto) write_confs 0.5 "rate_auto = true;" ;;
 	rate)
 		# the DSL's rate known on both boxes: paced just below it
