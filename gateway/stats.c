@@ -349,8 +349,8 @@ static void walk_ingress(struct gw_sess *se, struct walker *w)
 		"back and the line did not queue",
 		ss->rate_probed);
 	counter(w, "rate_probed_full",
-		"of those, REPORTs that raised it by 6.2 %: the mobile paths "
-		"queued over their targets meanwhile",
+		"of those, REPORTs that raised it by 1.6 % from the first: "
+		"the mobile paths queued over their targets meanwhile",
 		ss->rate_probed_full);
 	counter(w, "rate_drop_capped",
 		"REPORTs that measured a fixed path under half its learned "
@@ -591,7 +591,9 @@ static void walk_rate_meas(struct walker *w, const struct ing_rate_meas *m)
 	     "how its rate was last measured (rate_auto), from what the "
 	     "peer counted while the path's queue: growth (grew by more than "
 	     "queue_target_ms), full (stood over it and the path dropped), "
-	     "held (stood, held still by the weights); empty: never",
+	     "held (stood, held still by the weights), stood (stood over "
+	     "it throughout while paced: the pace was over the path's "
+	     "rate); empty: never",
 	     ing_rate_rule_name(m->rule));
 	gauge(w, "rate_measured_kbps",
 	      "the rate that measurement took (at most halving the one "

@@ -85,12 +85,15 @@ enum {
 	 * the mobile paths queue (over ING_MOBILE_TARGETS targets) the pace
 	 * is what holds the bond back: it grows by ING_PROBE_FULL_PERMILLE
 	 * per report from the first (a rate learned low, by a busy box or a
-	 * line that got faster since, is found again within a second, not
-	 * after seconds of the LTE's full buffer). */
+	 * line that got faster since, is found again within seconds).  Not
+	 * faster: the line's queue answers a probe a round trip and a
+	 * report later, and at 6.2 % a report the pace stood 20-30 % over
+	 * the DSL's rate by then under RRUL, whose LTE always queues: 30 ms
+	 * of queue in the DSL every second or so. */
 	ING_PROBE_PERMILLE = 2,
 	ING_PROBE_ACCEL = 8,
 	ING_PROBE_MAX_PERMILLE = 16,
-	ING_PROBE_FULL_PERMILLE = 62,
+	ING_PROBE_FULL_PERMILLE = 16,
 	ING_RATE_MIN_BPS = 125000,
 	/* An episode of a standing queue measures a rate after this many
 	 * report intervals (sched.c, learn_rate). */
@@ -111,6 +114,8 @@ enum ing_rate_rule {
 	ING_RATE_FULL,	  /* stood over the target and the line dropped */
 	ING_RATE_HELD,	  /* stood, held still by the weights (not paced
 			   * yet) */
+	ING_RATE_STOOD,	  /* stood over the target throughout while paced
+			   * (timed reports): the pace is over its rate */
 };
 
 struct ing_rate_meas {
@@ -174,6 +179,7 @@ struct ing_sched_path {
 	uint32_t ep_n;
 	uint64_t ep_rx, ep_sent, ep_bytes;
 	uint32_t ep_q0;
+	uint32_t ep_qmin; /* its smallest queue */
 	uint32_t ep_lost; /* packets the line lost in the episode */
 	uint64_t ep_t0;	  /* when its first report came (timed reports) */
 	uint32_t ep_peer_t0; /* ... and the peer's clock when it counted */
@@ -373,7 +379,7 @@ uint32_t ing_sched_rate(const struct ing_sched *s, unsigned path);
  * or a path out of range. */
 const struct ing_rate_meas *ing_sched_rate_meas(const struct ing_sched *s,
 						unsigned path);
-/* The name of a rule ("growth", "full", "held"; "" for none). */
+/* The name of a rule ("growth", "full", "held", "stood"; "" for none). */
 const char *ing_rate_rule_name(enum ing_rate_rule r);
 
 /* Effective SWRR weight of a path now (0 if down). */

@@ -155,7 +155,7 @@ echo "  last measurement: $rule, $(st conc path.dsl.rate_measured_kbps)" \
 	"us over $(st conc path.dsl.rate_over_ms) ms, $(st conc path.dsl.rate_lost) lost"
 check "the status says how the pace was last measured" \
 	'r == 1 && m > 0 && c > 0 && o >= 100' \
-	"r=$(case $rule in growth | full | held) echo 1 ;; *) echo 0 ;; esac)" \
+	"r=$(case $rule in growth | full | held | stood) echo 1 ;; *) echo 0 ;; esac)" \
 	"m=$(st conc path.dsl.rate_measured_kbps)" \
 	"c=$(st conc path.dsl.rate_counted_kbps)" "o=$(st conc path.dsl.rate_over_ms)"
 rate_check "the flow lost under 1 %" \

@@ -794,8 +794,10 @@ static void test_pace_learn_peer_count(void **state)
 /* Timed reports (ing_sched_on_report_at): what the peer counted is taken
  * over the peer's clock (the header's stamp: when the latest DATA it
  * counts arrived), what was sent over ours; a peer clock off the reports'
- * count by more than half (stepped, a peer restarted) is not used.  The
- * measurement is kept for the status and the log. */
+ * count by more than half (stepped, a peer restarted) is not used; a
+ * paced line whose queue stands over the target throughout is measured
+ * (untimed, test_pace_learn: not).  The measurement is kept for the
+ * status and the log. */
 static void test_pace_learn_timed(void **state)
 {
 	struct ing_sched *s = learn_sched();
@@ -855,13 +857,40 @@ static void test_pace_learn_timed(void **state)
 	assert_int_equal(ing_sched_rate(s, 0), 36000);
 	assert_int_equal(ing_sched_rate_meas(s, 0)->dt_ms, 200);
 	assert_int_equal(ing_sched_rate_meas(s, 0)->n, 2);
+	/* a queue that stands over the target (9 ms, not growing) in every
+	 * report of 4 intervals: the pace is over the line's rate, measured
+	 * by what the peer counted (140 a report: 33.6 Mbit/s); one report
+	 * under the target (4 ms, still an episode) in the 4: not */
+	for (int round = 0; round < 2; round++) {
+		for (int i = 0; i <= 4; i++) {
+			struct wire_report r = {.n = 2};
+
+			if (i) {
+				learn_send(s, 200, 1424, now);
+				rx += 140;
+			}
+			r.p[0] = (struct wire_report_path){
+				.path = 0, .rx_pkts = rx,
+				.delay_us = round == 0 && i == 2 ? 4000 : 9000};
+			r.p[1] = (struct wire_report_path){.path = 1};
+			ing_sched_on_report_at(s, seq++, &r, now += 50000,
+					       peer += 50000);
+		}
+		assert_int_equal(s->st.rate_learned, 2 + round);
+		/* the episode goes on after a report under the target: start
+		 * the next one afresh */
+		learn_report(s, seq++, rx, 0);
+	}
+	assert_int_equal(ing_sched_rate(s, 0), 33600);
+	assert_int_equal(ing_sched_rate_meas(s, 0)->rule, ING_RATE_STOOD);
+	assert_string_equal(ing_rate_rule_name(ING_RATE_STOOD), "stood");
 	assert_null(ing_sched_rate_meas(s, 1));
 	assert_null(ing_sched_rate_meas(s, 7));
 	free(s);
 }
 
 /* While the mobile path queues (over four targets) and the pace holds
- * bulk back with the fixed line empty, the pace probes by 6.2 % a report
+ * bulk back with the fixed line empty, the pace probes by 1.6 % a report
  * (after t_dwd_ms, as any probe), not from 0.2 %: a rate learned low is
  * found again before the mobile path's buffer overflows for seconds. */
 static void test_pace_probe_full(void **state)
@@ -887,8 +916,8 @@ static void test_pace_probe_full(void **state)
 		if (i >= 5) {
 			/* (kbit/s rounded down: one more at most) */
 			assert_in_range(ing_sched_rate(s, 0),
-					r0 + r0 * 62 / 1000,
-					r0 + r0 * 62 / 1000 + 1);
+					r0 + r0 * ING_PROBE_FULL_PERMILLE / 1000,
+					r0 + r0 * ING_PROBE_FULL_PERMILLE / 1000 + 1);
 		}
 	}
 	/* the mobile path under four targets over its floor: the slow
