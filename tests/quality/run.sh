@@ -206,7 +206,7 @@ case_tcp() { # DIR CC STREAMS
 # ping and irtt for S seconds from cli to srv: RTTs in ms, one a line
 probe() { # NAME SECONDS
 	local name=$1 secs=$2 ppid ipid
-	tb_bg cli "$TB_DIR/$name.ping" ping -n -i 0.01 -w "$secs" "$TB_SRV_IP"
+	tb_bg cli "$TB_DIR/$name.ping" ping -D -n -i 0.01 -w "$secs" "$TB_SRV_IP"
 	ppid=$TB_LAST_PID
 	tb_bg cli "$TB_DIR/$name.irtt.log" irtt client -Q -i 20ms -l 172 \
 		-d "${secs}s" --wait=200ms -o "$TB_DIR/$name.irtt.json" "$TB_SRV_IP"
