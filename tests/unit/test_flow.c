@@ -791,6 +791,26 @@ static void test_pace_learn_peer_count(void **state)
 	free(s);
 }
 
+/* A timed report of the fixed path 0 (and the mobile path 1): 200 bulk
+ * packets sent before it unless first, n more counted by the peer; queue
+ * q us; ours 50 ms after the last one, the peer's peer_step us. */
+static void timed_report(struct ing_sched *s, uint32_t *seq, uint32_t *rx,
+			 uint64_t *now, uint32_t *peer, bool first, uint32_t n,
+			 uint32_t q, uint32_t peer_step)
+{
+	struct wire_report r = {.n = 2};
+
+	if (!first) {
+		learn_send(s, 200, 1424, *now);
+		*rx += n;
+	}
+	r.p[0] = (struct wire_report_path){.path = 0, .rx_pkts = *rx,
+					   .delay_us = q};
+	r.p[1] = (struct wire_report_path){.path = 1};
+	ing_sched_on_report_at(s, (*seq)++, &r, *now += 50000,
+			       *peer += peer_step);
+}
+
 /* Timed reports (ing_sched_on_report_at): what the peer counted is taken
  * over the peer's clock (the header's stamp: when the latest DATA it
  * counts arrived), what was sent over ours; a peer clock off the reports'
@@ -812,17 +832,7 @@ static void test_pace_learn_timed(void **state)
 	 * bytes counted in each: 3.75 MB/s = 30 Mbit/s, not the 36 the
 	 * reports' count would read */
 	for (uint32_t q = 0; q <= 22000; q += q ? 10000 : 2000) {
-		struct wire_report r = {.n = 2};
-
-		if (q) {
-			learn_send(s, 200, 1424, now);
-			rx += 150;
-		}
-		r.p[0] = (struct wire_report_path){.path = 0, .rx_pkts = rx,
-						   .delay_us = q};
-		r.p[1] = (struct wire_report_path){.path = 1};
-		ing_sched_on_report_at(s, seq++, &r, now += 50000,
-				       peer += 60000);
+		timed_report(s, &seq, &rx, &now, &peer, !q, 150, q, 60000);
 	}
 	assert_int_equal(s->st.rate_learned, 1);
 	assert_int_equal(ing_sched_rate(s, 0), 30000);
@@ -841,17 +851,7 @@ static void test_pace_learn_timed(void **state)
 	 * the reports' count): the reports' count, 150 a report in 200 ms
 	 * read as 4.5 MB/s = 36 Mbit/s */
 	for (uint32_t q = 0; q <= 42000; q += q ? 10000 : 2000) {
-		struct wire_report r = {.n = 2};
-
-		if (q) {
-			learn_send(s, 200, 1424, now);
-			rx += 150;
-		}
-		r.p[0] = (struct wire_report_path){.path = 0, .rx_pkts = rx,
-						   .delay_us = q};
-		r.p[1] = (struct wire_report_path){.path = 1};
-		ing_sched_on_report_at(s, seq++, &r, now += 50000,
-				       peer += 200000);
+		timed_report(s, &seq, &rx, &now, &peer, !q, 150, q, 200000);
 	}
 	assert_int_equal(s->st.rate_learned, 2);
 	assert_int_equal(ing_sched_rate(s, 0), 36000);
@@ -863,18 +863,8 @@ static void test_pace_learn_timed(void **state)
 	 * under the target (4 ms, still an episode) in the 4: not */
 	for (int round = 0; round < 2; round++) {
 		for (int i = 0; i <= 4; i++) {
-			struct wire_report r = {.n = 2};
-
-			if (i) {
-				learn_send(s, 200, 1424, now);
-				rx += 140;
-			}
-			r.p[0] = (struct wire_report_path){
-				.path = 0, .rx_pkts = rx,
-				.delay_us = round == 0 && i == 2 ? 4000 : 9000};
-			r.p[1] = (struct wire_report_path){.path = 1};
-			ing_sched_on_report_at(s, seq++, &r, now += 50000,
-					       peer += 50000);
+			timed_report(s, &seq, &rx, &now, &peer, i == 0, 140,
+				     round == 0 && i == 2 ? 4000 : 9000, 50000);
 		}
 		assert_int_equal(s->st.rate_learned, 2 + round);
 		/* the episode goes on after a report under the target: start
