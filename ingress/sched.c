@@ -710,6 +710,15 @@ static double queue_increase(const struct ing_sched *s, uint32_t q)
 	return s->p.k * x * s->p.w_fixed;
 }
 
+/* When a REPORT came (now_us, our clock) and when the peer counted what it
+ * says (peer_us, the peer's: its header's stamp); timed false: neither is
+ * known (ing_sched_on_report). */
+struct rep_time {
+	bool timed;
+	uint64_t now_us;
+	uint32_t peer_us;
+};
+
 /* An episode's length in seconds: the time measured (us), unless it is
  * off the reports' count (nominal, s) by more than half of it either way
  * (a clock stepped, a peer restarted): then the nominal one. */
@@ -757,7 +766,7 @@ static double episode_time(double nominal, uint64_t us)
  * line takes traffic back from the mobile ones. */
 static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
 		       const struct wire_report_path *e, uint32_t dseq,
-		       bool mobile_full)
+		       bool mobile_full, const struct rep_time *t)
 {
 	uint32_t target = s->p.queue_target_us, q = fixed_queue(s, p, e->delay_us);
 	int32_t dlost = p->have_report ? seq_diff(e->lost_pkts, p->rep_lost) : 0;
@@ -785,8 +794,8 @@ static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
 			p->ep_q0 = p->ep_qmin = q;
 			p->ep_rx = p->ep_sent = p->ep_bytes = 0;
 			p->ep_lost = 0;
-			p->ep_t0 = s->rep_now_us;
-			p->ep_peer_t0 = s->rep_peer_us;
+			p->ep_t0 = t->now_us;
+			p->ep_peer_t0 = t->peer_us;
 		} else {
 			p->ep_lost += dlost > 0 ? (uint32_t)dlost : 0;
 			p->ep_rx += (uint32_t)drx;
@@ -802,10 +811,10 @@ static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
 	}
 	dt = dt_tx = (double)(p->ep_n > 0 ? p->ep_n - 1 : 0) *
 		     s->p.t_report_ms / 1e3;
-	if (s->rep_timed && dt > 0) {
+	if (t->timed && dt > 0) {
 		/* the peer counted over its time, we sent over ours */
-		dt = episode_time(dt, (uint32_t)(s->rep_peer_us - p->ep_peer_t0));
-		dt_tx = episode_time(dt_tx, s->rep_now_us - p->ep_t0);
+		dt = episode_time(dt, (uint32_t)(t->peer_us - p->ep_peer_t0));
+		dt_tx = episode_time(dt_tx, t->now_us - p->ep_t0);
 	}
 	/* a path not paced yet measures sooner: its queue fills the line's
 	 * buffer while it waits, and a low first estimate is probed up */
@@ -824,7 +833,6 @@ static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
 			 * pace over the line's rate stood 40 ms of queue in
 			 * it for seconds) and low while it slows (a TCP
 			 * download's end read 30-42 Mbit/s, 63 counted) */
-			got = rx_Bps;
 			rule = ING_RATE_GROWTH;
 		} else if (p->ep_rx > 0 &&
 			   (p->ep_lost > 0 ? q > target
@@ -838,9 +846,8 @@ static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
 			 * report, down to ING_RATE_MIN_BPS: netns_failover_
 			 * flap's DSL then carried 184-197 packets of a
 			 * 40 Mbit/s flow after its hold) */
-			got = rx_Bps;
 			rule = p->ep_lost > 0 ? ING_RATE_FULL : ING_RATE_HELD;
-		} else if (p->ep_rx > 0 && s->rep_timed && p->rate_Bps > 0 &&
+		} else if (p->ep_rx > 0 && t->timed && p->rate_Bps > 0 &&
 			   p->ep_qmin > target) {
 			/* a paced line whose queue stood over the target
 			 * throughout: the pace is over its rate, by less
@@ -850,9 +857,12 @@ static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
 			 * Only with timed reports: timed by the reports'
 			 * count, a receiver that stalls reads as a slow line
 			 * whose queue stands (below) */
-			got = rx_Bps;
 			rule = ING_RATE_STOOD;
 		}
+	}
+	/* every rule takes what the peer counted */
+	if (rule != ING_RATE_NONE) {
+		got = rx_Bps;
 	}
 	if (got > 0) {
 		p->meas = (struct ing_rate_meas){
@@ -912,30 +922,42 @@ static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
 }
 
 static void learn_rates(struct ing_sched *s, const struct wire_report *r,
-			uint32_t dseq, bool mobile_full)
+			uint32_t dseq, bool mobile_full,
+			const struct rep_time *t)
 {
 	for (unsigned i = 0; i < r->n; i++) {
 		const struct wire_report_path *e = &r->p[i];
 
 		if (e->path < s->n && s->path[e->path].cls == PATH_FIXED) {
-			learn_rate(s, &s->path[e->path], e, dseq, mobile_full);
+			learn_rate(s, &s->path[e->path], e, dseq, mobile_full,
+				   t);
 		}
 	}
 }
+
+static void on_report(struct ing_sched *s, uint32_t seq,
+		      const struct wire_report *r, const struct rep_time *t);
 
 void ing_sched_on_report_at(struct ing_sched *s, uint32_t seq,
 			    const struct wire_report *r, uint64_t now_us,
 			    uint32_t peer_us)
 {
-	s->rep_timed = true;
-	s->rep_now_us = now_us;
-	s->rep_peer_us = peer_us;
-	ing_sched_on_report(s, seq, r);
-	s->rep_timed = false;
+	const struct rep_time t = {
+		.timed = true, .now_us = now_us, .peer_us = peer_us};
+
+	on_report(s, seq, r, &t);
 }
 
 void ing_sched_on_report(struct ing_sched *s, uint32_t seq,
 			 const struct wire_report *r)
+{
+	const struct rep_time untimed = {.timed = false};
+
+	on_report(s, seq, r, &untimed);
+}
+
+static void on_report(struct ing_sched *s, uint32_t seq,
+		      const struct wire_report *r, const struct rep_time *t)
 {
 	uint32_t target = s->p.queue_target_us, qf, qm;
 	bool queue, draining, mobile_full, loss_cong;
@@ -955,7 +977,7 @@ void ing_sched_on_report(struct ing_sched *s, uint32_t seq,
 	 * would only fill its buffer (a paced fixed path probes faster). */
 	qm = class_qdelay(s, r, PATH_MOBILE);
 	mobile_full = target && qm > target;
-	learn_rates(s, r, s->have_report_seq ? dseq : 0, mobile_full);
+	learn_rates(s, r, s->have_report_seq ? dseq : 0, mobile_full, t);
 	s->have_report_seq = true;
 	s->report_seq = seq;
 	s->st.reports++;

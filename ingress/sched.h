@@ -242,11 +242,6 @@ struct ing_sched {
 	uint32_t prev_qm;	/* the mobile paths' (over their floor) */
 	bool have_report_seq;
 	uint32_t report_seq; /* last applied report sequence */
-	/* the report being applied: timed (ing_sched_on_report_at), when it
-	 * came and the peer's clock when it counted */
-	bool rep_timed;
-	uint64_t rep_now_us;
-	uint32_t rep_peer_us;
 	struct ing_flows flows;
 	struct ing_sched_stats st;
 };
