@@ -329,6 +329,11 @@ static void walk_ingress(struct gw_sess *se, struct walker *w)
 		"packets of sparse flows, sent on the path with the lowest "
 		"RTT",
 		ss->sparse);
+	counter(w, "flows_shared",
+		"packets of a flow that shared a flow bucket with another "
+		"(the 8 buckets its hash may take were all busy): ordered "
+		"with it, and bulk if it is",
+		se->sched.flows.shared);
 	counter(w, "paced",
 		"bulk packets a paced fixed path took within its rate",
 		ss->paced);
@@ -352,6 +357,11 @@ static void walk_ingress(struct gw_sess *se, struct walker *w)
 		"of those, REPORTs that raised it by 1.6 % from the first: "
 		"the mobile paths queued over their targets meanwhile",
 		ss->rate_probed_full);
+	counter(w, "rate_probe_backs",
+		"REPORTs that took a learned pace back to before its last "
+		"probes: the line queued over half the target right after "
+		"them",
+		ss->rate_probe_backs);
 	counter(w, "rate_drop_capped",
 		"REPORTs that measured a fixed path under half its learned "
 		"rate: the pace took half (a line that got slower is measured "

@@ -72,11 +72,38 @@ uint32_t ing_flow_hash(const uint8_t *pkt, size_t len, uint32_t seed)
 	return fin(h);
 }
 
+/* The bucket of flow hash at now_ms (ing_flow_note). */
+static struct ing_flow *bucket(struct ing_flows *f, uint32_t hash,
+			       uint32_t now_ms)
+{
+	uint32_t i = hash & (ING_FLOW_BUCKETS - 1);
+	struct ing_flow *set = &f->b[i & ~(uint32_t)(ING_FLOW_WAYS - 1)];
+	struct ing_flow *free = NULL;
+
+	for (unsigned w = 0; w < ING_FLOW_WAYS; w++) {
+		struct ing_flow *b = &set[w];
+
+		if (b->used && b->tag == hash) {
+			return b;
+		}
+		if (!free && (!b->used ||
+			      now_ms - b->last_ms > ING_FLOW_IDLE_MS)) {
+			free = b;
+		}
+	}
+	if (free) {
+		*free = (struct ing_flow){.tag = hash};
+		return free;
+	}
+	f->shared++;
+	return &f->b[i];
+}
+
 struct ing_flow *ing_flow_note(struct ing_flows *f, uint32_t hash,
 			       uint32_t len, uint64_t now_us, bool *sparse)
 {
-	struct ing_flow *b = &f->b[hash & (ING_FLOW_BUCKETS - 1)];
 	uint32_t now_ms = (uint32_t)(now_us / 1000);
+	struct ing_flow *b = bucket(f, hash, now_ms);
 
 	if (b->used) {
 		uint32_t idle = now_ms - b->last_ms;
@@ -117,5 +144,8 @@ void ing_flow_sent(struct ing_flow *b, uint32_t gseq, uint16_t *fgap,
 
 void ing_flows_reset(struct ing_flows *f)
 {
+	uint64_t shared = f->shared;
+
 	memset(f, 0, sizeof(*f));
+	f->shared = shared;
 }

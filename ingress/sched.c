@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <string.h>
 
 #include "common/seq.h"
 
@@ -64,6 +65,7 @@ int ing_sched_set_params(struct ing_sched *s, const struct ing_sched_params *p)
 	if (!p->rate_auto || !p->queue_target_us) {
 		for (unsigned i = 0; i < s->n; i++) {
 			s->path[i].learn_Bps = 0;
+			s->path[i].probe_hist = 0;
 			set_pace(&s->path[i]);
 		}
 	}
@@ -882,6 +884,9 @@ static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
 		p->meas.capped = true;
 		s->st.rate_drop_capped++;
 	}
+	if (p->since_probe < UINT32_MAX) {
+		p->since_probe++;
+	}
 	if (got > 0) {
 		p->learn_Bps = got;
 		/* the queue the line holds is owed: paid with a share of
@@ -889,9 +894,20 @@ static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
 		 * mobile paths take that share more */
 		p->owed = got * q / 1e6;
 		p->probes = 0;
+		p->probe_hist = 0;
 		p->ep_n = 0; /* the next measure needs evidence of its own */
 		p->since_learned = 0;
 		p->meas.n = ++s->st.rate_learned;
+	} else if (p->probe_hist > 0 && p->since_probe <= ING_PROBE_LAG &&
+		   q > target / ING_PROBE_BACK_DIV) {
+		/* the line queues right after probes: they passed its rate
+		 * (ING_PROBE_LAG); back to before them, the queue owed */
+		p->learn_Bps = p->probe_from[0];
+		p->owed = p->learn_Bps * q / 1e6;
+		p->probes = 0;
+		p->probe_hist = 0;
+		p->since_learned = 0;
+		s->st.rate_probe_backs++;
 	} else if (p->learn_Bps > 0 && limited && q <= target / ING_PROBE_DIV &&
 		   ++p->since_learned > s->p.t_dwd_ms / s->p.t_report_ms) {
 		uint32_t pm = ING_PROBE_PERMILLE *
@@ -906,6 +922,13 @@ static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
 			pm = ING_PROBE_FULL_PERMILLE;
 			s->st.rate_probed_full++;
 		}
+		if (p->probe_hist == ING_PROBE_LAG) {
+			memmove(p->probe_from, p->probe_from + 1,
+				sizeof(p->probe_from[0]) * (ING_PROBE_LAG - 1));
+			p->probe_hist--;
+		}
+		p->probe_from[p->probe_hist++] = p->learn_Bps;
+		p->since_probe = 0;
 		p->learn_Bps *= 1 + pm / 1000.0;
 		if (p->cfg_Bps > 0 && p->learn_Bps > p->cfg_Bps) {
 			p->learn_Bps = p->cfg_Bps;

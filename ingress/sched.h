@@ -94,6 +94,16 @@ enum {
 	ING_PROBE_ACCEL = 8,
 	ING_PROBE_MAX_PERMILLE = 16,
 	ING_PROBE_FULL_PERMILLE = 16,
+	/* A probe that passed the line's rate shows as a queue a round trip
+	 * and a report later, by when the probes went on: a queue over
+	 * queue_target / ING_PROBE_BACK_DIV within ING_PROBE_LAG reports of
+	 * a probe takes back the last ING_PROBE_LAG probes at once
+	 * (rate_probe_backs), rather than letting the queue grow by the
+	 * target to be measured (it peaked at 8-15 ms every second or so
+	 * under RRUL: the pings' p99).  A queue that grows on is measured as
+	 * before. */
+	ING_PROBE_LAG = 3,
+	ING_PROBE_BACK_DIV = 2,
 	ING_RATE_MIN_BPS = 125000,
 	/* An episode of a standing queue measures a rate after this many
 	 * report intervals (sched.c, learn_rate). */
@@ -170,6 +180,11 @@ struct ing_sched_path {
 	uint32_t probes; /* reports in a row the learned rate grew */
 	uint32_t since_learned; /* reports without a queue that could probe
 				 * since the last measurement */
+	/* the learned rate before each of the last probes (at most
+	 * ING_PROBE_LAG, oldest first), and reports since the last one */
+	double probe_from[ING_PROBE_LAG];
+	uint32_t probe_hist;
+	uint32_t since_probe;
 	/* line bytes and packets ing_sched_pick_flow sent on the path, and
 	 * their values and the peer's rx count at the last report, for the
 	 * rate the line delivered between two reports */
@@ -216,6 +231,8 @@ struct ing_sched_stats {
 	uint64_t rate_probed;  /* reports that raised a learned pace */
 	uint64_t rate_probed_full; /* ... by ING_PROBE_FULL_PERMILLE: the
 				    * mobile paths queued */
+	uint64_t rate_probe_backs; /* reports that took back the last probes:
+				    * the line queued right after them */
 	uint64_t rate_drop_capped; /* measurements under half the learned
 				    * rate, taken as half (ING_LEARN_MAX_DROP) */
 	uint64_t resent;   /* copies sent again (ing_sched_pick_resend) */

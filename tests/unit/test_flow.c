@@ -212,12 +212,77 @@ static void test_fgap(void **state)
 	/* the same number again (sequence restarted under us): first */
 	ing_flow_sent(b, 2, &fgap, &flags);
 	assert_int_equal(flags, WIRE_F_FLOW_FIRST);
-	/* buckets by the hash's low bits */
-	assert_ptr_equal(ing_flow_note(f, 77 + ING_FLOW_BUCKETS, 1, 0, &sparse),
-			 b);
 	ing_flows_reset(f);
 	ing_flow_sent(b, 3, &fgap, &flags);
 	assert_int_equal(flags, WIRE_F_FLOW_FIRST);
+	free(f);
+}
+
+/* The table is set-associative: flows whose hashes share their low bits
+ * take the buckets of their set one each (a ping beside a download stays
+ * sparse); with the set full of flows that sent within ING_FLOW_IDLE_MS,
+ * one more shares the bucket its low bits name (counted); a bucket silent
+ * longer goes to a new flow, which starts afresh. */
+static void test_flow_ways(void **state)
+{
+	struct ing_flows *f = calloc(1, sizeof(*f));
+	struct ing_flow *b[ING_FLOW_WAYS], *x;
+	uint32_t h0 = 77;
+	uint16_t fgap;
+	uint8_t flags;
+	bool sparse;
+
+	(void)state;
+	assert_non_null(f);
+	/* a download in the first bucket: bulk */
+	for (int i = 0; i < 10; i++) {
+		b[0] = ing_flow_note(f, h0, 1500, 0, &sparse);
+		ing_flow_sent(b[0], (uint32_t)i, &fgap, &flags);
+	}
+	assert_false(sparse);
+	/* a ping whose hash has the same low bits: its own bucket, sparse,
+	 * first of its flow */
+	x = ing_flow_note(f, h0 + ING_FLOW_BUCKETS, 84, 1000, &sparse);
+	assert_true(sparse);
+	assert_ptr_not_equal(x, b[0]);
+	ing_flow_sent(x, 10, &fgap, &flags);
+	assert_int_equal(flags, WIRE_F_FLOW_FIRST);
+	b[1] = x;
+	/* the download again: its own bucket, its order kept */
+	assert_ptr_equal(ing_flow_note(f, h0, 1500, 1000, &sparse), b[0]);
+	ing_flow_sent(b[0], 11, &fgap, &flags);
+	assert_int_equal(fgap, 2);
+	/* six more of the set: all distinct, none shared */
+	for (uint32_t w = 2; w < ING_FLOW_WAYS; w++) {
+		b[w] = ing_flow_note(f, h0 + w * ING_FLOW_BUCKETS, 84, 1000,
+				     &sparse);
+		ing_flow_sent(b[w], 20 + w, &fgap, &flags);
+		for (uint32_t v = 0; v < w; v++) {
+			assert_ptr_not_equal(b[w], b[v]);
+		}
+		assert_true(b[w] >= f->b && b[w] < f->b + ING_FLOW_BUCKETS);
+		assert_int_equal((size_t)(b[w] - f->b) / ING_FLOW_WAYS,
+				 (size_t)(b[0] - f->b) / ING_FLOW_WAYS);
+	}
+	assert_int_equal(f->shared, 0);
+	/* a ninth within 2 s: shares the bucket its low bits name */
+	x = ing_flow_note(f, h0 + 99 * ING_FLOW_BUCKETS, 84, 1500000, &sparse);
+	assert_ptr_equal(x, &f->b[h0]);
+	assert_int_equal(f->shared, 1);
+	/* a ninth after the others were silent for more than 2 s (the
+	 * download sent on): a silent bucket, afresh */
+	assert_ptr_equal(ing_flow_note(f, h0, 1500, 2500000, &sparse), b[0]);
+	ing_flow_sent(b[0], 40, &fgap, &flags);
+	x = ing_flow_note(f, h0 + 99 * ING_FLOW_BUCKETS, 84, 3100000, &sparse);
+	assert_ptr_not_equal(x, b[0]);
+	assert_true(sparse);
+	assert_int_equal(x->tag, h0 + 99 * ING_FLOW_BUCKETS);
+	ing_flow_sent(x, 41, &fgap, &flags);
+	assert_int_equal(flags, WIRE_F_FLOW_FIRST);
+	assert_int_equal(f->shared, 1);
+	/* a reset forgets the flows, not the count */
+	ing_flows_reset(f);
+	assert_int_equal(f->shared, 1);
 	free(f);
 }
 
@@ -923,6 +988,68 @@ static void test_pace_probe_full(void **state)
 	free(s);
 }
 
+/* Probes that passed the line's rate (ING_PROBE_LAG): a queue over half
+ * the target within ING_PROBE_LAG reports of a probe takes back the last
+ * ING_PROBE_LAG probes at once, the queue owed; a queue that comes later
+ * takes back nothing (it is measured as any episode), and a queue under
+ * half the target neither. */
+static void test_pace_probe_back(void **state)
+{
+	(void)state;
+	for (unsigned c = 0; c < 3; c++) {
+		struct ing_sched *s = learn_sched();
+		uint64_t t = 1000000;
+		uint32_t rx = 0, seq = 1, before[8], lag = c == 2 ? 4 : 1;
+
+		learn_send(s, 200, 1424, t);
+		learn_grow(s, &seq, &rx, 200, 1424, 22000);
+		ing_sched_set_up(s, 1, true);
+		/* the bulk overflows, the mobile path queues: 5 reports
+		 * wait (t_dwd_ms), then 1.6 % a report */
+		for (int i = 0; i < 8; i++) {
+			t += 50000;
+			learn_50ms(s, t, 170);
+			before[i] = ing_sched_rate(s, 0);
+			learn_report_qm(s, seq++, rx += 100, 0, 40000);
+		}
+		assert_int_equal(s->st.rate_probed_full, 3);
+		/* reports between target / 8 and the queue: no probe */
+		for (uint32_t i = 1; i < lag; i++) {
+			t += 50000;
+			learn_50ms(s, t, 170);
+			learn_report_qm(s, seq++, rx += 100, 1000, 40000);
+		}
+		t += 50000;
+		learn_50ms(s, t, 170);
+		learn_report_qm(s, seq++, rx += 100, c ? 3000 : 2000, 40000);
+		assert_int_equal(s->st.rate_probed_full, 3);
+		if (c == 1) {
+			/* back to before the three probes (reports 5-7) */
+			assert_int_equal(s->st.rate_probe_backs, 1);
+			assert_int_equal(ing_sched_rate(s, 0), before[5]);
+			assert_true(before[5] < before[7]);
+			/* the queue owed: the line's 3 ms at that rate */
+			assert_true(s->path[0].owed > 0);
+		} else {
+			/* 2 ms (under half the target), or 3 ms four
+			 * reports after the last probe */
+			assert_int_equal(s->st.rate_probe_backs, 0);
+			assert_true(ing_sched_rate(s, 0) > before[7]);
+		}
+		/* 3 ms a report later: taken back if it is within the lag
+		 * (c 0: 2 reports after the last probe), once only (c 1:
+		 * nothing left to take back) */
+		t += 50000;
+		learn_50ms(s, t, 170);
+		learn_report_qm(s, seq++, rx += 100, 3000, 40000);
+		assert_int_equal(s->st.rate_probe_backs, c < 2 ? 1 : 0);
+		if (c == 0) {
+			assert_int_equal(ing_sched_rate(s, 0), before[5]);
+		}
+		free(s);
+	}
+}
+
 /* The floor: a fixed path's learned rate counts its queue from the
  * smallest one of the last reports (a receiver whose CPU delays every
  * packet by 4 ms does not make a queue), a floor of at most the target;
@@ -971,6 +1098,7 @@ int main(void)
 		cmocka_unit_test(test_hash6),
 		cmocka_unit_test(test_sparse),
 		cmocka_unit_test(test_fgap),
+		cmocka_unit_test(test_flow_ways),
 		cmocka_unit_test(test_pick_flow),
 		cmocka_unit_test(test_pick_sticky),
 		cmocka_unit_test(test_pace),
@@ -978,6 +1106,7 @@ int main(void)
 		cmocka_unit_test(test_pace_learn_peer_count),
 		cmocka_unit_test(test_pace_learn_timed),
 		cmocka_unit_test(test_pace_probe_full),
+		cmocka_unit_test(test_pace_probe_back),
 		cmocka_unit_test(test_pace_floor),
 	};
 
