@@ -731,6 +731,21 @@ static double episode_time(double nominal, uint64_t us)
 	return t > nominal / 2 && t < nominal * 3 / 2 ? t : nominal;
 }
 
+/* Reports the probes of p wait after a measurement or a take-back:
+ * t_dwd_ms, doubled for each take-back in a row up to
+ * ING_PROBE_WAIT_MAX_MS (never under t_dwd_ms). */
+static uint32_t probe_wait(const struct ing_sched *s,
+			   const struct ing_sched_path *p)
+{
+	uint32_t base = s->p.t_dwd_ms / s->p.t_report_ms;
+	uint32_t max = ING_PROBE_WAIT_MAX_MS / s->p.t_report_ms, w = base;
+
+	for (uint32_t i = 0; i < p->backs && w < max; i++) {
+		w = w ? 2 * w : 1;
+	}
+	return w > max && max > base ? max : w;
+}
+
 /* A fixed path's rate, learned (rate_auto).  While the line's standing
  * queue (over its floor) stays over target / ING_LEARN_DIV in consecutive
  * reports, it was busy throughout: an episode.  Its rate is measured only
@@ -763,9 +778,11 @@ static double episode_time(double nominal, uint64_t us)
  * empty with the excess going to the mobile paths at once, as with
  * rate_mbit.  While the pace holds bulk back and the line does not queue,
  * the rate grows (probes, ING_PROBE_*), so a line that got faster is
- * found again and one that got slower queues and is measured again.  Like
- * DWD, the probes wait t_dwd_ms after a measurement: how soon the fixed
- * line takes traffic back from the mobile ones. */
+ * found again and one that got slower queues and is measured again; a
+ * queue right after probes takes them back (ING_PROBE_LAG).  Like DWD, the
+ * probes wait t_dwd_ms after a measurement or a take-back (how soon the
+ * fixed line takes traffic back from the mobile ones), longer after
+ * take-backs in a row (probe_wait). */
 static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
 		       const struct wire_report_path *e, uint32_t dseq,
 		       bool mobile_full, const struct rep_time *t)
@@ -895,6 +912,7 @@ static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
 		p->owed = got * q / 1e6;
 		p->probes = 0;
 		p->probe_hist = 0;
+		p->backs = 0;
 		p->ep_n = 0; /* the next measure needs evidence of its own */
 		p->since_learned = 0;
 		p->meas.n = ++s->st.rate_learned;
@@ -907,9 +925,12 @@ static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
 		p->probes = 0;
 		p->probe_hist = 0;
 		p->since_learned = 0;
+		if (p->backs < UINT32_MAX) {
+			p->backs++;
+		}
 		s->st.rate_probe_backs++;
 	} else if (p->learn_Bps > 0 && limited && q <= target / ING_PROBE_DIV &&
-		   ++p->since_learned > s->p.t_dwd_ms / s->p.t_report_ms) {
+		   ++p->since_learned > probe_wait(s, p)) {
 		uint32_t pm = ING_PROBE_PERMILLE *
 			      (ING_PROBE_ACCEL + p->probes) / ING_PROBE_ACCEL;
 
@@ -933,7 +954,9 @@ static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
 		if (p->cfg_Bps > 0 && p->learn_Bps > p->cfg_Bps) {
 			p->learn_Bps = p->cfg_Bps;
 		}
-		p->probes++;
+		if (++p->probes > 2 * ING_PROBE_LAG) {
+			p->backs = 0; /* it had room: it got faster */
+		}
 		s->st.rate_probed++;
 	} else if (!limited) {
 		p->probes = 0;

@@ -104,6 +104,14 @@ enum {
 	 * before. */
 	ING_PROBE_LAG = 3,
 	ING_PROBE_BACK_DIV = 2,
+	/* After a take-back the probes wait t_dwd_ms as after a measurement,
+	 * and twice as long after each take-back in a row, up to
+	 * ING_PROBE_WAIT_MAX_MS: a line whose rate stands is probed every 2 s
+	 * or so, not every half second (each probe that passes it queues a
+	 * few ms).  A measurement, or probes that climb more than twice
+	 * ING_PROBE_LAG in a row (the line got faster), start again from
+	 * t_dwd_ms. */
+	ING_PROBE_WAIT_MAX_MS = 2000,
 	ING_RATE_MIN_BPS = 125000,
 	/* An episode of a standing queue measures a rate after this many
 	 * report intervals (sched.c, learn_rate). */
@@ -185,6 +193,7 @@ struct ing_sched_path {
 	double probe_from[ING_PROBE_LAG];
 	uint32_t probe_hist;
 	uint32_t since_probe;
+	uint32_t backs; /* take-backs in a row (ING_PROBE_WAIT_MAX_MS) */
 	/* line bytes and packets ing_sched_pick_flow sent on the path, and
 	 * their values and the peer's rx count at the last report, for the
 	 * rate the line delivered between two reports */

@@ -1050,6 +1050,54 @@ static void test_pace_probe_back(void **state)
 	}
 }
 
+/* Reports without a queue, 70 Mbit/s offered, the mobile path full,
+ * until the learned pace probes; returns how many came before it. */
+static uint32_t until_probe(struct ing_sched *s, uint64_t *t, uint32_t *seq,
+			    uint32_t *rx)
+{
+	uint64_t probed = s->st.rate_probed;
+	uint32_t n = 0;
+
+	while (s->st.rate_probed == probed) {
+		*t += 50000;
+		learn_50ms(s, *t, 170);
+		learn_report_qm(s, (*seq)++, *rx += 100, 0, 40000);
+		assert_true(++n <= 100);
+	}
+	return n - 1;
+}
+
+/* After a take-back the probes wait t_dwd_ms (5 reports here), twice as
+ * long for each take-back in a row, up to ING_PROBE_WAIT_MAX_MS (40
+ * reports); a measurement starts again from t_dwd_ms. */
+static void test_pace_probe_wait(void **state)
+{
+	struct ing_sched *s = learn_sched();
+	uint32_t want[] = {5, 10, 20, 40, 40}, rx = 0, seq = 1;
+	uint64_t t = 1000000;
+
+	(void)state;
+	learn_send(s, 200, 1424, t);
+	learn_grow(s, &seq, &rx, 200, 1424, 22000);
+	ing_sched_set_up(s, 1, true);
+	for (unsigned k = 0; k < ARRAY_SIZE(want); k++) {
+		assert_int_equal(until_probe(s, &t, &seq, &rx), want[k]);
+		/* the line queues 3 ms a report later: taken back */
+		t += 50000;
+		learn_50ms(s, t, 170);
+		learn_report_qm(s, seq++, rx += 100, 3000, 40000);
+		assert_int_equal(s->st.rate_probe_backs, k + 1);
+	}
+	/* measured again (paced: 4 intervals of growth; the mobile path
+	 * down, so that the line takes all): t_dwd_ms */
+	ing_sched_set_up(s, 1, false);
+	learn_grow(s, &seq, &rx, 200, 1424, 52000);
+	ing_sched_set_up(s, 1, true);
+	assert_int_equal(s->st.rate_learned, 2);
+	assert_int_equal(until_probe(s, &t, &seq, &rx), 5);
+	free(s);
+}
+
 /* The floor: a fixed path's learned rate counts its queue from the
  * smallest one of the last reports (a receiver whose CPU delays every
  * packet by 4 ms does not make a queue), a floor of at most the target;
@@ -1107,6 +1155,7 @@ int main(void)
 		cmocka_unit_test(test_pace_learn_timed),
 		cmocka_unit_test(test_pace_probe_full),
 		cmocka_unit_test(test_pace_probe_back),
+		cmocka_unit_test(test_pace_probe_wait),
 		cmocka_unit_test(test_pace_floor),
 	};
 
