@@ -333,7 +333,7 @@ static void walk_ingress(struct gw_sess *se, struct walker *w)
 		"packets of a flow that shared a flow bucket with another "
 		"(the 8 buckets its hash may take were all busy): ordered "
 		"with it, and bulk if it is",
-		se->sched.flows.shared);
+		ss->flows_shared);
 	counter(w, "paced",
 		"bulk packets a paced fixed path took within its rate",
 		ss->paced);

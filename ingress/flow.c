@@ -78,7 +78,7 @@ static struct ing_flow *bucket(struct ing_flows *f, uint32_t hash,
 {
 	uint32_t i = hash & (ING_FLOW_BUCKETS - 1);
 	struct ing_flow *set = &f->b[i & ~(uint32_t)(ING_FLOW_WAYS - 1)];
-	struct ing_flow *free = NULL;
+	struct ing_flow *spare = NULL;
 
 	for (unsigned w = 0; w < ING_FLOW_WAYS; w++) {
 		struct ing_flow *b = &set[w];
@@ -86,16 +86,15 @@ static struct ing_flow *bucket(struct ing_flows *f, uint32_t hash,
 		if (b->used && b->tag == hash) {
 			return b;
 		}
-		if (!free && (!b->used ||
-			      now_ms - b->last_ms > ING_FLOW_IDLE_MS)) {
-			free = b;
+		if (!spare && (!b->used ||
+			       now_ms - b->last_ms > ING_FLOW_IDLE_MS)) {
+			spare = b;
 		}
 	}
-	if (free) {
-		*free = (struct ing_flow){.tag = hash};
-		return free;
+	if (spare) {
+		*spare = (struct ing_flow){.tag = hash};
+		return spare;
 	}
-	f->shared++;
 	return &f->b[i];
 }
 
@@ -144,8 +143,5 @@ void ing_flow_sent(struct ing_flow *b, uint32_t gseq, uint16_t *fgap,
 
 void ing_flows_reset(struct ing_flows *f)
 {
-	uint64_t shared = f->shared;
-
 	memset(f, 0, sizeof(*f));
-	f->shared = shared;
 }

@@ -50,9 +50,6 @@ struct ing_flow {
 
 struct ing_flows {
 	struct ing_flow b[ING_FLOW_BUCKETS];
-	/* packets of a flow that found every bucket of its set busy (each
-	 * sent within ING_FLOW_IDLE_MS) and shared one */
-	uint64_t shared;
 };
 
 /* The flow of an inner IPv4 or IPv6 packet: a hash of addresses, protocol
@@ -67,7 +64,7 @@ uint32_t ing_flow_hash(const uint8_t *pkt, size_t len, uint32_t seed);
  * included, within ING_SPARSE_BURST).  A flow without a bucket takes one
  * of its set that is free or silent for more than ING_FLOW_IDLE_MS (its
  * flow has nothing in flight: it starts afresh), else shares the bucket
- * its hash's low bits name (f->shared).  A bucket silent for more than
+ * its hash's low bits name (whose tag is then another flow's).  A bucket silent for more than
  * ING_FLOW_IDLE_MS forgets its path. */
 struct ing_flow *ing_flow_note(struct ing_flows *f, uint32_t hash,
 			       uint32_t len, uint64_t now_us, bool *sparse);
@@ -78,7 +75,7 @@ struct ing_flow *ing_flow_note(struct ing_flows *f, uint32_t hash,
 void ing_flow_sent(struct ing_flow *b, uint32_t gseq, uint16_t *fgap,
 		   uint8_t *flags);
 
-/* Forgets every flow (our sequence numbers start again); not f->shared. */
+/* Forgets every flow (our sequence numbers start again). */
 void ing_flows_reset(struct ing_flows *f);
 
 #endif

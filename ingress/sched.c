@@ -401,6 +401,9 @@ static int pick_flow(struct ing_sched *s, struct wire_hdr *h, uint32_t hash,
 	int best;
 
 	b = ing_flow_note(&s->flows, hash, len, now_us, &sparse);
+	if (b->tag != hash) {
+		s->st.flows_shared++;
+	}
 	pace = refill(s, now_us);
 	sparse = sparse && !sticky;
 	if (force >= 0 && (unsigned)force < s->n && s->path[force].up) {
@@ -746,6 +749,19 @@ static uint32_t probe_wait(const struct ing_sched *s,
 	return w > max && max > base ? max : w;
 }
 
+/* p's learned rate is now r (a measurement, or probes taken back) while
+ * its line holds q us of queue: the queue is owed, paid with a share of
+ * the refill (ING_DEBT_DIV: the line drains while the mobile paths take
+ * that share more), and the probes start again after their wait. */
+static void relearn(struct ing_sched_path *p, double r, uint32_t q)
+{
+	p->learn_Bps = r;
+	p->owed = r * q / 1e6;
+	p->probes = 0;
+	p->probe_hist = 0;
+	p->since_learned = 0;
+}
+
 /* A fixed path's rate, learned (rate_auto).  While the line's standing
  * queue (over its floor) stays over target / ING_LEARN_DIV in consecutive
  * reports, it was busy throughout: an episode.  Its rate is measured only
@@ -905,26 +921,15 @@ static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
 		p->since_probe++;
 	}
 	if (got > 0) {
-		p->learn_Bps = got;
-		/* the queue the line holds is owed: paid with a share of
-		 * the refill (ING_DEBT_DIV), the line drains while the
-		 * mobile paths take that share more */
-		p->owed = got * q / 1e6;
-		p->probes = 0;
-		p->probe_hist = 0;
+		relearn(p, got, q);
 		p->backs = 0;
 		p->ep_n = 0; /* the next measure needs evidence of its own */
-		p->since_learned = 0;
 		p->meas.n = ++s->st.rate_learned;
 	} else if (p->probe_hist > 0 && p->since_probe <= ING_PROBE_LAG &&
 		   q > target / ING_PROBE_BACK_DIV) {
 		/* the line queues right after probes: they passed its rate
-		 * (ING_PROBE_LAG); back to before them, the queue owed */
-		p->learn_Bps = p->probe_from[0];
-		p->owed = p->learn_Bps * q / 1e6;
-		p->probes = 0;
-		p->probe_hist = 0;
-		p->since_learned = 0;
+		 * (ING_PROBE_LAG); back to before them */
+		relearn(p, p->probe_from[0], q);
 		if (p->backs < UINT32_MAX) {
 			p->backs++;
 		}

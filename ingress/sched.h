@@ -231,6 +231,8 @@ struct ing_sched_stats {
 	uint64_t no_path;  /* picks refused: no path up */
 	uint64_t sparse;   /* packets of sparse flows, on the lowest-delay
 			    * path */
+	uint64_t flows_shared; /* packets of a flow that shared another's
+				* bucket: its set was busy (ingress/flow.h) */
 	uint64_t paced;	   /* bulk packets a paced path took within its
 			    * rate */
 	uint64_t overflow; /* bulk packets sent on a mobile path because the

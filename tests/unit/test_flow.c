@@ -221,7 +221,7 @@ static void test_fgap(void **state)
 /* The table is set-associative: flows whose hashes share their low bits
  * take the buckets of their set one each (a ping beside a download stays
  * sparse); with the set full of flows that sent within ING_FLOW_IDLE_MS,
- * one more shares the bucket its low bits name (counted); a bucket silent
+ * one more shares the bucket its low bits name; a bucket silent
  * longer goes to a new flow, which starts afresh. */
 static void test_flow_ways(void **state)
 {
@@ -264,11 +264,11 @@ static void test_flow_ways(void **state)
 		assert_int_equal((size_t)(b[w] - f->b) / ING_FLOW_WAYS,
 				 (size_t)(b[0] - f->b) / ING_FLOW_WAYS);
 	}
-	assert_int_equal(f->shared, 0);
-	/* a ninth within 2 s: shares the bucket its low bits name */
+	/* a ninth within 2 s: shares the bucket its low bits name, whose
+	 * tag is another flow's (what ing_sched counts: flows_shared) */
 	x = ing_flow_note(f, h0 + 99 * ING_FLOW_BUCKETS, 84, 1500000, &sparse);
 	assert_ptr_equal(x, &f->b[h0]);
-	assert_int_equal(f->shared, 1);
+	assert_int_not_equal(x->tag, h0 + 99 * ING_FLOW_BUCKETS);
 	/* a ninth after the others were silent for more than 2 s (the
 	 * download sent on): a silent bucket, afresh */
 	assert_ptr_equal(ing_flow_note(f, h0, 1500, 2500000, &sparse), b[0]);
@@ -279,10 +279,6 @@ static void test_flow_ways(void **state)
 	assert_int_equal(x->tag, h0 + 99 * ING_FLOW_BUCKETS);
 	ing_flow_sent(x, 41, &fgap, &flags);
 	assert_int_equal(flags, WIRE_F_FLOW_FIRST);
-	assert_int_equal(f->shared, 1);
-	/* a reset forgets the flows, not the count */
-	ing_flows_reset(f);
-	assert_int_equal(f->shared, 1);
 	free(f);
 }
 
@@ -988,6 +984,28 @@ static void test_pace_probe_full(void **state)
 	free(s);
 }
 
+/* The scheduler counts the packets of a flow that shared another's bucket
+ * (flows_shared): none while each flow of a set has its own, one each for
+ * a ninth flow of a busy set. */
+static void test_flows_shared(void **state)
+{
+	struct ing_sched *s = learn_sched();
+	struct wire_hdr h;
+
+	(void)state;
+	for (uint32_t w = 0; w < ING_FLOW_WAYS; w++) {
+		assert_true(ing_sched_pick_flow(s, &h, 77 + w * ING_FLOW_BUCKETS,
+						84, 1000000) >= 0);
+	}
+	assert_int_equal(s->st.flows_shared, 0);
+	for (int i = 1; i <= 2; i++) {
+		assert_true(ing_sched_pick_flow(s, &h, 77 + 99 * ING_FLOW_BUCKETS,
+						84, 1001000) >= 0);
+		assert_int_equal(s->st.flows_shared, i);
+	}
+	free(s);
+}
+
 /* Probes that passed the line's rate (ING_PROBE_LAG): a queue over half
  * the target within ING_PROBE_LAG reports of a probe takes back the last
  * ING_PROBE_LAG probes at once, the queue owed; a queue that comes later
@@ -1154,6 +1172,7 @@ int main(void)
 		cmocka_unit_test(test_pace_learn_peer_count),
 		cmocka_unit_test(test_pace_learn_timed),
 		cmocka_unit_test(test_pace_probe_full),
+		cmocka_unit_test(test_flows_shared),
 		cmocka_unit_test(test_pace_probe_back),
 		cmocka_unit_test(test_pace_probe_wait),
 		cmocka_unit_test(test_pace_floor),
