@@ -185,6 +185,10 @@ struct ing_sched_path {
 	uint64_t tok_us;
 	bool tok_any; /* refilled once: tok_us is set */
 	bool limited;	/* bulk overflowed since the last report */
+	bool filled;	/* the bucket filled up since the last report: the
+			 * line idled its depth, so the bulk that overflowed
+			 * came in bursts, not as a load over the pace
+			 * (nothing to probe on) */
 	uint32_t probes; /* reports in a row the learned rate grew */
 	uint32_t since_learned; /* reports without a queue that could probe
 				 * since the last measurement */

@@ -327,6 +327,11 @@ tb_setup() {
 			tb_log "tb_setup: want key=value, got '$kv'"
 			return 1
 		fi
+		# a misspelt key would leave the bed at its default unseen
+		if ! [[ "${kv%%=*}" =~ ^((dsl|lte)(_up|_down)?_(rate|delay|jitter|loss|qlat)|seed)$ ]]; then
+			tb_log "tb_setup: unknown key '${kv%%=*}'"
+			return 1
+		fi
 		TB_CFG[${kv%%=*}]=${kv#*=}
 	done
 	seed=${TB_CFG[seed]}

@@ -691,6 +691,14 @@ static void test_pace_learn(void **state)
 	/* no queue, but nothing held back: no probe */
 	learn_report(s, seq++, rx += 100, 0);
 	assert_int_equal(s->st.rate_probed, 0);
+	/* 50 ms over the pace after 50 ms without bulk: the bucket filled
+	 * meanwhile, so it does not count (filled: test_pace_probe_busy) */
+	t += 50000;
+	learn_50ms(s, t, 170);
+	assert_true(s->path[0].limited && s->path[0].filled);
+	learn_report(s, seq++, rx += 100, 300);
+	assert_false(s->path[0].filled);
+	assert_int_equal(s->st.rate_probed, 0);
 	/* 70 Mbit/s for 50 ms, over the pace: bulk overflows (the pace held
 	 * it back), the line does not queue; the first t_dwd_ms (5 reports)
 	 * after a measurement, nothing; then +0.2 % */
@@ -727,7 +735,7 @@ static void test_pace_learn(void **state)
 	ing_sched_set_rate(s, 0, r0 + 10);
 	assert_int_equal(ing_sched_rate(s, 0), r0);
 	for (int i = 0; i < 2; i++) {
-		t += 100000;
+		t += 50000;
 		learn_50ms(s, t, 100);
 		learn_report(s, seq++, rx += 100, 0);
 		assert_int_equal(ing_sched_rate(s, 0), r0 + 10);
@@ -1085,6 +1093,37 @@ static uint32_t until_probe(struct ing_sched *s, uint64_t *t, uint32_t *seq,
 	return n - 1;
 }
 
+/* A load lighter than the pace, in bursts that overflow (limited), does
+ * not probe: the bucket filled between them (filled), so nothing says
+ * the line could carry more.  The same line loaded past its pace probes
+ * after the wait. */
+static void test_pace_probe_busy(void **state)
+{
+	struct ing_sched *s = learn_sched();
+	uint32_t rx = 0, seq = 1;
+	uint64_t t = 1000000, overflow;
+
+	(void)state;
+	learn_send(s, 200, 1424, t);
+	learn_grow(s, &seq, &rx, 200, 1424, 22000);
+	assert_int_equal(ing_sched_rate(s, 0), 38400);
+	ing_sched_set_up(s, 1, true);
+	/* 100 packets at once every 50 ms: 24 Mbit/s of line bytes, the
+	 * pace's 5-ms bucket takes some, the rest overflows */
+	overflow = s->st.overflow;
+	for (int i = 0; i < 40; i++) {
+		t += 50000;
+		learn_send(s, 100, 1424, t);
+		learn_report_qm(s, seq++, rx += 100, 0, 40000);
+	}
+	assert_true(s->st.overflow > overflow + 40);
+	assert_int_equal(s->st.rate_probed, 0);
+	assert_int_equal(ing_sched_rate(s, 0), 38400);
+	/* 70 Mbit/s: probes after t_dwd_ms (5 reports) */
+	assert_int_equal(until_probe(s, &t, &seq, &rx), 5);
+	free(s);
+}
+
 /* After a take-back the probes wait t_dwd_ms (5 reports here), twice as
  * long for each take-back in a row, up to ING_PROBE_WAIT_MAX_MS (40
  * reports); a measurement starts again from t_dwd_ms. */
@@ -1112,6 +1151,12 @@ static void test_pace_probe_wait(void **state)
 	learn_grow(s, &seq, &rx, 200, 1424, 52000);
 	ing_sched_set_up(s, 1, true);
 	assert_int_equal(s->st.rate_learned, 2);
+	/* (learn_grow sends at 1 s, long before t: the bucket's first
+	 * refill after it fills it, and that interval does not count) */
+	t += 50000;
+	learn_50ms(s, t, 170);
+	assert_true(s->path[0].filled);
+	learn_report_qm(s, seq++, rx += 100, 0, 40000);
 	assert_int_equal(until_probe(s, &t, &seq, &rx), 5);
 	free(s);
 }
@@ -1175,6 +1220,7 @@ int main(void)
 		cmocka_unit_test(test_flows_shared),
 		cmocka_unit_test(test_pace_probe_back),
 		cmocka_unit_test(test_pace_probe_wait),
+		cmocka_unit_test(test_pace_probe_busy),
 		cmocka_unit_test(test_pace_floor),
 	};
 
