@@ -193,6 +193,22 @@ static enum wire_drop get_hello(const uint8_t *p, size_t len, bool ack,
 	return WIRE_OK;
 }
 
+static enum wire_drop get_nack(const uint8_t *p, size_t len,
+			       struct wire_nack *n)
+{
+	if (len != WIRE_NACK_LEN) {
+		return WIRE_E_BODY_LEN;
+	}
+	n->path = p[0];
+	n->count = be16(p + 2);
+	n->lseq = be32(p + 4);
+	if (p[1] != 0 || n->path >= WIRE_MAX_PATHS || n->count == 0 ||
+	    n->count > WIRE_NACK_MAX) {
+		return WIRE_E_NACK;
+	}
+	return WIRE_OK;
+}
+
 enum wire_drop wire_parse_hdr(const uint8_t *pkt, size_t len,
 			      struct wire_msg *m)
 {
@@ -243,6 +259,8 @@ enum wire_drop wire_parse_body(struct wire_msg *m)
 	case WIRE_HELLO_ACK:
 		return get_hello(m->body, m->body_len,
 				 m->hdr.type == WIRE_HELLO_ACK, &m->u.hello);
+	case WIRE_NACK:
+		return get_nack(m->body, m->body_len, &m->u.nack);
 	default:
 		return WIRE_E_TYPE;
 	}
@@ -340,6 +358,22 @@ int wire_put_hello_ack(uint8_t *buf, size_t cap, const struct wire_hello *h)
 	return WIRE_HELLO_ACK_LEN;
 }
 
+int wire_put_nack(uint8_t *buf, size_t cap, const struct wire_nack *n)
+{
+	if (n->path >= WIRE_MAX_PATHS || n->count == 0 ||
+	    n->count > WIRE_NACK_MAX) {
+		return -EINVAL;
+	}
+	if (cap < WIRE_NACK_LEN) {
+		return -ENOSPC;
+	}
+	buf[0] = n->path;
+	buf[1] = 0;
+	put16(buf + 2, n->count);
+	put32(buf + 4, n->lseq);
+	return WIRE_NACK_LEN;
+}
+
 const char *wire_drop_name(enum wire_drop d)
 {
 	static const char *const names[WIRE_DROP_MAX] = {
@@ -355,6 +389,7 @@ const char *wire_drop_name(enum wire_drop d)
 		[WIRE_E_REPORT_COUNT] = "bad_report",
 		[WIRE_E_CONTROL_SEQ] = "control_with_seq",
 		[WIRE_E_FLAGS] = "bad_flags",
+		[WIRE_E_NACK] = "bad_nack",
 	};
 
 	if ((unsigned)d >= WIRE_DROP_MAX || !names[d]) {
@@ -369,6 +404,7 @@ const char *wire_type_name(uint8_t type)
 		[WIRE_DATA] = "data",	[WIRE_REPORT] = "report",
 		[WIRE_PROBE] = "probe", [WIRE_PROBE_ACK] = "probe_ack",
 		[WIRE_HELLO] = "hello", [WIRE_HELLO_ACK] = "hello_ack",
+		[WIRE_NACK] = "nack",
 	};
 
 	if (type > WIRE_TYPE_MAX || !names[type]) {

@@ -91,6 +91,8 @@ enum wire_limits {
 	WIRE_PROBE_LEN = 8,
 	WIRE_HELLO_LEN = 8,	 /* u64 r_cpe */
 	WIRE_HELLO_ACK_LEN = 16, /* u64 r_cpe (echoed), u64 r_conc */
+	WIRE_NACK_LEN = 8,
+	WIRE_NACK_MAX = 64, /* packets one NACK asks for */
 };
 
 /* DATA header flags (see the top of this file). */
@@ -108,7 +110,8 @@ enum wire_type {
 	WIRE_PROBE_ACK = 4,
 	WIRE_HELLO = 5,
 	WIRE_HELLO_ACK = 6,
-	WIRE_TYPE_MAX = WIRE_HELLO_ACK,
+	WIRE_NACK = 7,
+	WIRE_TYPE_MAX = WIRE_NACK,
 };
 
 /* Why a packet was rejected.  Each value is its own counter. */
@@ -137,6 +140,9 @@ enum wire_drop {
 	WIRE_E_CONTROL_SEQ,
 	/* DATA: an unknown flag, or FLOW_FIRST with fgap set */
 	WIRE_E_FLAGS,
+	/* NACK: a bad path, a count of 0 or over WIRE_NACK_MAX, or its
+	 * reserved byte set */
+	WIRE_E_NACK,
 	WIRE_DROP_MAX,
 };
 
@@ -204,6 +210,16 @@ struct wire_hello {
 	uint64_t r_conc;
 };
 
+/* NACK (the egress asks its peer's ingress for copies of DATA its path
+ * lost, "Repair" in DESIGN.md): u8 path, u8 zero, u16 count, u32 the
+ * first lost local sequence number on that path; count packets from it
+ * (1..WIRE_NACK_MAX). */
+struct wire_nack {
+	uint8_t path;
+	uint16_t count;
+	uint32_t lseq;
+};
+
 /* A parsed packet.  body points into the caller's buffer. */
 struct wire_msg {
 	struct wire_hdr hdr;
@@ -214,6 +230,7 @@ struct wire_msg {
 		struct wire_report report;
 		struct wire_probe probe;
 		struct wire_hello hello;
+		struct wire_nack nack;
 	} u;
 };
 
@@ -241,12 +258,13 @@ enum wire_drop wire_parse(const uint8_t *pkt, size_t len, struct wire_msg *m);
 int wire_build(uint8_t *out, size_t cap, const struct wire_hdr *h,
 	       const uint8_t *body, size_t body_len);
 
-/* Encodes a REPORT/PROBE/HELLO/HELLO_ACK body.  Return the body length or
+/* Encodes a REPORT/PROBE/HELLO/HELLO_ACK/NACK body.  Return the body length or
  * -ENOSPC / -EINVAL. */
 int wire_put_report(uint8_t *buf, size_t cap, const struct wire_report *r);
 int wire_put_probe(uint8_t *buf, size_t cap, const struct wire_probe *p);
 int wire_put_hello(uint8_t *buf, size_t cap, const struct wire_hello *h);
 int wire_put_hello_ack(uint8_t *buf, size_t cap, const struct wire_hello *h);
+int wire_put_nack(uint8_t *buf, size_t cap, const struct wire_nack *n);
 
 const char *wire_drop_name(enum wire_drop d);
 const char *wire_type_name(uint8_t type);

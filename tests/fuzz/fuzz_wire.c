@@ -133,6 +133,14 @@ static void check_body(const struct wire_msg *m)
 		FUZZ_CHECK(m->body_len == WIRE_HELLO_ACK_LEN,
 			   "hello_ack body %zu", m->body_len);
 		break;
+	case WIRE_NACK:
+		FUZZ_CHECK(m->body_len == WIRE_NACK_LEN && b[1] == 0 &&
+				   m->u.nack.path < WIRE_MAX_PATHS &&
+				   m->u.nack.count >= 1 &&
+				   m->u.nack.count <= WIRE_NACK_MAX,
+			   "nack body %zu, path %u, count %u", m->body_len,
+			   m->u.nack.path, m->u.nack.count);
+		break;
 	default:
 		FUZZ_CHECK(0, "type %u accepted", h->type);
 	}
@@ -165,6 +173,10 @@ static uint8_t *encode_body(const struct wire_msg *m, size_t *len)
 	case WIRE_HELLO:
 		ret = wire_put_hello(buf, n, &m->u.hello);
 		refused = wire_put_hello(shorter, n - 1, &m->u.hello);
+		break;
+	case WIRE_NACK:
+		ret = wire_put_nack(buf, n, &m->u.nack);
+		refused = wire_put_nack(shorter, n - 1, &m->u.nack);
 		break;
 	default:
 		ret = wire_put_hello_ack(buf, n, &m->u.hello);
@@ -215,6 +227,10 @@ static bool same_body(const struct wire_msg *a, const struct wire_msg *b)
 	case WIRE_HELLO_ACK:
 		return a->u.hello.r_cpe == b->u.hello.r_cpe &&
 		       a->u.hello.r_conc == b->u.hello.r_conc;
+	case WIRE_NACK:
+		return a->u.nack.path == b->u.nack.path &&
+		       a->u.nack.count == b->u.nack.count &&
+		       a->u.nack.lseq == b->u.nack.lseq;
 	default:
 		return false;
 	}
@@ -468,6 +484,12 @@ static void make_msg(struct reader *r, struct wire_msg *m, uint8_t *body)
 	case WIRE_HELLO:
 		m->u.hello.r_cpe = take(r, 8);
 		m->body_len = WIRE_HELLO_LEN;
+		break;
+	case WIRE_NACK:
+		m->u.nack.path = (uint8_t)(take(r, 1) % WIRE_MAX_PATHS);
+		m->u.nack.count = (uint16_t)(1 + take(r, 1) % WIRE_NACK_MAX);
+		m->u.nack.lseq = (uint32_t)take(r, 4);
+		m->body_len = WIRE_NACK_LEN;
 		break;
 	default:
 		m->u.hello.r_cpe = take(r, 8);

@@ -255,6 +255,10 @@ static bool same_msg(const struct wire_msg *a, const struct wire_msg *b)
 	case WIRE_HELLO_ACK:
 		return a->u.hello.r_cpe == b->u.hello.r_cpe &&
 		       a->u.hello.r_conc == b->u.hello.r_conc;
+	case WIRE_NACK:
+		return a->u.nack.path == b->u.nack.path &&
+		       a->u.nack.count == b->u.nack.count &&
+		       a->u.nack.lseq == b->u.nack.lseq;
 	default:
 		return true;
 	}
@@ -976,6 +980,52 @@ static void test_round_trip_probe(void **state)
 	}
 }
 
+/* NACK: u8 path, u8 zero, be16 count, be32 first lseq; what wire_put_nack
+ * refuses (a count of 0 or over WIRE_NACK_MAX, a path over the last). */
+static void test_round_trip_nack(void **state)
+{
+	static const uint16_t counts[] = {1, 2, 63, WIRE_NACK_MAX};
+	uint8_t body[WIRE_NACK_LEN];
+	struct wire_msg m;
+	unsigned j;
+
+	(void)state;
+	for (j = 0; j < ARRAY_SIZE(extremes); j++) {
+		struct wire_hdr h = {.type = WIRE_NACK,
+				     .path = (uint8_t)j,
+				     .session = extremes[j],
+				     .pn = pn_extremes[j % ARRAY_SIZE(pn_extremes)],
+				     .tstamp = extremes[(j + 1) % 5]};
+		struct wire_nack n = {.path = (uint8_t)(j == 4 ? 15 : j),
+				      .count = counts[j % ARRAY_SIZE(counts)],
+				      .lseq = extremes[(j + 2) % 5]};
+
+		assert_int_equal(wire_put_nack(body, sizeof(body), &n),
+				 WIRE_NACK_LEN);
+		assert_int_equal(body[0], n.path);
+		assert_int_equal(body[1], 0);
+		assert_int_equal(get16(body + 2), n.count);
+		assert_int_equal(get32(body + 4), n.lseq);
+		round_trip(&h, body, WIRE_NACK_LEN, &m);
+		assert_int_equal(m.u.nack.path, n.path);
+		assert_int_equal(m.u.nack.count, n.count);
+		assert_int_equal(m.u.nack.lseq, n.lseq);
+	}
+	assert_int_equal(wire_put_nack(body, 7, &(struct wire_nack){.count = 1}),
+			 -ENOSPC);
+	assert_int_equal(wire_put_nack(body, 8, &(struct wire_nack){.count = 0}),
+			 -EINVAL);
+	assert_int_equal(
+		wire_put_nack(body, 8,
+			      &(struct wire_nack){.count = WIRE_NACK_MAX + 1}),
+		-EINVAL);
+	assert_int_equal(
+		wire_put_nack(body, 8,
+			      &(struct wire_nack){.path = WIRE_MAX_PATHS,
+						  .count = 1}),
+		-EINVAL);
+}
+
 /* HELLO carries r_cpe (r_conc parses as 0 whatever the sender's struct
  * held); HELLO_ACK both, in that order. */
 static void test_round_trip_hello(void **state)
@@ -1029,6 +1079,7 @@ enum base {
 	B_PROBE_ACK,
 	B_HELLO,
 	B_HELLO_ACK,
+	B_NACK,
 };
 
 struct patch {
@@ -1063,9 +1114,9 @@ static const struct bad_row bad_rows[] = {
 	{ 6, "version 0 and type 0: version first", B_PROBE, 0, -1, -1, { P(0, 0x00) }, WIRE_E_VERSION },
 	{ 7, "version 1, path 200: version first", B_PROBE, 0, -1, -1, { P(0, 0x13), P(1, 200) }, WIRE_E_VERSION },
 	{ 8, "type 0", B_DATA4, 60, -1, -1, { P(0, 0x40) }, WIRE_E_TYPE },
-	{ 9, "type 7", B_DATA4, 60, -1, -1, { P(0, 0x47) }, WIRE_E_TYPE },
+	{ 9, "type 8 (the first unknown)", B_DATA4, 60, -1, -1, { P(0, 0x48) }, WIRE_E_TYPE },
 	{ 10, "type 15", B_PROBE, 0, -1, -1, { P(0, 0x4f) }, WIRE_E_TYPE },
-	{ 11, "type 7, path 200: type first", B_PROBE, 0, -1, -1, { P(0, 0x47), P(1, 200) }, WIRE_E_TYPE },
+	{ 11, "type 8, path 200: type first", B_PROBE, 0, -1, -1, { P(0, 0x48), P(1, 200) }, WIRE_E_TYPE },
 	{ 12, "path 16", B_DATA4, 60, -1, -1, { P(1, 16) }, WIRE_E_PATH },
 	{ 13, "path 255", B_PROBE, 0, -1, -1, { P(1, 255) }, WIRE_E_PATH },
 	{ 14, "path 16 and inner version 5: path first", B_DATA4, 60, -1, -1, { P(1, 16), P(BODY, 0x55) }, WIRE_E_PATH },
@@ -1201,7 +1252,7 @@ static const struct bad_row bad_rows[] = {
 	{ 137, "DATA all three flags, fgap 0, cls 255 is valid", B_DATA6, 40, -1, -1, { P(O_FGAP, 0), P(O_FGAP + 1, 0), P(O_FLAGS, 0x07), P(O_CLS, 0xff) }, WIRE_OK },
 	{ 138, "DATA no flag, fgap 0 (unknown: global order), cls 0 is valid", B_DATA4, 20, -1, -1, { P(O_FGAP, 0), P(O_FGAP + 1, 0), P(O_CLS, 0) }, WIRE_OK },
 	{ 139, "DATA bad flags, version 2: version first", B_DATA4, 20, -1, -1, { P(0, 0x21), P(O_FLAGS, 0x80) }, WIRE_E_VERSION },
-	{ 140, "bad flags, type 7: type first", B_DATA4, 20, -1, -1, { P(0, 0x47), P(O_FLAGS, 0x80) }, WIRE_E_TYPE },
+	{ 140, "bad flags, type 8: type first", B_DATA4, 20, -1, -1, { P(0, 0x48), P(O_FLAGS, 0x80) }, WIRE_E_TYPE },
 	{ 141, "DATA bad flags, path 16: path first", B_DATA4, 20, -1, -1, { P(1, 16), P(O_FLAGS, 0x80) }, WIRE_E_PATH },
 	{ 142, "DATA bad flags and inner version 5: flags (header) first", B_DATA4, 60, -1, -1, { P(O_FLAGS, 0x08), P(BODY, 0x55) }, WIRE_E_FLAGS },
 	{ 143, "DATA FLOW_FIRST with fgap and a 19-byte inner: flags first", B_DATA4, 20, 19, -1, { P(O_FLAGS, 0x01) }, WIRE_E_FLAGS },
@@ -1223,12 +1274,25 @@ static const struct bad_row bad_rows[] = {
 	{ 159, "report entry flags set, body one byte long: length first", B_REPORT, 2, 45, -1, { P(BODY + 4 + 1, 1) }, WIRE_E_BODY_LEN },
 	{ 160, "report lseq_next all ones is valid", B_REPORT, 1, -1, -1, { P(BODY + 4 + 16, 0xff), P(BODY + 4 + 17, 0xff), P(BODY + 4 + 18, 0xff), P(BODY + 4 + 19, 0xff) }, WIRE_OK },
 	{ 161, "report a v2 entry size (n=2, 36-byte body)", B_REPORT, 2, 36, -1, {}, WIRE_E_BODY_LEN },
+	{ 162, "nack (path 1, count 3) is valid", B_NACK, 0, -1, -1, {}, WIRE_OK },
+	{ 163, "nack count 64 is valid", B_NACK, 0, -1, -1, { P(BODY + 2, 0), P(BODY + 3, 64) }, WIRE_OK },
+	{ 164, "nack count 0", B_NACK, 0, -1, -1, { P(BODY + 3, 0) }, WIRE_E_NACK },
+	{ 165, "nack count 65", B_NACK, 0, -1, -1, { P(BODY + 3, 65) }, WIRE_E_NACK },
+	{ 166, "nack count 0x0103", B_NACK, 0, -1, -1, { P(BODY + 2, 1) }, WIRE_E_NACK },
+	{ 167, "nack path 16", B_NACK, 0, -1, -1, { P(BODY, 16) }, WIRE_E_NACK },
+	{ 168, "nack path 15 is valid", B_NACK, 0, -1, -1, { P(BODY, 15) }, WIRE_OK },
+	{ 169, "nack reserved byte set", B_NACK, 0, -1, -1, { P(BODY + 1, 1) }, WIRE_E_NACK },
+	{ 170, "nack 7-byte body", B_NACK, 0, 7, -1, {}, WIRE_E_BODY_LEN },
+	{ 171, "nack 9-byte body", B_NACK, 0, 9, -1, {}, WIRE_E_BODY_LEN },
+	{ 172, "nack with lseq: control first", B_NACK, 0, -1, -1, { P(O_LSEQ, 1) }, WIRE_E_CONTROL_SEQ },
+	{ 173, "nack 9-byte body, count 0: length first", B_NACK, 0, 9, -1, { P(BODY + 3, 0) }, WIRE_E_BODY_LEN },
 };
 
 static const uint8_t base_type[] = {
 	[B_DATA4] = WIRE_DATA, [B_DATA6] = WIRE_DATA, [B_REPORT] = WIRE_REPORT,
 	[B_PROBE] = WIRE_PROBE, [B_PROBE_ACK] = WIRE_PROBE_ACK,
 	[B_HELLO] = WIRE_HELLO, [B_HELLO_ACK] = WIRE_HELLO_ACK,
+	[B_NACK] = WIRE_NACK,
 };
 
 /* Builds the packet of a table row with the test's own encoder (so that the
@@ -1274,6 +1338,13 @@ static uint8_t *build_row(const struct bad_row *row, size_t *len)
 		natural = 16;
 		put64(body, 0x0102030405060708ull);
 		put64(body + 8, 0xf0e0d0c0b0a09080ull);
+		break;
+	case B_NACK:
+		natural = 8;
+		body[0] = 1; /* path */
+		body[3] = 3; /* count */
+		put32(body + 4, 0xfffffff0);
+		body[8] = 0x77; /* beyond: for 9 */
 		break;
 	default:
 		natural = 8;
@@ -1460,7 +1531,7 @@ static void test_parse_hdr_no_body_read(void **state)
 		{ 0x11, 0, 0, 0, 0, 0, WIRE_E_VERSION },
 		{ 0x21, 0, 0, 0, 0, 0, WIRE_E_VERSION },
 		{ 0x31, 0, 0, 0, 0, 0, WIRE_E_VERSION },
-		{ 0x47, 0, 0, 0, 0, 0, WIRE_E_TYPE },
+		{ 0x48, 0, 0, 0, 0, 0, WIRE_E_TYPE },
 		{ 0x40, 0, 0, 0, 0, 0, WIRE_E_TYPE },
 		{ 0x41, 16, 0, 0, 0, 0, WIRE_E_PATH },
 		{ 0x45, 0, 1, 0, 0, 0, WIRE_E_CONTROL_SEQ },
@@ -1785,6 +1856,7 @@ struct ref_msg {
 	struct wire_report rep;
 	uint32_t a, b;
 	uint64_t r_cpe, r_conc;
+	struct wire_nack nack;
 	bool repeat; /* rejected for a repeated report path */
 	bool eflags; /* rejected for a report entry's flags byte */
 };
@@ -1811,7 +1883,7 @@ static enum wire_drop ref_hdr(const uint8_t *p, size_t len, struct ref_msg *r)
 	if (r->h.version != WIRE_VERSION) {
 		return WIRE_E_VERSION;
 	}
-	if (r->h.type == 0 || r->h.type > 6) {
+	if (r->h.type == 0 || r->h.type > 7) {
 		return WIRE_E_TYPE;
 	}
 	if (r->h.path >= 16) {
@@ -1916,6 +1988,18 @@ static enum wire_drop ref_body(const uint8_t *p, size_t len, struct ref_msg *r)
 		r->r_cpe = get64(body);
 		r->r_conc = 0;
 		return WIRE_OK;
+	case WIRE_NACK:
+		if (bl != 8) {
+			return WIRE_E_BODY_LEN;
+		}
+		r->nack.path = body[0];
+		r->nack.count = get16(body + 2);
+		r->nack.lseq = get32(body + 4);
+		if (body[1] != 0 || body[0] >= 16 || r->nack.count == 0 ||
+		    r->nack.count > 64) {
+			return WIRE_E_NACK;
+		}
+		return WIRE_OK;
 	default: /* HELLO_ACK */
 		if (bl != 16) {
 			return WIRE_E_BODY_LEN;
@@ -1930,7 +2014,7 @@ static enum wire_drop ref_body(const uint8_t *p, size_t len, struct ref_msg *r)
  * type so that every check is reached and many packets are accepted. */
 static size_t gen_packet(uint8_t *p)
 {
-	unsigned type = 1 + below(6);
+	unsigned type = 1 + below(7);
 	size_t len, bl, i;
 
 	if (below(4) == 0) {
@@ -2012,6 +2096,26 @@ static size_t gen_packet(uint8_t *p)
 			}
 		}
 	}
+	if ((p[0] & 15) == WIRE_NACK && bl >= 4 && below(16)) {
+		/* mostly a known path, the reserved byte 0, a count in
+		 * 1..64; else one of them wrong */
+		p[32] &= 15;
+		p[33] = 0;
+		put16(p + 34, (uint16_t)(1 + below(64)));
+		switch (below(8)) {
+		case 0:
+			p[32] = (uint8_t)(16 + below(240));
+			break;
+		case 1:
+			p[33] = (uint8_t)(1 + below(255));
+			break;
+		case 2:
+			put16(p + 34, below(2) ? 0 : (uint16_t)(65 + below(65471)));
+			break;
+		default:
+			break;
+		}
+	}
 	if ((p[0] & 15) == WIRE_REPORT && bl >= 4 && below(16)) {
 		uint8_t *b = p + 32;
 		unsigned start = below(16), step = 1 + 2 * below(8);
@@ -2071,6 +2175,11 @@ static void check_reencode(const uint8_t *in, size_t len,
 		break;
 	case WIRE_HELLO:
 		assert_int_equal(wire_put_hello(body, sizeof(body), &m->u.hello), 8);
+		b = body;
+		break;
+	case WIRE_NACK:
+		assert_int_equal(wire_put_nack(body, sizeof(body), &m->u.nack),
+				 8);
 		b = body;
 		break;
 	default:
@@ -2215,14 +2324,19 @@ static void test_random(void **state)
 				assert_true(m.u.hello.r_cpe == r.r_cpe);
 				assert_true(m.u.hello.r_conc == r.r_conc);
 				break;
+			case WIRE_NACK:
+				assert_int_equal(m.u.nack.path, r.nack.path);
+				assert_int_equal(m.u.nack.count, r.nack.count);
+				assert_int_equal(m.u.nack.lseq, r.nack.lseq);
+				break;
 			}
 			check_reencode(in, len, &m);
 		}
 		free(in);
 	}
 	print_message("random: accepted data %lu report %lu probe %lu "
-		      "probe_ack %lu hello %lu hello_ack %lu\n", ok[1], ok[2],
-		      ok[3], ok[4], ok[5], ok[6]);
+		      "probe_ack %lu hello %lu hello_ack %lu nack %lu\n", ok[1],
+		      ok[2], ok[3], ok[4], ok[5], ok[6], ok[7]);
 	print_message("random: rejects");
 	for (t = 1; t < WIRE_DROP_MAX; t++) {
 		print_message(" %s %lu", wire_drop_name((enum wire_drop)t),
@@ -2264,7 +2378,7 @@ static void test_random(void **state)
 
 static void test_build_errors(void **state)
 {
-	static const uint8_t bad_types[] = { 0, 7, 15, 255 };
+	static const uint8_t bad_types[] = { 0, 8, 15, 255 };
 	struct wire_hdr h = { .type = WIRE_DATA, .path = 1, .gseq = 5 };
 	uint8_t *big = calloc(1, 65536 + 64);
 	uint8_t *out = malloc(65536 + 64);
@@ -2431,7 +2545,7 @@ static void test_names(void **state)
 		}
 	}
 	assert_string_equal(wire_type_name(0), "unknown");
-	assert_string_equal(wire_type_name(7), "unknown");
+	assert_string_equal(wire_type_name(8), "unknown");
 	assert_string_equal(wire_type_name(15), "unknown");
 	assert_string_equal(wire_type_name(255), "unknown");
 }
@@ -2447,6 +2561,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip_data),
 		cmocka_unit_test(test_round_trip_report),
 		cmocka_unit_test(test_round_trip_probe),
+		cmocka_unit_test(test_round_trip_nack),
 		cmocka_unit_test(test_round_trip_hello),
 		cmocka_unit_test(test_malformed_table),
 		cmocka_unit_test(test_short_lengths),
