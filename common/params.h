@@ -74,6 +74,9 @@ struct cls_match {
 struct egr_reseq_params {
 	uint32_t t_lto_us;
 	bool early_release;
+	uint32_t repair_queue_us; /* a path's loss under this much queue is
+				   * its line's errors: copies are asked for
+				   * (egress/egress.h); 0: never */
 	uint32_t capacity; /* power of two, >= 2 */
 };
 

@@ -9,6 +9,11 @@ int egr_init(struct egr *e, const struct egr_reseq_params *p, unsigned npaths,
 	e->lto_max_us = p->t_lto_us;
 	e->lto_back = 0;
 	e->heals = 0;
+	e->nack.count = 0;
+	for (unsigned i = 0; i < WIRE_MAX_PATHS; i++) {
+		e->repair_credit[i] = EGR_REPAIR_BURST;
+	}
+	e->repair_asked = e->repair_queued = e->repair_capped = 0;
 	egr_loss_init(&e->loss, npaths);
 	return egr_reseq_init(&e->reseq, p, npaths, fn, ctx);
 }
@@ -18,10 +23,40 @@ void egr_free(struct egr *e)
 	egr_reseq_free(&e->reseq);
 }
 
+/* missing packets were lost on path just before one whose queueing
+ * delay is q: are they asked for again?  Sets e->nack if so. */
+static bool repair(struct egr *e, const struct wire_hdr *h, uint32_t missing,
+		   uint32_t q)
+{
+	double *c = &e->repair_credit[h->path];
+
+	*c += EGR_REPAIR_PERMILLE / 1000.0;
+	if (*c > EGR_REPAIR_BURST) {
+		*c = EGR_REPAIR_BURST;
+	}
+	if (missing == 0 || e->reseq.p.repair_queue_us == 0) {
+		return false;
+	}
+	if (q > e->reseq.p.repair_queue_us) {
+		e->repair_queued += missing;
+		return false;
+	}
+	if (missing > WIRE_NACK_MAX || missing > *c) {
+		e->repair_capped += missing;
+		return false;
+	}
+	*c -= missing;
+	e->repair_asked += missing;
+	e->nack = (struct egr_nack){
+		.path = h->path, .lseq = h->lseq - missing, .count = missing};
+	return true;
+}
+
 enum egr_verdict egr_on_data(struct egr *e, const struct wire_hdr *h,
 			     uint64_t now_us, uint64_t cookie)
 {
-	uint32_t missing;
+	uint32_t missing, q;
+	bool again;
 
 	if (h->path >= e->loss.n || h->path >= e->reseq.npaths) {
 		e->bad_path++;
@@ -38,9 +73,11 @@ enum egr_verdict egr_on_data(struct egr *e, const struct wire_hdr *h,
 		}
 	}
 	missing = egr_loss_on_packet(&e->loss, h->path, h->lseq);
-	egr_loss_on_delay(&e->loss, h->path, h->tstamp, now_us);
+	q = egr_loss_on_delay(&e->loss, h->path, h->tstamp, now_us);
+	again = repair(e, h, missing, q);
 	return egr_reseq_push_flow(&e->reseq, h->gseq, h->path, missing,
-				   h->pgap, h->fgap, h->flags, now_us, cookie);
+				   h->pgap, again, h->fgap, h->flags, now_us,
+				   cookie);
 }
 
 void egr_path_heard(struct egr *e, unsigned path, uint64_t silent_us,

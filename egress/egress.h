@@ -34,6 +34,19 @@ enum {
 	 * takes its share, well within the grace. */
 	EGR_HEAL_SILENCE_US = 500000,
 	EGR_HEAL_GRACE_US = 1000000,
+	/* Repair (DESIGN.md): copies are asked for up to this share of the
+	 * packets a path delivered, per mille, and EGR_REPAIR_BURST packets
+	 * at once: a line's errors, not a path that lost its way (a cut,
+	 * a loss of 10 %: the failover's and the senders' business) */
+	EGR_REPAIR_PERMILLE = 20,
+	EGR_REPAIR_BURST = 32,
+};
+
+/* A request for copies, for the caller to send (WIRE_NACK). */
+struct egr_nack {
+	unsigned path;
+	uint32_t lseq;
+	uint32_t count; /* 0: none */
 };
 
 struct egr {
@@ -43,16 +56,30 @@ struct egr {
 	uint32_t lto_max_us; /* the configured t_lto (egr_adapt_lto) */
 	uint64_t lto_back;   /* paths back: the timeout raised to it */
 	uint64_t heals;      /* paths back from a cut: a late grace begun */
+	/* repair: a path's loss under a queueing delay of at most the
+	 * resequencer's repair_queue_us (0: off) is its line's errors; the
+	 * packets are asked for again (nack, which the caller sends and
+	 * clears) */
+	struct egr_nack nack;
+	double repair_credit[WIRE_MAX_PATHS]; /* packets that may be asked */
+	uint64_t repair_asked;	/* packets asked for */
+	uint64_t repair_queued; /* lost under a queue over repair_queue_us:
+				 * the senders' congestion signal, not asked */
+	uint64_t repair_capped; /* lost past EGR_REPAIR_PERMILLE or
+				 * EGR_REPAIR_BURST: not asked */
 };
 
 int egr_init(struct egr *e, const struct egr_reseq_params *p, unsigned npaths,
 	     egr_release_fn fn, void *ctx);
 void egr_free(struct egr *e);
 
-/* A validated DATA header arrives; see egr_reseq_push.  DATA on a path
- * that delivered nothing for EGR_LTO_BACK_US raises the reorder timeout to
- * its ceiling at once (lto_back); egr_adapt_lto brings it down again as
- * the measurements allow, 1/8 a report interval. */
+/* A validated DATA header arrives; see egr_reseq_push.  A gap in its
+ * path's local sequence under a queue of at most repair_queue_us, within
+ * the path's repair credit, sets nack (the caller sends it) and makes
+ * the resequencer wait for the copies (egr_reseq_push_flow's repair).
+ * DATA on a path that delivered nothing for EGR_LTO_BACK_US raises the
+ * reorder timeout to its ceiling at once (lto_back); egr_adapt_lto
+ * brings it down again as the measurements allow, 1/8 a report interval. */
 enum egr_verdict egr_on_data(struct egr *e, const struct wire_hdr *h,
 			     uint64_t now_us, uint64_t cookie);
 

@@ -44,15 +44,15 @@ uint32_t egr_loss_on_packet(struct egr_loss *l, unsigned path, uint32_t lseq)
 	return (uint32_t)d;
 }
 
-void egr_loss_on_delay(struct egr_loss *l, unsigned path, uint32_t tstamp,
-		       uint64_t now_us)
+uint32_t egr_loss_on_delay(struct egr_loss *l, unsigned path, uint32_t tstamp,
+			   uint64_t now_us)
 {
 	struct egr_loss_path *p;
 	uint32_t raw = (uint32_t)now_us - tstamp, base;
 	int32_t q;
 
 	if (path >= l->n) {
-		return;
+		return UINT32_MAX;
 	}
 	p = &l->p[path];
 	if (now_us > l->counted_us) {
@@ -83,6 +83,7 @@ void egr_loss_on_delay(struct egr_loss *l, unsigned path, uint32_t tstamp,
 		p->qdelay_min = (uint32_t)q;
 		p->qdelay_any = true;
 	}
+	return (uint32_t)q;
 }
 
 uint32_t egr_loss_report(struct egr_loss *l, struct wire_report *r)

@@ -68,9 +68,10 @@ void egr_loss_init(struct egr_loss *l, unsigned npaths);
  * it on its path (0 normally). */
 uint32_t egr_loss_on_packet(struct egr_loss *l, unsigned path, uint32_t lseq);
 
-/* Accounts the sender timestamp of one DATA packet that arrived at now_us. */
-void egr_loss_on_delay(struct egr_loss *l, unsigned path, uint32_t tstamp,
-		       uint64_t now_us);
+/* Accounts the sender timestamp of one DATA packet that arrived at now_us;
+ * returns its queueing delay, us (UINT32_MAX: path out of range). */
+uint32_t egr_loss_on_delay(struct egr_loss *l, unsigned path, uint32_t tstamp,
+			   uint64_t now_us);
 
 /* Fills a report with the cumulative counters of every path and the local
  * sequence number each expects next (0 before its first packet); returns

@@ -42,6 +42,8 @@ enum slot_state {
 	SLOT_EMPTY = 0,
 	SLOT_PKT,      /* buffered packet */
 	SLOT_LOST,     /* known lost (early release), not yet at the head */
+	SLOT_REPAIR,   /* lost, a copy asked for (arrival_us: when): a hole
+			* that waits for it */
 	SLOT_RELEASED, /* behind the head: was released */
 	SLOT_SKIPPED,  /* behind the head: was given up */
 	SLOT_OUT,      /* ahead of the head: released for its flow */
@@ -172,8 +174,12 @@ static void wake(struct egr_reseq *r, uint32_t g);
 /* A copy kept in slot s: whether it was sent again, and it filled a
  * hole (it is released as the original would be). */
 static void note_resent(struct egr_reseq *r, struct egr_reseq_slot *s,
-			uint8_t flags)
+			uint32_t g, uint8_t flags)
 {
+	if (s->state == SLOT_REPAIR && s->gseq == g &&
+	    (flags & WIRE_F_RESENT)) {
+		r->st.repair_filled++;
+	}
 	s->resent = (flags & WIRE_F_RESENT) != 0;
 	s->copy = (flags & WIRE_F_DUP) != 0;
 	if (s->resent) {
@@ -371,6 +377,8 @@ static void drain(struct egr_reseq *r, uint64_t *passed_counter)
 			pass_out(r);
 		} else if (holds(r, r->next, SLOT_LOST)) {
 			skip_head(r, &r->st.hole_early);
+		} else if (holds(r, r->next, SLOT_REPAIR)) {
+			break; /* its copy may come: the timeout decides */
 		} else if (passed_counter && all_passed(r, r->next)) {
 			skip_head(r, passed_counter);
 		} else {
@@ -385,7 +393,7 @@ static void drain_normal(struct egr_reseq *r)
 	drain(r, r->p.early_release ? &r->st.hole_early : NULL);
 }
 
-static void mark_lost(struct egr_reseq *r, uint32_t g)
+static void mark_lost(struct egr_reseq *r, uint32_t g, bool repair)
 {
 	struct egr_reseq_slot *s = slot_of(r, g);
 	int32_t d = seq_diff(g, r->next);
@@ -394,18 +402,21 @@ static void mark_lost(struct egr_reseq *r, uint32_t g)
 	    holds(r, g, SLOT_OUT)) {
 		return;
 	}
-	s->state = SLOT_LOST;
+	s->state = repair ? SLOT_REPAIR : SLOT_LOST;
 	s->gseq = g;
+	s->arrival_us = r->now_us;
 }
 
 /* Packet g arrived on a path whose previous delivery was prev, with missing
  * packets lost in between on that path.  Those lie in (prev, g); if that
  * range (all at or after the head) holds exactly missing packets not yet
  * here, they are the ones: no other path can fill any of them.  Otherwise
- * pgap still names the last one.  The scan is bounded by the capacity and
- * happens only on loss. */
+ * pgap still names the last one.  With repair, every packet of the range
+ * not here waits for a copy (SLOT_REPAIR).  The scan is bounded by the
+ * capacity and happens only on loss. */
 static void mark_path_loss(struct egr_reseq *r, bool prev_ok, uint32_t prev,
-			   uint32_t g, uint32_t missing, uint16_t pgap)
+			   uint32_t g, uint32_t missing, uint16_t pgap,
+			   bool repair)
 {
 	uint32_t span = g - prev - 1, unknown = 0;
 
@@ -415,15 +426,18 @@ static void mark_path_loss(struct egr_reseq *r, bool prev_ok, uint32_t prev,
 		for (uint32_t x = prev + 1; x != g; x++) {
 			unknown += !waiting_or_out(r, x);
 		}
-		if (unknown == missing) {
+		if (unknown == missing || repair) {
+			/* (copies asked for: every packet not here waits
+			 * for its copy, not only the last; one in flight on
+			 * another path fills its slot as before) */
 			for (uint32_t x = prev + 1; x != g; x++) {
-				mark_lost(r, x);
+				mark_lost(r, x, repair);
 			}
 			return;
 		}
 	}
 	if (pgap != 0) {
-		mark_lost(r, g - pgap);
+		mark_lost(r, g - pgap, repair);
 	}
 }
 
@@ -479,13 +493,13 @@ enum egr_verdict egr_reseq_push(struct egr_reseq *r, uint32_t g, unsigned path,
 				uint32_t missing, uint16_t pgap,
 				uint64_t now_us, uint64_t cookie)
 {
-	return egr_reseq_push_flow(r, g, path, missing, pgap, 0, 0, now_us,
-				   cookie);
+	return egr_reseq_push_flow(r, g, path, missing, pgap, false, 0, 0,
+				   now_us, cookie);
 }
 
 enum egr_verdict egr_reseq_push_flow(struct egr_reseq *r, uint32_t g,
 				     unsigned path, uint32_t missing,
-				     uint16_t pgap, uint16_t fgap,
+				     uint16_t pgap, bool repair, uint16_t fgap,
 				     uint8_t flags, uint64_t now_us,
 				     uint64_t cookie)
 {
@@ -512,9 +526,9 @@ enum egr_verdict egr_reseq_push_flow(struct egr_reseq *r, uint32_t g,
 		r->path_seen[path] = true;
 		r->path_top[path] = g;
 	}
-	if (r->p.early_release && missing > 0) {
+	if ((r->p.early_release || repair) && missing > 0) {
 		mark_path_loss(r, prev_ok && seq_after(g, prev), prev, g,
-			       missing, pgap);
+			       missing, pgap, repair);
 	}
 
 	d = seq_diff(g, r->next);
@@ -571,7 +585,7 @@ enum egr_verdict egr_reseq_push_flow(struct egr_reseq *r, uint32_t g,
 
 	s = slot_of(r, g);
 	if (g == r->next) {
-		note_resent(r, s, flags);
+		note_resent(r, s, g, flags);
 		s->state = SLOT_PKT;
 		s->gseq = g;
 		s->cookie = cookie;
@@ -588,7 +602,7 @@ enum egr_verdict egr_reseq_push_flow(struct egr_reseq *r, uint32_t g,
 		drain_normal(r);
 		return EGR_DROP_DUP;
 	}
-	note_resent(r, s, flags);
+	note_resent(r, s, g, flags);
 	/* Per flow: FLOW_FIRST waits for nothing, fgap names the packet it
 	 * waits for (never beyond the window: behind the head, it is done) */
 	flow = (flags & WIRE_F_FLOW_FIRST) || fgap != 0;
@@ -628,6 +642,14 @@ static uint64_t hole_deadline(const struct egr_reseq *r, uint64_t first_us)
 {
 	uint64_t t = first_us + r->p.t_lto_us, x;
 
+	if (holds(r, r->next, SLOT_REPAIR)) {
+		/* its copy comes a round trip after the request */
+		x = slot_of(r, r->next)->arrival_us + r->repair_wait_us;
+		if (x > t) {
+			t = x;
+		}
+	}
+
 	if (!r->resend_wait_us) {
 		return t;
 	}
@@ -659,7 +681,9 @@ void egr_reseq_poll(struct egr_reseq *r, uint64_t now_us)
 		if (now_us < due) {
 			break;
 		}
-		if (due > first->arrival_us + r->p.t_lto_us) {
+		if (holds(r, r->next, SLOT_REPAIR)) {
+			r->st.repair_timeout++;
+		} else if (due > first->arrival_us + r->p.t_lto_us) {
 			r->st.resend_waits++;
 		}
 		skip_head(r, &r->st.hole_timeout);
@@ -670,6 +694,11 @@ void egr_reseq_poll(struct egr_reseq *r, uint64_t now_us)
 void egr_reseq_set_resend_wait(struct egr_reseq *r, uint32_t us)
 {
 	r->resend_wait_us = us;
+}
+
+void egr_reseq_set_repair_wait(struct egr_reseq *r, uint32_t us)
+{
+	r->repair_wait_us = us;
 }
 
 void egr_reseq_late_grace(struct egr_reseq *r, uint64_t until_us)

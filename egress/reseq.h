@@ -22,7 +22,9 @@
  *   b) early_release is on and it is known lost: the path that carried it
  *      has already delivered a later local sequence number (learnt from the
  *      header's pgap), or every path that is up has delivered a later global
- *      sequence number (FIFO paths cannot bring it any more);
+ *      sequence number (FIFO paths cannot bring it any more), unless a
+ *      copy was asked for (repair): then only a), and not before the
+ *      repair wait after the request;
  * - a packet behind the head is dropped as a duplicate if it was released;
  *   one that comes at most t_lto after its hole was given up is released
  *   at once, out of order (late: the hole's timeout was shorter than its
@@ -112,6 +114,10 @@ struct egr_reseq_stats {
 				  * whose slot was reused since, known
 				  * given up by the history bits (also in
 				  * resent_late) */
+	uint64_t repair_filled;	 /* holes whose copy was asked for (repair)
+				  * filled by it (also in resent_filled) */
+	uint64_t repair_timeout; /* ... given up without it (also in
+				  * hole_timeout) */
 	uint64_t resend_waits;	 /* holes given up after waiting past t_lto
 				  * for a path fallen silent (also in
 				  * hole_timeout) */
@@ -151,6 +157,7 @@ struct egr_reseq {
 	uint32_t path_top[WIRE_MAX_PATHS]; /* highest gseq delivered per path */
 	uint64_t path_last_us[WIRE_MAX_PATHS]; /* its last delivery */
 	uint32_t resend_wait_us; /* egr_reseq_set_resend_wait */
+	uint32_t repair_wait_us; /* egr_reseq_set_repair_wait */
 	uint64_t late_grace_us;	 /* egr_reseq_late_grace: until then */
 	struct egr_reseq_stats st;
 };
@@ -181,10 +188,14 @@ enum egr_verdict egr_reseq_push(struct egr_reseq *r, uint32_t gseq,
 				uint64_t now_us, uint64_t cookie);
 
 /* The same for a packet of a flow: fgap and flags from its header (fgap 0
- * and no WIRE_F_FLOW_FIRST: global order, as egr_reseq_push). */
+ * and no WIRE_F_FLOW_FIRST: global order, as egr_reseq_push).  repair:
+ * the caller asked the peer for copies of the missing packets (a NACK):
+ * their holes are not given up early but wait for the copies until the
+ * timeout, and at least the repair wait after now (egr_reseq_set_repair_
+ * wait). */
 enum egr_verdict egr_reseq_push_flow(struct egr_reseq *r, uint32_t gseq,
 				     unsigned path, uint32_t missing,
-				     uint16_t pgap, uint16_t fgap,
+				     uint16_t pgap, bool repair, uint16_t fgap,
 				     uint8_t flags, uint64_t now_us,
 				     uint64_t cookie);
 
@@ -202,6 +213,11 @@ bool egr_reseq_deadline(const struct egr_reseq *r, uint64_t *when_us);
  * report interval), on a path whose delay and queue the copy crosses.  A
  * path idle for longer extends nothing.  0 (the default): off. */
 void egr_reseq_set_resend_wait(struct egr_reseq *r, uint32_t us);
+
+/* Repair: a hole whose copy was asked for waits at least us after the
+ * request (the round trip of a NACK and its copy on the fastest path),
+ * however short the reorder timeout. */
+void egr_reseq_set_repair_wait(struct egr_reseq *r, uint32_t us);
 
 /* A path goes down or comes back.  Down: its holes are not waited for. */
 void egr_reseq_set_path_up(struct egr_reseq *r, unsigned path, bool up);

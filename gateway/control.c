@@ -130,6 +130,9 @@ void gw_on_control(struct gw_sess *s, struct gw_link *l,
 		gw_links_on_report(s, &m->u.report, now_us);
 		break;
 	}
+	case WIRE_NACK:
+		gw_ing_repair(s, &m->u.nack);
+		break;
 	case WIRE_PROBE: {
 		struct wire_probe ack = {.id = m->u.probe.id,
 					 .value = m->hdr.tstamp};

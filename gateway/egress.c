@@ -141,6 +141,12 @@ static void release(void *ctx, uint64_t cookie, uint32_t gseq)
 	s->free[s->nfree++] = (uint32_t)cookie;
 }
 
+/* A copy of a packet this long after the fastest path's round trip is
+ * past waiting for (repair: adapt_lto). */
+enum { GW_REPAIR_SLACK_US = 5000 };
+
+static void send_nack(struct gw_sess *s, uint64_t now_us);
+
 /* When the packet reached this box: the kernel's receive stamp on the
  * monotonic clock, so that neither the resequencer's timeout nor the
  * queueing delay reported to the peer counts the time this process took to
@@ -190,6 +196,7 @@ static void on_data(struct gw_sess *s, const struct nfqueue_pkt *pk,
 	enum egr_verdict v;
 	struct gw_slot *sl;
 	uint32_t idx;
+	uint64_t at;
 
 	if (m->body_len > GW_INNER_MAX) {
 		s->est.oversize++;
@@ -217,7 +224,11 @@ static void on_data(struct gw_sess *s, const struct nfqueue_pkt *pk,
 	 * an in-order packet is released inside egr_on_data, straight from
 	 * the receive buffer, which stays valid until we return */
 	sl->ext = drop ? NULL : m->body;
-	v = egr_on_data(&s->egr, &m->hdr, arrival_us(e, pk), idx);
+	at = arrival_us(e, pk);
+	v = egr_on_data(&s->egr, &m->hdr, at, idx);
+	if (s->egr.nack.count) {
+		send_nack(s, at);
+	}
 	switch (v) {
 	case EGR_RELEASED:
 		return;
@@ -469,6 +480,7 @@ void gw_egr_drain_all(struct gw *gw)
 static void adapt_lto(struct gw_sess *s)
 {
 	struct egr_lto_path p[WIRE_MAX_PATHS];
+	uint32_t rtt = 0, max = s->gw->conf.reseq.t_lto_us, wait;
 	unsigned i;
 
 	if (!s->egr_ok) {
@@ -478,7 +490,16 @@ static void adapt_lto(struct gw_sess *s)
 		const struct gw_link *l = &s->link[i];
 
 		p[i] = (struct egr_lto_path){.up = l->rx_up, .rtt = l->rtt};
+		if (l->rx_up && l->rtt.srtt_us > 0 &&
+		    (!rtt || l->rtt.srtt_us < rtt)) {
+			rtt = l->rtt.srtt_us;
+		}
 	}
+	/* a copy asked for comes a round trip on the fastest path after the
+	 * request, and some: at most t_lto_ms (the longest wait), t_lto_ms
+	 * before a round trip is known */
+	wait = rtt ? rtt + rtt / 4 + GW_REPAIR_SLACK_US : max;
+	egr_reseq_set_repair_wait(&s->egr.reseq, wait < max ? wait : max);
 	if (egr_adapt_lto(&s->egr, p, s->gw->npaths,
 			  s->gw->conf.reseq.t_lto_us)) {
 		/* a hole waiting now may be due sooner */
@@ -503,6 +524,31 @@ static bool report_on(const struct gw_sess *s, unsigned i)
 		}
 	}
 	return true;
+}
+
+/* The copies egr_on_data asked for (repair, DESIGN.md): a NACK on every
+ * path the reports take.  The first to arrive comes on the fastest path,
+ * and each comes ahead of the report that acknowledges past the packets
+ * on its path (the peer keeps them until then). */
+static void send_nack(struct gw_sess *s, uint64_t now_us)
+{
+	struct wire_nack n = {.path = (uint8_t)s->egr.nack.path,
+			      .count = (uint16_t)s->egr.nack.count,
+			      .lseq = s->egr.nack.lseq};
+	uint8_t body[WIRE_NACK_LEN];
+	unsigned i;
+
+	s->egr.nack.count = 0;
+	if (wire_put_nack(body, sizeof(body), &n) < 0) {
+		return; /* cannot be: egr_on_data asks WIRE_NACK_MAX at most */
+	}
+	for (i = 0; i < s->gw->npaths; i++) {
+		if (report_on(s, i)) {
+			gw_send_ctrl(s, &s->link[i], WIRE_NACK, 0, body,
+				     sizeof(body), now_us);
+		}
+	}
+	s->est.nacks++;
 }
 
 /* The cumulative counters go on every path: a lost report loses nothing

@@ -84,6 +84,7 @@ struct gw_segr_stats {
 	uint64_t reports_idle; /* intervals without a REPORT: no DATA
 				* arrived since the last one */
 	uint32_t report_rx;    /* DATA received (all paths) at the last */
+	uint64_t nacks;	       /* NACKs sent (each on every path) */
 };
 
 int gw_egr_open(struct gw *gw);

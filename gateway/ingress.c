@@ -139,15 +139,19 @@ static void accept_native(struct gw_ing *ing, uint32_t id)
 	}
 }
 
-/* A copy of m sent again (ing_inflight_take): on the path the scheduler
- * picks for it (WIRE_F_RESENT, the original's gseq), under a packet
- * number of its own, sealed and sent at once like any DATA, and kept in
- * that path's store in turn.  Outside any drain: the batches are empty. */
-static int resend_one(void *ctx, const struct ing_inflight_pkt *m,
-		      const uint8_t *data)
+/* A copy of m sent again: on the path the scheduler picks for it
+ * (WIRE_F_RESENT, the original's gseq; repair: the lowest-delay path),
+ * under a packet number of its own, sealed and sent at once like any
+ * DATA, and kept in that path's store in turn.  Outside the ingress's
+ * drain (from the resend timer, or a control packet): its batches are
+ * empty. */
+static int send_again(struct gw_sess *s, const struct ing_inflight_pkt *m,
+		      const uint8_t *data, bool repair)
 {
-	struct gw_sess *s = ctx;
 	uint64_t now = gw_now_us();
+	/* m may be overwritten by the copy's own entry (the same path's
+	 * store, full): its length is taken first */
+	uint32_t len = m->len;
 	struct wire_hdr h = {
 		.type = WIRE_DATA,
 		.session = s->id,
@@ -166,24 +170,25 @@ static int resend_one(void *ctx, const struct ing_inflight_pkt *m,
 	ssize_t n;
 	int path, fd;
 
-	if (m->len > sizeof(buf)) {
+	if (len > sizeof(buf)) {
 		return 0; /* cannot be: what is kept came from such a buffer */
 	}
 	if (gw_sec_next_pn(s, &h.pn) < 0) {
 		return -ENOTCONN;
 	}
-	path = ing_sched_pick_resend(&s->sched, &h, m->len, now);
+	path = repair ? ing_sched_pick_repair(&s->sched, &h, len, now)
+		      : ing_sched_pick_resend(&s->sched, &h, len, now);
 	if (path < 0) {
 		return path;
 	}
 	l = &s->link[path];
-	memcpy(buf, data, m->len);
+	memcpy(buf, data, len);
 	gw_link_data_sent(s, l, h.lseq, now);
-	ing_inflight_add(&s->infl, (unsigned)path, &h, buf, m->len);
+	ing_inflight_add(&s->infl, (unsigned)path, &h, buf, len);
 	wire_put_hdr(hdr, &h);
-	gw_sec_seal(s, h.pn, hdr, buf, m->len, tag);
+	gw_sec_seal(s, h.pn, hdr, buf, len, tag);
 	iov[0] = (struct iovec){.iov_base = hdr, .iov_len = sizeof(hdr)};
-	iov[1] = (struct iovec){.iov_base = buf, .iov_len = m->len};
+	iov[1] = (struct iovec){.iov_base = buf, .iov_len = len};
 	iov[2] = (struct iovec){.iov_base = tag, .iov_len = sizeof(tag)};
 	fd = gw_link_dst(s, l, &to, &msg.msg_namelen);
 	msg.msg_name = (void *)(uintptr_t)to;
@@ -203,6 +208,34 @@ static int resend_one(void *ctx, const struct ing_inflight_pkt *m,
 	gw_volume_count(&s->gw->vol, l->idx,
 			gw_path_ip_len(&s->gw->path[l->idx], (size_t)n));
 	return 0;
+}
+
+/* ing_inflight_take's: a path turned suspect */
+static int resend_one(void *ctx, const struct ing_inflight_pkt *m,
+		      const uint8_t *data)
+{
+	return send_again(ctx, m, data, false);
+}
+
+/* ing_inflight_find's: the peer asked for it */
+static int repair_one(void *ctx, const struct ing_inflight_pkt *m,
+		      const uint8_t *data)
+{
+	return send_again(ctx, m, data, true);
+}
+
+void gw_ing_repair(struct gw_sess *s, const struct wire_nack *n)
+{
+	if (n->path >= s->gw->npaths) {
+		s->ist.nack_bad_path++;
+		return;
+	}
+	for (uint32_t i = 0; i < n->count; i++) {
+		if (ing_inflight_find(&s->infl, n->path, n->lseq + i,
+				      repair_one, s) < 0) {
+			break; /* no path, or its socket is full */
+		}
+	}
 }
 
 /* What the paths that are not usable still keep goes again, as far as

@@ -53,6 +53,7 @@ struct gw_sing_stats {
 	uint64_t copies_skipped; /* a redundant class's copies left out: a
 				  * packet in more fragments than a batch
 				  * holds with them */
+	uint64_t nack_bad_path;	 /* NACKs naming a path we do not have */
 };
 
 /* A traffic class's packets of one session (the default class last,
@@ -89,6 +90,9 @@ void gw_ing_drain_all(struct gw *gw);
 void gw_ing_resend(struct gw_sess *s, struct gw_link *l);
 /* a REPORT was applied to s->sched: the pace follows the survivors' queue */
 void gw_ing_resend_on_report(struct gw_sess *s);
+/* The peer's egress asks for copies of DATA a path lost (repair,
+ * DESIGN.md): those still kept go at once on the lowest-delay path */
+void gw_ing_repair(struct gw_sess *s, const struct wire_nack *n);
 void gw_ing_resend_open(struct gw_sess *s);
 void gw_ing_resend_close(struct gw_sess *s);
 

@@ -200,6 +200,7 @@ static void table_session(FILE *f, const struct facts *s, size_t first,
 		"t_lto_ms",
 		"t_lto_eff_us",
 		"early_release",
+		"repair_queue_ms",
 		"probe_interval_ms",
 		"dead_after_ms",
 		"idle_probe_ms",
@@ -209,7 +210,7 @@ static void table_session(FILE *f, const struct facts *s, size_t first,
 	static const char *const ing[] = {
 		"bonded", "no_path", "no_session", "reports",  "awi",
 		"iwi",	  "dwd",     "dwd_held",   "qwi",      "sparse",
-		"paced",  "overflow", NULL,
+		"paced",  "overflow", "repaired", NULL,
 	};
 	static const char *const egr[] = {
 		"released",
@@ -225,6 +226,10 @@ static void table_session(FILE *f, const struct facts *s, size_t first,
 		"hole_path_down", "hole_flush", NULL,
 	};
 	static const char *const late[] = {"too_old", "dup", NULL};
+	static const char *const repair[] = {
+		"repair_asked",	 "repair_filled", "repair_timeout",
+		"repair_queued", "repair_capped", NULL,
+	};
 	static const char *const other[] = {
 		"oversize", "inner_family", "via_tun",	"tun_errors",
 		"spoofed",  "no_slot",	    "overflow", NULL,
@@ -290,6 +295,7 @@ static void table_session(FILE *f, const struct facts *s, size_t first,
 		(unsigned long long)val_u(s, E, ses, NULL, "capacity"));
 	pairs(f, s, E, ses, "holes", holes, false, "hole_");
 	pairs(f, s, E, ses, "drops", late, false, NULL);
+	pairs(f, s, E, ses, "repair", repair, true, "repair_");
 	labelled_nonzero(f, s, E, ses, "auth", "auth");
 	labelled_nonzero(f, s, E, ses, "body", "body");
 	pairs(f, s, E, ses, "other", other, true, NULL);

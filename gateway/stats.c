@@ -188,6 +188,10 @@ static void walk_session(struct gw_sess *se, struct walker *w)
 	gauge(w, "early_release",
 	      "1: holes known lost are given up at once, 0: after t_lto",
 	      rp->early_release);
+	gauge(w, "repair_queue_ms",
+	      "a path's loss under at most this much queue is asked for "
+	      "again (0: never), ms",
+	      rp->repair_queue_us / 1000);
 	gauge(w, "probe_interval_ms", "PROBE interval per path, ms",
 	      gw->conf.probe_interval_ms);
 	gauge(w, "dead_after_ms",
@@ -371,6 +375,13 @@ static void walk_ingress(struct gw_sess *se, struct walker *w)
 		"DATA sent again on another path after its path turned "
 		"suspect, packets",
 		ss->resent);
+	counter(w, "repaired",
+		"DATA sent again because the peer asked for it (a NACK: its "
+		"path lost it under a short queue), packets",
+		ss->repaired);
+	counter(w, "nack_bad_path",
+		"NACKs ignored: they named a path this box does not have",
+		is->nack_bad_path);
 	counter(w, "resend_paces",
 		"episodes of DATA sent again at a pace (paths turned suspect "
 		"while none went on)",
@@ -506,6 +517,26 @@ static void walk_egress(struct gw_sess *se, struct walker *w)
 		"whose hole was given up is released late however late it "
 		"comes, not dropped too_old",
 		se->egr.heals);
+	counter(w, "repair_asked",
+		"DATA lost on a path under a queue of at most "
+		"repair_queue_ms, asked of the peer again (NACK), packets",
+		se->egr.repair_asked);
+	counter(w, "repair_queued",
+		"DATA lost on a path under a longer queue: congestion, left "
+		"to the senders, packets",
+		se->egr.repair_queued);
+	counter(w, "repair_capped",
+		"DATA lost past the repair's share (2 % of a path's packets, "
+		"32 at once): not asked for, packets",
+		se->egr.repair_capped);
+	counter(w, "nacks_sent", "NACKs sent (each on every path)",
+		es->nacks);
+	counter(w, "repair_filled",
+		"holes filled by the copy asked for, packets",
+		rs->repair_filled);
+	counter(w, "repair_timeout",
+		"holes given up waiting for the copy asked for, packets",
+		rs->repair_timeout);
 	counter(w, "reports_sent",
 		"REPORT intervals in which REPORTs went out (on every path)",
 		es->reports);
@@ -810,6 +841,17 @@ static void walk_path(struct gw_sess *se, struct walker *w, unsigned i)
 		"kept DATA not sent again: no room on the other paths, "
 		"packets",
 		se->infl.path[i].st.untaken);
+	counter(w, "inflight_found",
+		"kept DATA the peer asked for again (NACK), packets",
+		se->infl.path[i].st.found);
+	counter(w, "inflight_again",
+		"DATA the peer asked for again that had been sent again "
+		"already (the same NACK on another path), packets",
+		se->infl.path[i].st.again);
+	counter(w, "inflight_unknown",
+		"DATA the peer asked for again that was not kept (already "
+		"acknowledged, or dropped to make room), packets",
+		se->infl.path[i].st.unknown);
 	counter(w, "inflight_ack_ahead",
 		"acknowledgements beyond what was sent, ignored",
 		se->infl.path[i].st.ack_ahead);

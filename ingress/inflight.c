@@ -229,6 +229,47 @@ int ing_inflight_take(struct ing_inflight *f, unsigned path,
 	return n;
 }
 
+int ing_inflight_find(struct ing_inflight *f, unsigned path, uint32_t lseq,
+		      ing_inflight_fn fn, void *ctx)
+{
+	struct ing_inflight_path *q;
+	struct ing_inflight_pkt *e;
+	uint32_t lo = 0, hi;
+
+	if (path >= f->n) {
+		return -EINVAL;
+	}
+	q = &f->path[path];
+	/* increasing local sequence, with holes (packets not kept) */
+	hi = q->count;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (seq_before(entry(f, q, mid)->lseq, lseq)) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	if (lo == q->count || entry(f, q, lo)->lseq != lseq) {
+		q->st.unknown++;
+		return 0;
+	}
+	e = entry(f, q, lo);
+	if (e->asked) {
+		q->st.again++;
+		return 0;
+	}
+	/* before fn: it may add to this path, and move its entries */
+	e->asked = true;
+	if (fn(ctx, e, q->buf + e->off) < 0) {
+		/* (the entry may have been dropped for room meanwhile) */
+		return -EAGAIN;
+	}
+	q->st.found++;
+	return 1;
+}
+
 /* ---- the pace of the copies (see inflight.h) */
 
 void ing_repace_start(struct ing_repace *p, uint64_t backlog_bytes,

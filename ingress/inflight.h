@@ -53,6 +53,7 @@ struct ing_inflight_pkt {
 	uint8_t cls;
 	uint32_t len;
 	uint32_t off; /* into the path's byte ring */
+	bool asked;   /* handed over by ing_inflight_find already */
 };
 
 struct ing_inflight_stats {
@@ -66,6 +67,12 @@ struct ing_inflight_stats {
 	uint64_t ack_ahead; /* acknowledgements beyond what was sent */
 	uint64_t taken;	    /* handed over for sending again */
 	uint64_t untaken;   /* dropped at a take: the caller had no room */
+	uint64_t found;	    /* asked for by a NACK, kept (ing_inflight_find) */
+	uint64_t again;	    /* asked for again, not handed over again: the
+			     * same NACK on another path (a copy that is
+			     * lost is asked for from its own path) */
+	uint64_t unknown;   /* asked for by a NACK, not kept: acknowledged,
+			     * dropped to make room, or never kept */
 };
 
 struct ing_inflight_path {
@@ -125,6 +132,14 @@ typedef int (*ing_inflight_fn)(void *ctx, const struct ing_inflight_pkt *m,
  * (untaken).  Returns the number fn accepted, or -EINVAL (path). */
 int ing_inflight_take(struct ing_inflight *f, unsigned path,
 		      uint64_t *budget, ing_inflight_fn fn, void *ctx);
+
+/* Hands the packet sent on path under lseq to fn, if it is kept and was
+ * not handed over before (the NACK comes on every path: counted again);
+ * it stays kept until acknowledged.  1 when fn took it, 0 when it is not
+ * kept (counted unknown) or was handed over already, -EAGAIN when fn
+ * failed (it is not handed over again either), -EINVAL (path). */
+int ing_inflight_find(struct ing_inflight *f, unsigned path, uint32_t lseq,
+		      ing_inflight_fn fn, void *ctx);
 
 /* The pace of the copies.  What a path that turned suspect carried (a
  * report interval, its detection time and its RTT at its rate: 200 ms or

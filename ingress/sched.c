@@ -468,18 +468,22 @@ int ing_sched_pick_sticky(struct ing_sched *s, struct wire_hdr *h,
 	return pick_flow(s, h, hash, len, now_us, -1, true);
 }
 
-int ing_sched_pick_resend(struct ing_sched *s, struct wire_hdr *h,
-			  uint32_t len, uint64_t now_us)
+/* ing_sched_pick_resend and ing_sched_pick_repair: a copy on the path
+ * a bulk packet would take, or (repair) on the lowest-delay path into
+ * debt as a sparse packet. */
+static int pick_again(struct ing_sched *s, struct wire_hdr *h, uint32_t len,
+		      uint64_t now_us, bool repair)
 {
 	struct ing_sched_path *p;
-	int best = refill(s, now_us) ? paced(s, len) : wrr(s);
+	bool pace = refill(s, now_us);
+	int best = repair ? lowest_delay(s) : pace ? paced(s, len) : wrr(s);
 
 	if (best < 0) {
 		s->st.no_path++;
 		return -ENETDOWN;
 	}
 	p = &s->path[best];
-	if (p->rate_Bps > 0) {
+	if (p->rate_Bps > 0 && (!repair || p->tokens > -pace_depth(p))) {
 		p->tokens -= len + WIRE_OVERHEAD;
 	}
 	/* the line carries it: the rate it delivers counts it (rate_auto) */
@@ -492,8 +496,24 @@ int ing_sched_pick_resend(struct ing_sched *s, struct wire_hdr *h,
 	/* the next packet's pgap would name the copy's old gseq */
 	p->sent_any = false;
 	p->sent++;
-	s->st.resent++;
+	if (repair) {
+		s->st.repaired++;
+	} else {
+		s->st.resent++;
+	}
 	return best;
+}
+
+int ing_sched_pick_resend(struct ing_sched *s, struct wire_hdr *h,
+			  uint32_t len, uint64_t now_us)
+{
+	return pick_again(s, h, len, now_us, false);
+}
+
+int ing_sched_pick_repair(struct ing_sched *s, struct wire_hdr *h,
+			  uint32_t len, uint64_t now_us)
+{
+	return pick_again(s, h, len, now_us, true);
 }
 
 int ing_sched_pick_copy(struct ing_sched *s, struct wire_hdr *h,

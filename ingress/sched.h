@@ -251,6 +251,8 @@ struct ing_sched_stats {
 	uint64_t rate_drop_capped; /* measurements under half the learned
 				    * rate, taken as half (ING_LEARN_MAX_DROP) */
 	uint64_t resent;   /* copies sent again (ing_sched_pick_resend) */
+	uint64_t repaired; /* copies of lost DATA the peer asked for
+			    * (ing_sched_pick_repair) */
 	uint64_t copies;   /* redundant copies (ing_sched_pick_copy) */
 	uint64_t flow_starts; /* flows of mode flow given a path */
 	uint64_t flow_moves;  /* ... moved: their path was down */
@@ -327,6 +329,13 @@ static inline uint32_t ing_sched_queue_us(const struct ing_sched *s)
  * is 0 (the copy's gseq lies behind the path's), and so is the pgap of
  * the next packet on that path.  Returns the path or -ENETDOWN. */
 int ing_sched_pick_resend(struct ing_sched *s, struct wire_hdr *h,
+			  uint32_t len, uint64_t now_us);
+
+/* The same for a copy of a packet the peer's egress asked for (a NACK:
+ * its path lost it, "Repair" in DESIGN.md): on the path that is up with
+ * the lowest delay, whatever its pace, into debt as a sparse packet
+ * (counted repaired, not resent). */
+int ing_sched_pick_repair(struct ing_sched *s, struct wire_hdr *h,
 			  uint32_t len, uint64_t now_us);
 
 /* A redundant copy (a traffic class in mode redundant) of the packet h

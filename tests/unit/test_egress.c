@@ -723,6 +723,112 @@ static void nop_release(void *ctx, uint64_t cookie, uint32_t gseq)
 	(void)gseq;
 }
 
+/* Repair (DESIGN.md): a gap on a path under a short queue asks for the
+ * packet again (nack) and its hole waits for the copy, past the reorder
+ * timeout and whatever the other paths delivered, until the repair wait;
+ * the copy fills it.  A gap under a long queue (congestion) or past the
+ * credit is not asked for, and goes as before. */
+static void test_repair(void **state)
+{
+	struct egr_reseq_params p = {.t_lto_us = 1000,
+				     .early_release = true,
+				     .capacity = 64,
+				     .repair_queue_us = 5000};
+	struct sink *snk = calloc(1, sizeof(*snk));
+	struct wire_hdr h;
+	struct egr e;
+	uint64_t due;
+
+	(void)state;
+	assert_non_null(snk);
+	assert_int_equal(egr_init(&e, &p, 2, sink_release, snk), 0);
+	egr_reseq_set_repair_wait(&e.reseq, 30000);
+	memset(&h, 0, sizeof(h));
+	h.type = WIRE_DATA;
+	h.gseq = 100;
+	h.lseq = 50;
+	assert_int_equal(egr_on_data(&e, &h, 0, COOKIE(100)), EGR_RELEASED);
+	assert_int_equal(e.nack.count, 0);
+	/* 101 (lseq 51) lost on path 0; 102 comes without a queue */
+	h.gseq = 102;
+	h.lseq = 52;
+	h.pgap = 1;
+	h.tstamp = 200;
+	assert_int_equal(egr_on_data(&e, &h, 200, COOKIE(102)), EGR_BUFFERED);
+	assert_int_equal(e.nack.count, 1);
+	assert_int_equal(e.nack.path, 0);
+	assert_int_equal(e.nack.lseq, 51);
+	assert_int_equal(e.repair_asked, 1);
+	e.nack.count = 0;
+	/* path 1 delivers past it: still waited for */
+	h.path = 1;
+	h.gseq = 103;
+	h.lseq = 7;
+	h.pgap = 0;
+	h.tstamp = 300;
+	assert_int_equal(egr_on_data(&e, &h, 300, COOKIE(103)), EGR_BUFFERED);
+	assert_int_equal(e.nack.count, 0);
+	/* past the reorder timeout, not past the repair wait */
+	snk->now = 5000;
+	egr_reseq_poll(&e.reseq, 5000);
+	assert_int_equal(snk->n, 1);
+	assert_true(egr_reseq_deadline(&e.reseq, &due));
+	assert_int_equal(due, 200 + 30000);
+	assert_int_equal(e.reseq.st.hole_early + e.reseq.st.hole_timeout, 0);
+	/* the copy, on path 1: the hole filled, all out in order */
+	h.gseq = 101;
+	h.lseq = 8;
+	h.flags = WIRE_F_RESENT;
+	h.tstamp = 20000;
+	snk->now = 20000;
+	assert_int_equal(egr_on_data(&e, &h, 20000, COOKIE(101)),
+			 EGR_RELEASED);
+	assert_int_equal(snk->n, 4);
+	assert_int_equal(snk->g[1], 101);
+	assert_int_equal(snk->g[2], 102);
+	assert_int_equal(snk->g[3], 103);
+	assert_int_equal(e.reseq.st.repair_filled, 1);
+
+	/* 104 (lseq 53) lost under 8 ms of queue: congestion, given up at
+	 * once as without repair */
+	h.path = 0;
+	h.flags = 0;
+	h.gseq = 105;
+	h.lseq = 54;
+	h.pgap = 1;
+	h.tstamp = 22000;
+	assert_int_equal(egr_on_data(&e, &h, 30000, COOKIE(105)),
+			 EGR_RELEASED);
+	assert_int_equal(e.nack.count, 0);
+	assert_int_equal(e.repair_queued, 1);
+	assert_int_equal(e.reseq.st.hole_early, 1);
+
+	/* 40 lost at once: past the credit, not asked for */
+	h.gseq = 146;
+	h.lseq = 95;
+	h.pgap = 1;
+	h.tstamp = 31000;
+	egr_on_data(&e, &h, 31000, COOKIE(146));
+	assert_int_equal(e.nack.count, 0);
+	assert_int_equal(e.repair_capped, 40);
+	assert_int_equal(e.repair_asked, 1);
+
+	/* a copy that never comes: given up at the repair wait */
+	h.gseq = 148;
+	h.lseq = 97;
+	h.pgap = 1;
+	h.tstamp = 32000;
+	egr_on_data(&e, &h, 32000, COOKIE(148));
+	assert_int_equal(e.nack.count, 1);
+	e.nack.count = 0;
+	egr_reseq_poll(&e.reseq, 32000 + 29000);
+	assert_int_equal(e.reseq.st.repair_timeout, 0);
+	egr_reseq_poll(&e.reseq, 32000 + 30000);
+	assert_int_equal(e.reseq.st.repair_timeout, 1);
+	egr_free(&e);
+	free(snk);
+}
+
 static void test_init(void **state)
 {
 	struct egr_reseq_params p = {.t_lto_us = 1000, .capacity = 3};
@@ -747,6 +853,7 @@ int main(void)
 		cmocka_unit_test(test_heal_grace),
 		cmocka_unit_test(test_path_out_of_range),
 		cmocka_unit_test(test_missing_reaches_reseq),
+		cmocka_unit_test(test_repair),
 		cmocka_unit_test(test_fast_path_loss_early),
 		cmocka_unit_test(test_fast_path_loss_timeout),
 		cmocka_unit_test(test_burst_early),

@@ -19,6 +19,8 @@
 
 #include "ingress/inflight.h"
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 /* A packet's bytes: its gseq, then a pattern of it. */
 static void fill(uint8_t *b, uint32_t len, uint32_t gseq)
 {
@@ -364,6 +366,54 @@ static void test_take(void **state)
 	ing_inflight_free(&f);
 }
 
+/* A NACK's packet by its local sequence (ing_inflight_find): handed over
+ * once and still kept (the same NACK on another path: counted again);
+ * one not kept (a hole in the store, acknowledged, never sent) is counted
+ * unknown; a refusal is -EAGAIN. */
+static void test_find(void **state)
+{
+	struct ing_inflight f;
+	struct got g = {.room = 100};
+	const uint32_t lseqs[] = {0xfffffffe, 0xffffffff, 0, 2, 3, 5};
+
+	(void)state;
+	init(&f, 16, 8192);
+	for (uint32_t i = 0; i < ARRAY_SIZE(lseqs); i++) {
+		assert_int_equal(add(&f, 0, lseqs[i], 700 + i, 100 + i), 0);
+	}
+	for (uint32_t i = 0; i < 4; i++) {
+		assert_int_equal(ing_inflight_find(&f, 0, lseqs[i], collect, &g),
+				 1);
+		assert_int_equal(g.gseq[g.n - 1], 700 + i);
+		assert_int_equal(g.lseq[g.n - 1], lseqs[i]);
+		assert_true(g.ok[g.n - 1]);
+	}
+	assert_int_equal(ing_inflight_count(&f, 0), ARRAY_SIZE(lseqs));
+	assert_int_equal(f.path[0].st.found, 4);
+	/* asked again: not handed over again */
+	assert_int_equal(ing_inflight_find(&f, 0, 0, collect, &g), 0);
+	assert_int_equal(f.path[0].st.again, 1);
+	assert_int_equal(g.n, 4);
+	/* lseq 1 was never kept, 4 not either, path 1 holds nothing */
+	assert_int_equal(ing_inflight_find(&f, 0, 1, collect, &g), 0);
+	assert_int_equal(ing_inflight_find(&f, 0, 4, collect, &g), 0);
+	assert_int_equal(ing_inflight_find(&f, 1, 2, collect, &g), 0);
+	assert_int_equal(f.path[0].st.unknown, 2);
+	assert_int_equal(f.path[1].st.unknown, 1);
+	/* acknowledged: gone */
+	ing_inflight_ack(&f, 0, 2);
+	assert_int_equal(ing_inflight_find(&f, 0, 0xffffffff, collect, &g), 0);
+	assert_int_equal(f.path[0].st.unknown, 3);
+	assert_int_equal(ing_inflight_find(&f, 0, 3, collect, &g), 1);
+	assert_int_equal(g.gseq[g.n - 1], 704);
+	/* the caller refuses: -EAGAIN, and not again */
+	g.room = g.n;
+	assert_int_equal(ing_inflight_find(&f, 0, 5, collect, &g), -EAGAIN);
+	assert_int_equal(ing_inflight_find(&f, 0, 5, collect, &g), 0);
+	assert_int_equal(ing_inflight_find(&f, 2, 2, collect, &g), -EINVAL);
+	ing_inflight_free(&f);
+}
+
 static void test_take_no_room(void **state)
 {
 	struct ing_inflight f;
@@ -523,6 +573,7 @@ int main(void)
 		cmocka_unit_test(test_ack),
 		cmocka_unit_test(test_wrap_lseq),
 		cmocka_unit_test(test_take),
+		cmocka_unit_test(test_find),
 		cmocka_unit_test(test_take_budget),
 		cmocka_unit_test(test_repace),
 		cmocka_unit_test(test_repace_pause),

@@ -75,7 +75,7 @@ static void setup(struct egr_reseq *r, struct log *l, bool early)
 static enum egr_verdict push(struct egr_reseq *r, uint32_t g, unsigned path,
 			     uint16_t fgap, uint8_t flags, uint64_t t)
 {
-	return egr_reseq_push_flow(r, g, path, 0, 0, fgap, flags, t,
+	return egr_reseq_push_flow(r, g, path, 0, 0, false, fgap, flags, t,
 				   (uint64_t)g * 10 + 7);
 }
 
@@ -86,8 +86,8 @@ static enum egr_verdict push_loss(struct egr_reseq *r, uint32_t g,
 				  uint16_t pgap, uint16_t fgap, uint8_t flags,
 				  uint64_t t)
 {
-	return egr_reseq_push_flow(r, g, path, missing, pgap, fgap, flags, t,
-				   (uint64_t)g * 10 + 7);
+	return egr_reseq_push_flow(r, g, path, missing, pgap, false, fgap,
+				   flags, t, (uint64_t)g * 10 + 7);
 }
 
 static void want(const struct log *l, const uint32_t *g, unsigned n)
