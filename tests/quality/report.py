@@ -56,7 +56,8 @@ md = ["# l3bond quality benchmark", "",
       "rate learned), `weights` = the defaults with `rate_auto = false`, "
       "`auto` = the defaults with `rate_auto = true` said, "
       "`rate` = "
-      "the defaults with the DSL's `rate_mbit = 64` on both boxes. "
+      "the defaults with the DSL's `rate_mbit = 64` on both boxes, "
+      "`norepair` = the defaults with `repair_queue_ms = 0`. "
       "`tests/quality/run.sh` says what each case does.", ""]
 
 

@@ -7,8 +7,10 @@
 # is the only congestion signal), l3bond with its defaults (the DSL's rate
 # learned: rate_auto), l3bond with the DSL's rate configured on both boxes
 # (rate_mbit = 64: paced), and (mode weights) l3bond without either
-# (rate_auto = false: the queue target and the weights alone); mode auto
-# (rate_auto = true said in the config) is the defaults too.
+# (rate_auto = false: the queue target and the weights alone), and (mode
+# norepair) the defaults without the repair of line errors
+# (repair_queue_ms = 0); mode auto (rate_auto = true said in the config)
+# is the defaults too.
 #
 #            LAN                 access links                  LAN
 #   cli ---------- cpe ===dsl=== [dsl] ===dsl=== conc ---------- srv
@@ -37,7 +39,8 @@
 # both daemons' status after each case (OUT/status/).
 #
 # usage: run.sh [--quick] [--out DIR] [--build DIR] [--buffers "30 50 .."]
-#               [--modes "dsl paper l3bond weights rate"] [--duration S]
+#               [--modes "dsl paper l3bond weights rate norepair"]
+#               [--duration S]
 #               [--cases "tcp rrul ramp c40"] [--bed "KEY=VALUE ..."]
 #   --quick: one case of each kind, short runs, one buffer (50 ms) unless
 #   --buffers says otherwise (what CI runs: it checks that the benchmark
@@ -145,6 +148,8 @@ start_mode() {
 	paper) write_confs 0.5 "queue_target_ms = 0;" ;;
 	l3bond) write_confs 0.5 ;;
 	weights) write_confs 0.5 "rate_auto = false;" ;;
+	# the defaults without the repair of line errors
+	norepair) write_confs 0.5 "repair_queue_ms = 0;" ;;
 	# the defaults with the rate learned said, as when it was opt-in
 	auto) write_confs 0.5 "rate_auto = true;" ;;
 	rate)
