@@ -116,6 +116,10 @@ enum {
 	/* An episode of a standing queue measures a rate after this many
 	 * report intervals (sched.c, learn_rate). */
 	ING_EPISODE_REPORTS = 4,
+	/* The stood rule (sched.c, learn_rate) needs what was sent over an
+	 * episode to exceed what the peer counted by this much, per mille:
+	 * a pace over the line's rate, not a queue that is not the pace's. */
+	ING_STOOD_PERMILLE = 5,
 	/* A fixed path's queue over queue_target / ING_LEARN_DIV is an
 	 * episode of a standing queue (measured); under queue_target /
 	 * ING_PROBE_DIV, the line has room (probed). */

@@ -943,6 +943,15 @@ static void test_pace_learn_timed(void **state)
 	assert_int_equal(ing_sched_rate(s, 0), 33600);
 	assert_int_equal(ing_sched_rate_meas(s, 0)->rule, ING_RATE_STOOD);
 	assert_string_equal(ing_rate_rule_name(ING_RATE_STOOD), "stood");
+	/* the same standing queue while the peer counted all that was sent
+	 * (200 a report): the line kept up with the pace, not measured */
+	for (int i = 0; i <= 4; i++) {
+		timed_report(s, &seq, &rx, &now, &peer, i == 0, 200, 9000,
+			     50000);
+	}
+	assert_int_equal(s->st.rate_learned, 3);
+	assert_int_equal(ing_sched_rate(s, 0), 33600);
+	learn_report(s, seq++, rx, 0);
 	assert_null(ing_sched_rate_meas(s, 1));
 	assert_null(ing_sched_rate_meas(s, 7));
 	free(s);
