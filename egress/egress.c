@@ -41,7 +41,7 @@ static bool repair(struct egr *e, const struct wire_hdr *h, uint32_t missing,
 		e->repair_queued += missing;
 		return false;
 	}
-	if (missing > WIRE_NACK_MAX || missing > *c) {
+	if (missing > *c) {
 		e->repair_capped += missing;
 		return false;
 	}

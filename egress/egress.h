@@ -42,6 +42,9 @@ enum {
 	EGR_REPAIR_BURST = 32,
 };
 
+/* a burst the credit allows fits one NACK */
+_Static_assert((int)EGR_REPAIR_BURST <= (int)WIRE_NACK_MAX, "EGR_REPAIR_BURST");
+
 /* A request for copies, for the caller to send (WIRE_NACK). */
 struct egr_nack {
 	unsigned path;

@@ -481,6 +481,7 @@ static void adapt_lto(struct gw_sess *s)
 {
 	struct egr_lto_path p[WIRE_MAX_PATHS];
 	uint32_t rtt = 0, max = s->gw->conf.reseq.t_lto_us, wait;
+	int fast = ing_sched_lowest_delay(&s->sched);
 	unsigned i;
 
 	if (!s->egr_ok) {
@@ -490,14 +491,14 @@ static void adapt_lto(struct gw_sess *s)
 		const struct gw_link *l = &s->link[i];
 
 		p[i] = (struct egr_lto_path){.up = l->rx_up, .rtt = l->rtt};
-		if (l->rx_up && l->rtt.srtt_us > 0 &&
-		    (!rtt || l->rtt.srtt_us < rtt)) {
-			rtt = l->rtt.srtt_us;
-		}
 	}
-	/* a copy asked for comes a round trip on the fastest path after the
+	/* a copy asked for comes a round trip on the lowest-delay path (the
+	 * one sparse packets and copies take: its smoothed RTT) after the
 	 * request, and some: at most t_lto_ms (the longest wait), t_lto_ms
 	 * before a round trip is known */
+	if (fast >= 0) {
+		rtt = s->sched.path[fast].delay_us;
+	}
 	wait = rtt ? rtt + rtt / 4 + GW_REPAIR_SLACK_US : max;
 	egr_reseq_set_repair_wait(&s->egr.reseq, wait < max ? wait : max);
 	if (egr_adapt_lto(&s->egr, p, s->gw->npaths,

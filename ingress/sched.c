@@ -837,7 +837,7 @@ static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
 	 * until the load grew */
 	bool limited = p->limited && !p->filled;
 	enum ing_rate_rule rule = ING_RATE_NONE;
-	double got = 0, dt, dt_tx, rx_Bps = 0;
+	double got = 0, dt, dt_tx, rx_Bps = 0, sent_Bps = 0;
 
 	p->rep_rx = e->rx_pkts;
 	p->have_rx = true;
@@ -883,6 +883,7 @@ static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
 	    p->ep_bytes > 0) {
 		rx_Bps = (double)p->ep_rx * (double)p->ep_bytes /
 			 (double)p->ep_sent / dt;
+		sent_Bps = (double)p->ep_bytes / dt_tx;
 		if (q > p->ep_q0 + target) {
 			/* the line was busy throughout, and not because the
 			 * receiver stalled: what it delivered is its rate.
@@ -910,9 +911,8 @@ static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
 			rule = p->ep_lost > 0 ? ING_RATE_FULL : ING_RATE_HELD;
 		} else if (p->ep_rx > 0 && t->timed && p->rate_Bps > 0 &&
 			   p->ep_qmin > target &&
-			   (double)p->ep_bytes / dt_tx >
-				   rx_Bps * (1000 + ING_STOOD_PERMILLE) /
-					   1000) {
+			   sent_Bps > rx_Bps * (1000 + ING_STOOD_PERMILLE) /
+						1000) {
 			/* a paced line whose queue stood over the target
 			 * throughout: the pace is over its rate, by less
 			 * than the growth would show soon (a rate read 2.4 %
@@ -938,7 +938,7 @@ static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
 		p->meas = (struct ing_rate_meas){
 			.rule = rule,
 			.got_Bps = got,
-			.sent_Bps = (double)p->ep_bytes / dt_tx,
+			.sent_Bps = sent_Bps,
 			.rx_Bps = rx_Bps,
 			.q0_us = p->ep_q0,
 			.q_us = q,
