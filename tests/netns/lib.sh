@@ -30,7 +30,12 @@
 #   - rate: tbf on the egress veth (up = towards conc, down = towards cpe);
 #   - delay, jitter, loss, cut: l3b-linkem on NFQUEUE 0 (up) and 1 (down),
 #     hooked in mangle FORWARD by input device.  No --queue-bypass: if the
-#     emulator dies, the link is cut, never silently undelayed.
+#     emulator dies, the link is cut, never silently undelayed.  A delay
+#     counts from the kernel's receive stamp; what the emulator released
+#     late because the machine was busy, tb_linkem_stats counts (late_*).
+#     TB_LINKEM_RT=PRIO runs it under SCHED_FIFO (not by default: on this
+#     2-core machine it took the CPUs from the daemons and the RRUL latency
+#     grew, 2026-11-27).
 # lte also emulates carrier-grade NAT: MASQUERADE towards conc, and nothing
 # unsolicited gets in from conc.  Every link is FIFO: each veth end steers
 # its packets to one CPU (see tb__rps).
@@ -286,7 +291,8 @@ tb__linkem_start() {
 		--delay "$(tb__param "$path" "$dir" delay 0)" \
 		--jitter "$(tb__param "$path" "$dir" jitter 0)" \
 		--loss "$(tb__param "$path" "$dir" loss 0)" \
-		--seed "$seed" --ctl "$sock" --stats "$TB_DIR/$path-$dir.stats"
+		--seed "$seed" --ctl "$sock" --stats "$TB_DIR/$path-$dir.stats" \
+		--rt "${TB_LINKEM_RT:-0}"
 	# The control socket appears once the queue is bound.
 	for ((i = 0; i < 100; i++)); do
 		[ -S "$sock" ] && return 0

@@ -135,6 +135,10 @@ echo "  rate_learned $(st conc ing.rate_learned) rate_probed" \
 	"dsl suspects $(st conc path.dsl.suspects) flaps" \
 	"$(st conc path.dsl.flaps) holddowns $(st conc path.dsl.holddowns)," \
 	"ing.frozen $(st conc ing.frozen), w_mobile $(st conc w_mobile)"
+# how far the DSL's emulator fell behind (this machine is shared): what it
+# held longer than the line would have is read by the CPE as queue
+echo "  the DSL's downstream emulator: $(tb_linkem_stats dsl down |
+	jq -r '"\(.late_1ms) of \(.delayed) released over 1 ms late (at most \(.late_max_us) us), \(.rx_lag_1ms) read over 1 ms after arrival (at most \(.rx_lag_max_us) us)"')"
 rate_check "a pace learned near the DSL's rate (64 Mbit/s)" \
 	'p >= 40000 && p <= 70000' "p=$pace1"
 rate_check "the pace follows the line down to 32 Mbit/s within 5 s" \

@@ -108,6 +108,11 @@ table("UDP: 40 Mbit/s constant (fits the DSL)", "c40",
       [("loss %", "loss_pct", 3), ("LTE share %", "lte_share_pct", 2),
        ("p99 ms", "delay_p99_ms", 1)])
 
+table("The bed: packets its link emulators released late (delay the "
+      "lines would not have had: this machine is shared)", "",
+      [("% over 1 ms", "emu_late_1ms_pct", 2),
+       ("over 5 ms", "emu_late_5ms", 0)])
+
 grades = []
 for (b, case), per in rows.items():
     if case.startswith("rrul"):

@@ -34,6 +34,8 @@
 #          and up: loss, one-way delay p50/p99, DSL
 #          utilisation while the offered line rate exceeds the DSL's;
 #   c40    40 Mbit/s constant (fits the DSL): the LTE share.
+# With each case, how many packets the link emulators released late
+# (emu_late_1ms_pct, emu_late_5ms): a bed that stalled says so.
 # Prints a line per case and writes OUT/report.md, OUT/results.tsv,
 # plots (goodput bars and ping CDFs under the RRUL load, per buffer) and
 # both daemons' status after each case (OUT/status/).
@@ -178,13 +180,38 @@ stop_mode() {
 # raised has decayed (DWD) on both boxes.  (A learned pace stays, as it
 # does in a running daemon.)
 between() {
+	emu_mark
 	[ $mode = dsl ] || settle
+}
+
+# The emulators' own lag over a case, summed over the four of them: what
+# they released late is delay the lines would not have had (this machine
+# is shared).
+emu_counts() {
+	local p d
+	for p in dsl lte; do
+		for d in up down; do
+			tb_linkem_stats $p $d
+		done
+	done | jq -rs '[(map(.delayed) | add), (map(.late_1ms) | add),
+		(map(.late_5ms) | add)] | @tsv'
+}
+emu_mark() {
+	read -r EMU0 EMU1 EMU5 <<<"$(emu_counts)"
+}
+emu_put() { # CASE
+	local n l1 l5
+	read -r n l1 l5 <<<"$(emu_counts)"
+	put "$1" emu_late_1ms_pct "$(awk -v n=$((n - EMU0)) -v l=$((l1 - EMU1)) \
+		'BEGIN { printf "%.3f", n ? l * 100 / n : 0 }')"
+	put "$1" emu_late_5ms "$((l5 - EMU5))"
 }
 
 # Both daemons' status after a case, for what the figures do not say:
 # OUT/status/BUF-MODE-CASE.BOX
 keep_status() { # CASE
 	local b
+	emu_put "$1"
 	[ $mode = dsl ] && return 0
 	mkdir -p "$out/status"
 	for b in cpe conc; do

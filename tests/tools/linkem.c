@@ -4,6 +4,7 @@
  *	l3b-linkem --queue N [--delay MS] [--jitter MS] [--loss P]
  *		   [--ge P,R,LOSS_BAD,LOSS_GOOD] [--seed S] [--ctl SOCK]
  *		   [--stats FILE] [--maxlen N] [--rcvbuf BYTES] [--down]
+ *		   [--rt PRIO]
  *	l3b-linkem ctl SOCK COMMAND...
  *
  * Every packet the queue gets is held (its verdict withheld) until its
@@ -13,6 +14,12 @@
  * "every id up to X" is exactly the due ones), drops go out as single
  * verdicts in the same write.  A timerfd armed at the head's delivery time
  * wakes us; timer slack is set to 1 ns for sub-ms precision.
+ *
+ * A packet's delay counts from the kernel's receive stamp, not from when
+ * this process read it, and --rt runs it under SCHED_FIFO: a wire does not
+ * stall when the CPUs are busy, and an emulator that did would add queue
+ * the line does not have (the counters rx_lag_* and late_* say how far it
+ * fell behind anyway).
  *
  * Packets are copied in NFQNL_COPY_META mode: we never look at payloads, so
  * the kernel copies nothing and does no checksum work for us.
@@ -34,10 +41,12 @@
 #define _GNU_SOURCE
 #include "linkem.h"
 
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,6 +174,38 @@ static void release_due(struct emu *e)
 	}
 }
 
+/* When the packet reached the router: the kernel's receive stamp (when
+ * any socket asked for stamps; the daemons do), so that the time this
+ * process took to get to it is not added to the link's delay.  Without a
+ * stamp, or one from the future (a stepped clock), now. */
+static uint64_t arrival_ns(struct emu *e, const struct nlattr *ts_attr)
+{
+	uint64_t now = mono_ns(), at, lag;
+	struct nfqnl_msg_packet_timestamp ts;
+	struct timespec real;
+
+	if (!ts_attr ||
+	    mnl_attr_get_payload_len(ts_attr) < (uint16_t)sizeof(ts)) {
+		return now;
+	}
+	memcpy(&ts, mnl_attr_get_payload(ts_attr), sizeof(ts));
+	clock_gettime(CLOCK_REALTIME, &real);
+	/* the stamp's age on the realtime clock, taken from now */
+	lag = ((uint64_t)real.tv_sec * 1000000000ULL +
+	       (uint64_t)real.tv_nsec) -
+	      (be64toh(ts.sec) * 1000000000ULL + be64toh(ts.usec) * 1000ULL);
+	if (lag > now || lag > 10ULL * 1000000000ULL) {
+		return now;
+	}
+	at = now - lag;
+	e->link.st.rx_lag_1ms += lag > 1000000;
+	e->link.st.rx_lag_5ms += lag > 5000000;
+	if (lag > e->link.st.rx_lag_max_ns) {
+		e->link.st.rx_lag_max_ns = lag;
+	}
+	return at;
+}
+
 static void on_packet(struct emu *e, const struct nlmsghdr *nlh)
 {
 	struct nlattr *attr[NFQA_MAX + 1] = {0};
@@ -177,7 +218,8 @@ static void on_packet(struct emu *e, const struct nlmsghdr *nlh)
 	}
 	ph = mnl_attr_get_payload(attr[NFQA_PACKET_HDR]);
 	id = ntohl(ph->packet_id);
-	if (lk_arrive(&e->link, id, mono_ns()) != LK_HOLD) {
+	if (lk_arrive(&e->link, id, arrival_ns(e, attr[NFQA_TIMESTAMP])) !=
+	    LK_HOLD) {
 		verdict(e, id, NF_DROP);
 	}
 }
@@ -337,14 +379,18 @@ static int stats_json(struct emu *e, char *buf, size_t len)
 		",\"verdict_batches\":%" PRIu64 ",\"verdict_errors\":%" PRIu64
 		",\"send_errors\":%" PRIu64 ",\"recv_errors\":%" PRIu64
 		",\"kernel_queue_dropped\":%" PRIu64
-		",\"kernel_user_dropped\":%" PRIu64 ",%s}",
+		",\"kernel_user_dropped\":%" PRIu64
+		",\"rx_lag_1ms\":%" PRIu64 ",\"rx_lag_5ms\":%" PRIu64
+		",\"rx_lag_max_us\":%" PRIu64 ",\"late_1ms\":%" PRIu64
+		",\"late_5ms\":%" PRIu64 ",\"late_max_us\":%" PRIu64 ",%s}",
 		e->queue, s->packets, s->released,
 		s->dropped_loss + s->dropped_down + s->dropped_full +
 			s->flushed,
 		s->dropped_loss, s->dropped_down, s->dropped_full, s->flushed,
 		lk_held(&e->link), s->max_held, e->io.batches,
 		e->io.verdict_errors, e->io.send_errors, e->io.recv_errors, kd,
-		kud, params);
+		kud, s->rx_lag_1ms, s->rx_lag_5ms, s->rx_lag_max_ns / 1000,
+		s->late_1ms, s->late_5ms, s->late_max_ns / 1000, params);
 }
 
 static void write_stats(struct emu *e)
@@ -584,7 +630,7 @@ static void usage(void)
 		"[--ctl SOCK]\n"
 		"                  [--stats FILE] [--maxlen N] [--rcvbuf "
 		"BYTES] "
-		"[--down]\n"
+		"[--down] [--rt PRIO]\n"
 		"       l3b-linkem ctl SOCK COMMAND...\n"
 		"commands: delay MS | jitter MS | loss P | ge P R LB LG | "
 		"down | up | stats\n");
@@ -611,6 +657,7 @@ struct opts {
 	uint64_t seed;
 	uint64_t maxlen;
 	uint64_t rcvbuf;
+	uint64_t rt_prio;
 	const char *ctl;
 	const char *stats;
 	char model[512];
@@ -653,6 +700,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			}
 		} else if (!strcmp(a, "--rcvbuf")) {
 			if (parse_u64(v, 1 << 30, &o->rcvbuf)) {
+				return -EINVAL;
+			}
+		} else if (!strcmp(a, "--rt")) {
+			if (parse_u64(v, 99, &o->rt_prio)) {
 				return -EINVAL;
 			}
 		} else if (!strcmp(a, "--ctl")) {
@@ -820,6 +871,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "l3b-linkem: %s\n", err);
 		lk_free(&e.link);
 		return 2;
+	}
+	if (o.rt_prio) {
+		struct sched_param sp = {.sched_priority = (int)o.rt_prio};
+
+		/* refused where there is no CAP_SYS_NICE: said, and run on */
+		if (sched_setscheduler(0, SCHED_FIFO, &sp) < 0) {
+			fprintf(stderr, "l3b-linkem: SCHED_FIFO %u: %s\n",
+				(unsigned)o.rt_prio, strerror(errno));
+		}
 	}
 	ret = setup(&e, &o);
 	if (ret) {

@@ -59,6 +59,17 @@ struct lk_stats {
 	uint64_t dropped_full; /* ring full: cannot happen if ring >= maxlen */
 	uint64_t flushed;      /* held when the link went down */
 	uint64_t max_held;
+	/* How far the emulator itself fell behind (its process shares the
+	 * CPUs with everything it carries): a packet handed to us more than
+	 * 1 ms after the kernel stamped it (rx_lag, counted from that stamp,
+	 * so the delay is still exact) and one released more than 1 ms after
+	 * its delivery time (late: the wire held it that much longer). */
+	uint64_t rx_lag_1ms;
+	uint64_t rx_lag_5ms;
+	uint64_t rx_lag_max_ns;
+	uint64_t late_1ms;
+	uint64_t late_5ms;
+	uint64_t late_max_ns;
 };
 
 struct lk_link {

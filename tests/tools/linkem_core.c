@@ -164,6 +164,11 @@ uint32_t lk_release(struct lk_link *l, uint64_t now_ns, uint32_t *last_id)
 		if (s->t_ns > now_ns) {
 			break;
 		}
+		l->st.late_1ms += now_ns - s->t_ns > 1000000;
+		l->st.late_5ms += now_ns - s->t_ns > 5000000;
+		if (now_ns - s->t_ns > l->st.late_max_ns) {
+			l->st.late_max_ns = now_ns - s->t_ns;
+		}
 		*last_id = s->id;
 		l->head++;
 		n++;

@@ -83,6 +83,32 @@ static void test_linkem_delay_change_keeps_order(void **state)
 	lk_free(&l);
 }
 
+/* What the emulator releases after its time is counted late, by how
+ * much: on time, 2 ms and 7 ms after. */
+static void test_linkem_late(void **state)
+{
+	struct lk_link l;
+	uint32_t last;
+
+	(void)state;
+	assert_int_equal(lk_init(&l, 16, 1), 0);
+	l.p.delay_ms = 10;
+	lk_arrive(&l, 1, 0);
+	lk_arrive(&l, 2, MS);
+	lk_arrive(&l, 3, 10 * MS);
+	assert_int_equal(lk_release(&l, 10 * MS, &last), 1);
+	assert_int_equal(l.st.late_1ms, 0);
+	assert_int_equal(lk_release(&l, 13 * MS, &last), 1);
+	assert_int_equal(l.st.late_1ms, 1);
+	assert_int_equal(l.st.late_5ms, 0);
+	assert_int_equal(lk_release(&l, 27 * MS, &last), 1);
+	assert_int_equal(last, 3);
+	assert_int_equal(l.st.late_1ms, 2);
+	assert_int_equal(l.st.late_5ms, 1);
+	assert_int_equal(l.st.late_max_ns, 7 * MS);
+	lk_free(&l);
+}
+
 static void test_linkem_loss_rate_and_seed(void **state)
 {
 	struct lk_link a, b;
@@ -385,6 +411,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_linkem_fifo),
 		cmocka_unit_test(test_linkem_delay_change_keeps_order),
+		cmocka_unit_test(test_linkem_late),
 		cmocka_unit_test(test_linkem_loss_rate_and_seed),
 		cmocka_unit_test(test_linkem_gilbert_elliott),
 		cmocka_unit_test(test_linkem_down_flushes),
