@@ -75,6 +75,7 @@ struct gw {
 	struct conf conf;
 	const char *conf_file;
 	const char *status_file;
+	uint64_t status_warned_us; /* its write was slow, said then */
 	enum conf_log_level log_level; /* conf's, or debug with -v */
 	bool verbose;
 	uint64_t start_us;

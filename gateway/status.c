@@ -48,8 +48,35 @@ int gw_status_write(struct gw *gw, int fd)
 	return 0;
 }
 
+/* The file is written from the packets' own thread: a write that blocks
+ * holds every packet as long (on a disk the machine shares, 60-500 ms
+ * under load, and the peers found the paths suspect).  Said at most once
+ * every GW_STATUS_SLOW_WARN_S. */
+enum {
+	GW_STATUS_SLOW_US = 50000,
+	GW_STATUS_SLOW_WARN_S = 60,
+};
+
+static void slow_write(struct gw *gw, uint64_t took_us)
+{
+	uint64_t now = gw_now_us();
+
+	if (took_us < GW_STATUS_SLOW_US ||
+	    (gw->status_warned_us &&
+	     now - gw->status_warned_us <
+		     (uint64_t)GW_STATUS_SLOW_WARN_S * 1000000)) {
+		return;
+	}
+	gw->status_warned_us = now;
+	gw_warn(gw,
+		"status file %s: writing it took %llu ms, and every packet "
+		"waited as long: keep it on a tmpfs (/run)",
+		gw->status_file, (unsigned long long)(took_us / 1000));
+}
+
 void gw_status_dump(struct gw *gw)
 {
+	uint64_t t0 = gw_now_us();
 	char tmp[4096];
 	int fd, err;
 
@@ -68,4 +95,5 @@ void gw_status_dump(struct gw *gw)
 	if (err || rename(tmp, gw->status_file) < 0) {
 		unlink(tmp);
 	}
+	slow_write(gw, gw_now_us() - t0);
 }

@@ -35,7 +35,7 @@ TB_KEY=${TB_KEY:-$(head -c32 /dev/urandom | base64)}
 
 # A key of a daemon's status (written on SIGUSR1, read once it changed).
 status_file() {
-	echo "$TB_DIR/$1.status"
+	echo "${TB_RUN_DIR:-$TB_DIR}/$1.status"
 }
 
 # The box's control socket (l3bondctl -s): one per daemon, in the test's

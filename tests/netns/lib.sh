@@ -103,6 +103,7 @@ TB_BOXES=(cli cpe dsl lte conc srv)
 TB_PIDS=()
 TB_NS_MADE=()
 TB_DIR=
+TB_RUN_DIR=
 TB_LAST_PID=
 TB_SAN_REPORTS=0
 declare -A TB_CFG=()
@@ -207,6 +208,12 @@ tb_init() {
 	fi
 	tb__sweep
 	TB_DIR=$(mktemp -d "/tmp/${TB_PREFIX}XXXXXX")
+	# What a daemon writes every second (its status file) goes to a
+	# tmpfs: a write on a disk the machine shares took 60-500 ms under
+	# load, stalled both daemons at once, and their paths were found
+	# suspect (2026-11-27).  A real status file belongs in /run.
+	TB_RUN_DIR=$(mktemp -d "${TB_RUN_ROOT:-/dev/shm}/${TB_PREFIX}XXXXXX" \
+		2>/dev/null) || TB_RUN_DIR=$TB_DIR
 	set -E
 	trap 'tb__on_err $? $LINENO "$BASH_COMMAND"' ERR
 	trap 'tb_teardown' EXIT
@@ -629,7 +636,7 @@ tb_flap() {
 }
 
 tb_teardown() {
-	local rc=$? pid ns i left log
+	local rc=$? pid ns i left log d
 	trap - EXIT ERR INT TERM
 	set +e
 	# Newest first: the traffic, then the emulators.
@@ -671,14 +678,16 @@ tb_teardown() {
 		ip netns del "$ns" 2>/dev/null
 	done
 	TB_NS_MADE=()
-	if [ -n "$TB_DIR" ] && [ -d "$TB_DIR" ]; then
-		if [ -n "${TB_KEEP:-}" ]; then
-			tb_log "kept $TB_DIR"
-		else
-			rm -rf "$TB_DIR"
+	for d in "$TB_DIR" "${TB_RUN_DIR:-}"; do
+		if [ -n "$d" ] && [ -d "$d" ]; then
+			if [ -n "${TB_KEEP:-}" ]; then
+				tb_log "kept $d"
+			else
+				rm -rf "$d"
+			fi
 		fi
-	fi
-	TB_DIR=
+	done
+	TB_DIR= TB_RUN_DIR=
 	return $rc
 }
 
