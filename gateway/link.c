@@ -265,12 +265,13 @@ static void det_event(struct gw_sess *s, struct gw_link *l,
 		 * the acknowledgements' round trip followed reads the same */
 		gw_swarn(s,
 			 "path %s: suspect: no answer for %llu ms "
-			 "(acknowledgements' round trip %u ms, probes' %u ms)",
+			 "(acknowledgements' round trip %u ms, probes' %u ms, "
+			 "their variation %u ms)",
 			 cp->name,
 			 (unsigned long long)(ing_detect_timeout_us(&l->det) /
 					      1000),
 			 ing_detect_ack_rtt_us(&l->det) / 1000,
-			 l->det.srtt_us / 1000);
+			 l->det.srtt_us / 1000, l->det.rttvar_us / 1000);
 		/* what it carried unacknowledged goes again on the others */
 		if (s->gw->on_link_suspect) {
 			s->gw->on_link_suspect(s, l);

@@ -69,8 +69,8 @@ static void slow_write(struct gw *gw, uint64_t took_us)
 	}
 	gw->status_warned_us = now;
 	gw_warn(gw,
-		"status file %s: writing it took %llu ms, and every packet "
-		"waited as long: keep it on a tmpfs (/run)",
+		"status file %s: writing it took %llu ms (every packet "
+		"waited as long): on a disk, move it to a tmpfs (/run)",
 		gw->status_file, (unsigned long long)(took_us / 1000));
 }
 
@@ -87,13 +87,12 @@ void gw_status_dump(struct gw *gw)
 	}
 	snprintf(tmp, sizeof(tmp), "%s.tmp", gw->status_file);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		return;
-	}
-	err = gw_status_write(gw, fd);
-	close(fd);
-	if (err || rename(tmp, gw->status_file) < 0) {
-		unlink(tmp);
+	if (fd >= 0) {
+		err = gw_status_write(gw, fd);
+		close(fd);
+		if (err || rename(tmp, gw->status_file) < 0) {
+			unlink(tmp);
+		}
 	}
 	slow_write(gw, gw_now_us() - t0);
 }

@@ -70,7 +70,10 @@
 # Testbed API (all tb_ functions; "PATH" is dsl or lte, "DIR" up, down or
 # both):
 #   tb_init [--no-tools]        checks tools (not with --no-tools: a script
-#                               with its own topology), makes TB_DIR,
+#                               with its own topology), makes TB_DIR (in
+#                               /tmp) and TB_RUN_DIR (on a tmpfs: in
+#                               TB_RUN_ROOT, /dev/shm; else TB_DIR) for
+#                               what the daemons write every second,
 #                               installs the traps
 #   tb_netns_add NAME           a namespace NAME (lo up), deleted on exit
 #   tb_setup [key=value...]     builds everything; keys: {dsl,lte}[_{up,down}]_
@@ -89,7 +92,8 @@
 #   tb_site_setup N             CPE site N (2..9) beside site 1: cliN,
 #                               cpeN (see "more CPE sites" below)
 #   tb_teardown                 kills what we started (by PID), deletes
-#                               the namespaces and TB_DIR; runs on EXIT.
+#                               the namespaces, TB_DIR and TB_RUN_DIR;
+#                               runs on EXIT.
 #                               Sanitizer reports in the background tools'
 #                               logs are printed, counted in TB_SAN_REPORTS
 #                               and make it return 1
@@ -180,7 +184,7 @@ tb__on_err() {
 # namespaces l3b-PID-* stay.  Those of a PID no longer alive, with no
 # process left in them, are removed at the next start.
 tb__sweep() {
-	local ns pid
+	local ns pid d
 	for ns in $(ip netns list 2>/dev/null | awk '/^l3b-[0-9]+-/ { print $1 }'); do
 		pid=${ns#l3b-}
 		pid=${pid%%-*}
@@ -188,6 +192,14 @@ tb__sweep() {
 		[ -z "$(ip netns pids "$ns" 2>/dev/null)" ] || continue
 		ip netns del "$ns" 2>/dev/null &&
 			tb_log "removed $ns, left by a run killed before its teardown"
+	done
+	# the tmpfs directories of such runs hold memory
+	for d in "${TB_RUN_ROOT:-/dev/shm}"/l3b-[0-9]*-*; do
+		[ -d "$d" ] || continue
+		pid=${d##*/l3b-}
+		pid=${pid%%-*}
+		kill -0 "$pid" 2>/dev/null && continue
+		rm -rf "$d" && tb_log "removed $d, left by a run killed before its teardown"
 	done
 }
 
@@ -212,8 +224,12 @@ tb_init() {
 	# tmpfs: a write on a disk the machine shares took 60-500 ms under
 	# load, stalled both daemons at once, and their paths were found
 	# suspect (2026-11-27).  A real status file belongs in /run.
-	TB_RUN_DIR=$(mktemp -d "${TB_RUN_ROOT:-/dev/shm}/${TB_PREFIX}XXXXXX" \
-		2>/dev/null) || TB_RUN_DIR=$TB_DIR
+	if ! TB_RUN_DIR=$(mktemp -d \
+		"${TB_RUN_ROOT:-/dev/shm}/${TB_PREFIX}XXXXXX" 2>/dev/null); then
+		tb_log "no tmpfs at ${TB_RUN_ROOT:-/dev/shm}: the status files" \
+			"go to $TB_DIR (a busy disk can stall the daemons)"
+		TB_RUN_DIR=$TB_DIR
+	fi
 	set -E
 	trap 'tb__on_err $? $LINENO "$BASH_COMMAND"' ERR
 	trap 'tb_teardown' EXIT
@@ -636,7 +652,7 @@ tb_flap() {
 }
 
 tb_teardown() {
-	local rc=$? pid ns i left log d
+	local rc=$? pid ns i left log d run
 	trap - EXIT ERR INT TERM
 	set +e
 	# Newest first: the traffic, then the emulators.
@@ -678,7 +694,9 @@ tb_teardown() {
 		ip netns del "$ns" 2>/dev/null
 	done
 	TB_NS_MADE=()
-	for d in "$TB_DIR" "${TB_RUN_DIR:-}"; do
+	run=
+	[ "${TB_RUN_DIR:-}" = "$TB_DIR" ] || run=${TB_RUN_DIR:-}
+	for d in "$TB_DIR" "$run"; do
 		if [ -n "$d" ] && [ -d "$d" ]; then
 			if [ -n "${TB_KEEP:-}" ]; then
 				tb_log "kept $d"

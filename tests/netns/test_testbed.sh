@@ -164,6 +164,7 @@ TB_PREFIX=$fprefix bash -c '
 	tb_setup
 	echo "${TB_PIDS[*]}" >"$2/pids"
 	echo "$TB_DIR" >"$2/dir"
+	echo "$TB_RUN_DIR" >"$2/rundir"
 	false   # a failing step
 	echo reached >"$2/reached"
 ' _ "$here" "$fdir" 2>"$fdir/log"
@@ -179,7 +180,8 @@ for p in $(cat "$fdir/pids" 2>/dev/null); do
 done
 if [ "$frc" -ne 0 ] && [ ! -e "$fdir/reached" ] && [ -s "$fdir/pids" ] &&
 	[ "$left" = 0 ] && [ "$alive" = 0 ] &&
-	[ ! -e "$(cat "$fdir/dir")" ] && grep -q 'command failed' "$fdir/log"; then
+	[ ! -e "$(cat "$fdir/dir")" ] && [ -s "$fdir/rundir" ] &&
+	[ ! -e "$(cat "$fdir/rundir")" ] && grep -q 'command failed' "$fdir/log"; then
 	ok "failing script tears down (status $frc)"
 else
 	bad "failing script: status $frc, $left namespaces, $alive emulators"

@@ -81,9 +81,15 @@ useradd --system --user-group --no-create-home --home-dir / \
 made_user=1
 grp=$user
 # TB_DIR plays /run/l3bond (RuntimeDirectory=, owned by the user) for the
-# status files and control sockets, and /etc/l3bond for the configs
+# status files and control sockets, and /etc/l3bond for the configs: the
+# status files too, not the tmpfs of lib.sh (TB_RUN_DIR), which the
+# sandbox's user can neither see nor write
 chgrp "$grp" "$TB_DIR"
 chmod 0770 "$TB_DIR"
+if [ "$TB_RUN_DIR" != "$TB_DIR" ]; then
+	rmdir "$TB_RUN_DIR"
+	TB_RUN_DIR=$TB_DIR
+fi
 
 # ---- the wrapper: l3bondd as the unit runs it ----------------------------------
 

@@ -180,8 +180,8 @@ stop_mode() {
 # raised has decayed (DWD) on both boxes.  (A learned pace stays, as it
 # does in a running daemon.)
 between() {
-	emu_mark
 	[ $mode = dsl ] || settle
+	emu_mark
 }
 
 # The emulators' own lag over a case, summed over the four of them: what

@@ -94,6 +94,7 @@ struct emu {
 	int sfd;
 	int cfd;
 	int ep;
+	int stampfd; /* asks the kernel to stamp what it receives */
 	char *rx;
 	size_t rx_size;
 	char tx[TX_SIZE];
@@ -174,36 +175,37 @@ static void release_due(struct emu *e)
 	}
 }
 
-/* When the packet reached the router: the kernel's receive stamp (when
- * any socket asked for stamps; the daemons do), so that the time this
- * process took to get to it is not added to the link's delay.  Without a
- * stamp, or one from the future (a stepped clock), now. */
+/* When the packet reached the router: the kernel's receive stamp (setup
+ * asks for stamps), so that the time this process took to get to it is
+ * not added to the link's delay.  The stamp is on the realtime clock: its
+ * age, taken from both clocks read together, dates it on ours.  Without
+ * a stamp, or with an age past LK_LAG_MAX_NS (a stamp from the future
+ * wraps round to a huge age: a stepped clock), now. */
 static uint64_t arrival_ns(struct emu *e, const struct nlattr *ts_attr)
 {
-	uint64_t now = mono_ns(), at, lag;
 	struct nfqnl_msg_packet_timestamp ts;
 	struct timespec real;
+	uint64_t now, lag;
 
+	clock_gettime(CLOCK_REALTIME, &real);
+	now = mono_ns();
 	if (!ts_attr ||
 	    mnl_attr_get_payload_len(ts_attr) < (uint16_t)sizeof(ts)) {
 		return now;
 	}
 	memcpy(&ts, mnl_attr_get_payload(ts_attr), sizeof(ts));
-	clock_gettime(CLOCK_REALTIME, &real);
-	/* the stamp's age on the realtime clock, taken from now */
 	lag = ((uint64_t)real.tv_sec * 1000000000ULL +
 	       (uint64_t)real.tv_nsec) -
 	      (be64toh(ts.sec) * 1000000000ULL + be64toh(ts.usec) * 1000ULL);
-	if (lag > now || lag > 10ULL * 1000000000ULL) {
+	if (lag > LK_LAG_MAX_NS || lag > now) {
 		return now;
 	}
-	at = now - lag;
-	e->link.st.rx_lag_1ms += lag > 1000000;
-	e->link.st.rx_lag_5ms += lag > 5000000;
+	e->link.st.rx_lag_1ms += lag > LK_LATE_1MS_NS;
+	e->link.st.rx_lag_5ms += lag > LK_LATE_5MS_NS;
 	if (lag > e->link.st.rx_lag_max_ns) {
 		e->link.st.rx_lag_max_ns = lag;
 	}
-	return at;
+	return now - lag;
 }
 
 static void on_packet(struct emu *e, const struct nlmsghdr *nlh)
@@ -778,6 +780,17 @@ static int setup(struct emu *e, const struct opts *o)
 	if (!e->rx) {
 		return -ENOMEM;
 	}
+	/* The kernel stamps what it receives only while some socket asks for
+	 * stamps (the daemons' do): this one asks, so that a delay counts
+	 * from the stamp with no daemon running too (the DSL alone).  The
+	 * switch is the kernel's, not the namespace's. */
+	e->stampfd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (e->stampfd < 0 || setsockopt(e->stampfd, SOL_SOCKET,
+					 SO_TIMESTAMPNS, &one, sizeof(one))) {
+		fprintf(stderr, "l3b-linkem: no kernel stamps (%s): delays count "
+				"from when packets are read\n",
+			strerror(errno));
+	}
 	ret = bind_queue(e, (uint32_t)o->maxlen);
 	if (ret) {
 		fprintf(stderr, "l3b-linkem: binding queue %u%s\n", e->queue,
@@ -834,6 +847,9 @@ static void teardown(struct emu *e)
 	if (e->tfd >= 0) {
 		close(e->tfd);
 	}
+	if (e->stampfd >= 0) {
+		close(e->stampfd);
+	}
 	if (e->nl) {
 		mnl_socket_close(e->nl);
 		e->nl = NULL;
@@ -858,7 +874,7 @@ int main(int argc, char **argv)
 		usage();
 		return 2;
 	}
-	e.nlfd = e.tfd = e.sfd = e.cfd = e.ep = -1;
+	e.nlfd = e.tfd = e.sfd = e.cfd = e.ep = e.stampfd = -1;
 	e.queue = (unsigned)o.queue;
 	e.ctl_path = o.ctl;
 	e.stats_path = o.stats;

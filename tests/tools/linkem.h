@@ -51,6 +51,11 @@ struct lk_slot {
 	uint64_t t_ns; /* delivery time, CLOCK_MONOTONIC */
 };
 
+/* What counts as late (lk_stats), and the largest lag believed. */
+#define LK_LATE_1MS_NS 1000000ULL
+#define LK_LATE_5MS_NS 5000000ULL
+#define LK_LAG_MAX_NS 1000000000ULL
+
 struct lk_stats {
 	uint64_t packets;      /* seen */
 	uint64_t released;     /* accepted after their delay */

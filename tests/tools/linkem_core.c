@@ -156,6 +156,7 @@ enum lk_fate lk_arrive(struct lk_link *l, uint32_t id, uint64_t now_ns)
 
 uint32_t lk_release(struct lk_link *l, uint64_t now_ns, uint32_t *last_id)
 {
+	uint64_t late;
 	uint32_t n = 0;
 
 	while (l->head != l->tail) {
@@ -164,10 +165,11 @@ uint32_t lk_release(struct lk_link *l, uint64_t now_ns, uint32_t *last_id)
 		if (s->t_ns > now_ns) {
 			break;
 		}
-		l->st.late_1ms += now_ns - s->t_ns > 1000000;
-		l->st.late_5ms += now_ns - s->t_ns > 5000000;
-		if (now_ns - s->t_ns > l->st.late_max_ns) {
-			l->st.late_max_ns = now_ns - s->t_ns;
+		late = now_ns - s->t_ns;
+		l->st.late_1ms += late > LK_LATE_1MS_NS;
+		l->st.late_5ms += late > LK_LATE_5MS_NS;
+		if (late > l->st.late_max_ns) {
+			l->st.late_max_ns = late;
 		}
 		*last_id = s->id;
 		l->head++;
