@@ -261,8 +261,9 @@ static void det_event(struct gw_sess *s, struct gw_link *l,
 		sprobe_arm(s, l);
 		l->probe_floor = s->probe_id;
 		l->have_floor = true;
-		/* with what T was made of: a queue that grew faster than
-		 * the acknowledgements' round trip followed reads the same */
+		/* with what T was made of: T at its floor beside short
+		 * round trips points at a stall (of a box, or of both daemons
+		 * writing their status files to a busy disk), not a queue */
 		gw_swarn(s,
 			 "path %s: suspect: no answer for %llu ms "
 			 "(acknowledgements' round trip %u ms, probes' %u ms, "

@@ -57,9 +57,9 @@ enum {
 	GW_STATUS_SLOW_WARN_S = 60,
 };
 
-static void slow_write(struct gw *gw, uint64_t took_us)
+static void slow_write(struct gw *gw, uint64_t t0_us)
 {
-	uint64_t now = gw_now_us();
+	uint64_t now = gw_now_us(), took_us = now - t0_us;
 
 	if (took_us < GW_STATUS_SLOW_US ||
 	    (gw->status_warned_us &&
@@ -94,5 +94,5 @@ void gw_status_dump(struct gw *gw)
 			unlink(tmp);
 		}
 	}
-	slow_write(gw, gw_now_us() - t0);
+	slow_write(gw, t0);
 }

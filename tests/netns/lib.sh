@@ -183,22 +183,23 @@ tb__on_err() {
 # A run killed with SIGKILL (ctest's timeout) cannot tear down: its
 # namespaces l3b-PID-* stay.  Those of a PID no longer alive, with no
 # process left in them, are removed at the next start.
+# tb__gone NAME: NAME (l3b-PID-...) is a run's whose PID is gone
+tb__gone() {
+	local pid=${1##*l3b-}
+	! kill -0 "${pid%%-*}" 2>/dev/null
+}
+
 tb__sweep() {
-	local ns pid d
+	local ns d
 	for ns in $(ip netns list 2>/dev/null | awk '/^l3b-[0-9]+-/ { print $1 }'); do
-		pid=${ns#l3b-}
-		pid=${pid%%-*}
-		kill -0 "$pid" 2>/dev/null && continue
+		tb__gone "$ns" || continue
 		[ -z "$(ip netns pids "$ns" 2>/dev/null)" ] || continue
 		ip netns del "$ns" 2>/dev/null &&
 			tb_log "removed $ns, left by a run killed before its teardown"
 	done
 	# the tmpfs directories of such runs hold memory
 	for d in "${TB_RUN_ROOT:-/dev/shm}"/l3b-[0-9]*-*; do
-		[ -d "$d" ] || continue
-		pid=${d##*/l3b-}
-		pid=${pid%%-*}
-		kill -0 "$pid" 2>/dev/null && continue
+		[ -d "$d" ] && tb__gone "$d" || continue
 		rm -rf "$d" && tb_log "removed $d, left by a run killed before its teardown"
 	done
 }

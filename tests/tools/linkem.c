@@ -95,6 +95,8 @@ struct emu {
 	int cfd;
 	int ep;
 	int stampfd; /* asks the kernel to stamp what it receives */
+	uint64_t read_ns;	  /* the batch being parsed was read */
+	uint64_t mono_to_real_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC then */
 	char *rx;
 	size_t rx_size;
 	char tx[TX_SIZE];
@@ -177,35 +179,32 @@ static void release_due(struct emu *e)
 
 /* When the packet reached the router: the kernel's receive stamp (setup
  * asks for stamps), so that the time this process took to get to it is
- * not added to the link's delay.  The stamp is on the realtime clock: its
- * age, taken from both clocks read together, dates it on ours.  Without
- * a stamp, or with an age past LK_LAG_MAX_NS (a stamp from the future
- * wraps round to a huge age: a stepped clock), now. */
+ * not added to the link's delay.  The stamp is on the realtime clock,
+ * moved onto ours by the clocks' difference when the batch was read
+ * (recv_once).  Without a stamp, or with an age past LK_LAG_MAX_NS (a
+ * stamp from the future wraps round to a huge age: a stepped clock), the
+ * time the batch was read. */
 static uint64_t arrival_ns(struct emu *e, const struct nlattr *ts_attr)
 {
 	struct nfqnl_msg_packet_timestamp ts;
-	struct timespec real;
-	uint64_t now, lag;
+	uint64_t lag;
 
-	clock_gettime(CLOCK_REALTIME, &real);
-	now = mono_ns();
 	if (!ts_attr ||
 	    mnl_attr_get_payload_len(ts_attr) < (uint16_t)sizeof(ts)) {
-		return now;
+		return e->read_ns;
 	}
 	memcpy(&ts, mnl_attr_get_payload(ts_attr), sizeof(ts));
-	lag = ((uint64_t)real.tv_sec * 1000000000ULL +
-	       (uint64_t)real.tv_nsec) -
+	lag = e->read_ns + e->mono_to_real_ns -
 	      (be64toh(ts.sec) * 1000000000ULL + be64toh(ts.usec) * 1000ULL);
-	if (lag > LK_LAG_MAX_NS || lag > now) {
-		return now;
+	if (lag > LK_LAG_MAX_NS || lag > e->read_ns) {
+		return e->read_ns;
 	}
 	e->link.st.rx_lag_1ms += lag > LK_LATE_1MS_NS;
 	e->link.st.rx_lag_5ms += lag > LK_LATE_5MS_NS;
 	if (lag > e->link.st.rx_lag_max_ns) {
 		e->link.st.rx_lag_max_ns = lag;
 	}
-	return now - lag;
+	return e->read_ns - lag;
 }
 
 static void on_packet(struct emu *e, const struct nlmsghdr *nlh)
@@ -253,6 +252,7 @@ static ssize_t recv_once(struct emu *e, int flags)
 {
 	ssize_t n = recv(e->nlfd, e->rx, e->rx_size, flags);
 	const struct nlmsghdr *nlh;
+	struct timespec real;
 	int left;
 
 	if (n < 0) {
@@ -265,6 +265,11 @@ static ssize_t recv_once(struct emu *e, int flags)
 		}
 		return -errno;
 	}
+	/* the batch's read time, and the clocks' difference for its stamps */
+	clock_gettime(CLOCK_REALTIME, &real);
+	e->read_ns = mono_ns();
+	e->mono_to_real_ns = (uint64_t)real.tv_sec * 1000000000ULL +
+			     (uint64_t)real.tv_nsec - e->read_ns;
 	left = (int)n;
 	for (nlh = (const struct nlmsghdr *)e->rx; mnl_nlmsg_ok(nlh, left);
 	     nlh = mnl_nlmsg_next(nlh, &left)) {
