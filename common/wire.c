@@ -209,6 +209,45 @@ static enum wire_drop get_nack(const uint8_t *p, size_t len,
 	return WIRE_OK;
 }
 
+static bool train_count_ok(uint16_t count)
+{
+	return count >= 2 && count <= WIRE_TRAIN_MAX;
+}
+
+/* TRAIN: its fields, then padding (not read) up to WIRE_MAX_INNER in all,
+ * as for DATA. */
+static enum wire_drop get_train(const uint8_t *p, size_t len,
+				struct wire_train *t)
+{
+	if (len < WIRE_TRAIN_LEN || len > WIRE_MAX_INNER) {
+		return WIRE_E_BODY_LEN;
+	}
+	t->id = be32(p);
+	t->idx = be16(p + 4);
+	t->count = be16(p + 6);
+	if (!train_count_ok(t->count) || t->idx >= t->count) {
+		return WIRE_E_TRAIN;
+	}
+	return WIRE_OK;
+}
+
+static enum wire_drop get_train_ack(const uint8_t *p, size_t len,
+				    struct wire_train_ack *a)
+{
+	if (len != WIRE_TRAIN_ACK_LEN) {
+		return WIRE_E_BODY_LEN;
+	}
+	a->id = be32(p);
+	a->got = be16(p + 4);
+	a->count = be16(p + 6);
+	a->bytes = be32(p + 8);
+	a->dt_us = be32(p + 12);
+	if (!train_count_ok(a->count) || a->got > a->count) {
+		return WIRE_E_TRAIN;
+	}
+	return WIRE_OK;
+}
+
 enum wire_drop wire_parse_hdr(const uint8_t *pkt, size_t len,
 			      struct wire_msg *m)
 {
@@ -261,6 +300,10 @@ enum wire_drop wire_parse_body(struct wire_msg *m)
 				 m->hdr.type == WIRE_HELLO_ACK, &m->u.hello);
 	case WIRE_NACK:
 		return get_nack(m->body, m->body_len, &m->u.nack);
+	case WIRE_TRAIN:
+		return get_train(m->body, m->body_len, &m->u.train);
+	case WIRE_TRAIN_ACK:
+		return get_train_ack(m->body, m->body_len, &m->u.train_ack);
 	default:
 		return WIRE_E_TYPE;
 	}
@@ -374,6 +417,40 @@ int wire_put_nack(uint8_t *buf, size_t cap, const struct wire_nack *n)
 	return WIRE_NACK_LEN;
 }
 
+int wire_put_train(uint8_t *buf, size_t cap, const struct wire_train *t,
+		   size_t len)
+{
+	if (!train_count_ok(t->count) || t->idx >= t->count ||
+	    len < WIRE_TRAIN_LEN || len > WIRE_MAX_INNER) {
+		return -EINVAL;
+	}
+	if (cap < len) {
+		return -ENOSPC;
+	}
+	memset(buf, 0, len);
+	put32(buf, t->id);
+	put16(buf + 4, t->idx);
+	put16(buf + 6, t->count);
+	return (int)len;
+}
+
+int wire_put_train_ack(uint8_t *buf, size_t cap,
+		       const struct wire_train_ack *a)
+{
+	if (!train_count_ok(a->count) || a->got > a->count) {
+		return -EINVAL;
+	}
+	if (cap < WIRE_TRAIN_ACK_LEN) {
+		return -ENOSPC;
+	}
+	put32(buf, a->id);
+	put16(buf + 4, a->got);
+	put16(buf + 6, a->count);
+	put32(buf + 8, a->bytes);
+	put32(buf + 12, a->dt_us);
+	return WIRE_TRAIN_ACK_LEN;
+}
+
 const char *wire_drop_name(enum wire_drop d)
 {
 	static const char *const names[WIRE_DROP_MAX] = {
@@ -390,6 +467,7 @@ const char *wire_drop_name(enum wire_drop d)
 		[WIRE_E_CONTROL_SEQ] = "control_with_seq",
 		[WIRE_E_FLAGS] = "bad_flags",
 		[WIRE_E_NACK] = "bad_nack",
+		[WIRE_E_TRAIN] = "bad_train",
 	};
 
 	if ((unsigned)d >= WIRE_DROP_MAX || !names[d]) {
@@ -404,7 +482,8 @@ const char *wire_type_name(uint8_t type)
 		[WIRE_DATA] = "data",	[WIRE_REPORT] = "report",
 		[WIRE_PROBE] = "probe", [WIRE_PROBE_ACK] = "probe_ack",
 		[WIRE_HELLO] = "hello", [WIRE_HELLO_ACK] = "hello_ack",
-		[WIRE_NACK] = "nack",
+		[WIRE_NACK] = "nack",	[WIRE_TRAIN] = "train",
+		[WIRE_TRAIN_ACK] = "train_ack",
 	};
 
 	if (type > WIRE_TYPE_MAX || !names[type]) {

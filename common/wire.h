@@ -93,6 +93,9 @@ enum wire_limits {
 	WIRE_HELLO_ACK_LEN = 16, /* u64 r_cpe (echoed), u64 r_conc */
 	WIRE_NACK_LEN = 8,
 	WIRE_NACK_MAX = 64, /* packets one NACK asks for */
+	WIRE_TRAIN_LEN = 8,	 /* TRAIN's fields; padding may follow */
+	WIRE_TRAIN_ACK_LEN = 16,
+	WIRE_TRAIN_MAX = 256,	 /* packets in one train */
 };
 
 /* DATA header flags (see the top of this file). */
@@ -111,7 +114,9 @@ enum wire_type {
 	WIRE_HELLO = 5,
 	WIRE_HELLO_ACK = 6,
 	WIRE_NACK = 7,
-	WIRE_TYPE_MAX = WIRE_NACK,
+	WIRE_TRAIN = 8,
+	WIRE_TRAIN_ACK = 9,
+	WIRE_TYPE_MAX = WIRE_TRAIN_ACK,
 };
 
 /* Why a packet was rejected.  Each value is its own counter. */
@@ -143,6 +148,9 @@ enum wire_drop {
 	/* NACK: a bad path, a count of 0 or over WIRE_NACK_MAX, or its
 	 * reserved byte set */
 	WIRE_E_NACK,
+	/* TRAIN: a count under 2 or over WIRE_TRAIN_MAX, or an index past
+	 * it; TRAIN_ACK: the same count, or more received than sent */
+	WIRE_E_TRAIN,
 	WIRE_DROP_MAX,
 };
 
@@ -220,6 +228,29 @@ struct wire_nack {
 	uint32_t lseq;
 };
 
+/* TRAIN (the ingress measures a fixed line's rate before it has learned
+ * it: DESIGN.md, "The rate learned"): u32 train id, u16 index, u16 count,
+ * then padding (the sender writes zeros; the parser reads none of it) to
+ * the size the sender chose (the body at most WIRE_MAX_INNER, as DATA's);
+ * count of them go back to back on one path.  TRAIN_ACK (the egress, once the last
+ * of a train arrived): u32 train id, u16 received, u16 count, u32 bytes
+ * (outer IP bytes that arrived on the path after the train's middle packet,
+ * count / 2, up to and with its last), u32 dt_us (between those two
+ * arrivals, the kernel's stamps). */
+struct wire_train {
+	uint32_t id;
+	uint16_t idx;
+	uint16_t count;
+};
+
+struct wire_train_ack {
+	uint32_t id;
+	uint16_t got;
+	uint16_t count;
+	uint32_t bytes;
+	uint32_t dt_us;
+};
+
 /* A parsed packet.  body points into the caller's buffer. */
 struct wire_msg {
 	struct wire_hdr hdr;
@@ -231,6 +262,8 @@ struct wire_msg {
 		struct wire_probe probe;
 		struct wire_hello hello;
 		struct wire_nack nack;
+		struct wire_train train;
+		struct wire_train_ack train_ack;
 	} u;
 };
 
@@ -258,13 +291,18 @@ enum wire_drop wire_parse(const uint8_t *pkt, size_t len, struct wire_msg *m);
 int wire_build(uint8_t *out, size_t cap, const struct wire_hdr *h,
 	       const uint8_t *body, size_t body_len);
 
-/* Encodes a REPORT/PROBE/HELLO/HELLO_ACK/NACK body.  Return the body length or
- * -ENOSPC / -EINVAL. */
+/* Encodes a REPORT/PROBE/HELLO/HELLO_ACK/NACK/TRAIN_ACK body, or a TRAIN
+ * body padded with zeros to len (WIRE_TRAIN_LEN to WIRE_MAX_INNER).  Return the
+ * body length or -ENOSPC / -EINVAL. */
 int wire_put_report(uint8_t *buf, size_t cap, const struct wire_report *r);
 int wire_put_probe(uint8_t *buf, size_t cap, const struct wire_probe *p);
 int wire_put_hello(uint8_t *buf, size_t cap, const struct wire_hello *h);
 int wire_put_hello_ack(uint8_t *buf, size_t cap, const struct wire_hello *h);
 int wire_put_nack(uint8_t *buf, size_t cap, const struct wire_nack *n);
+int wire_put_train(uint8_t *buf, size_t cap, const struct wire_train *t,
+		   size_t len);
+int wire_put_train_ack(uint8_t *buf, size_t cap,
+		       const struct wire_train_ack *a);
 
 const char *wire_drop_name(enum wire_drop d);
 const char *wire_type_name(uint8_t type);

@@ -88,6 +88,124 @@ void gw_send_probe(struct gw_sess *s, struct gw_link *l, uint64_t now_us)
 	gw_send_ctrl(s, l, WIRE_PROBE, pr.id, pb, sizeof(pb), now_us);
 }
 
+/* A fixed line's rate measured before it is learned (DESIGN.md, "The rate
+ * learned"): GW_TRAIN_PKTS TRAINs back to back on l.  The peer times the
+ * second half's arrival and answers with what arrived meanwhile. */
+static void send_train(struct gw_sess *s, struct gw_link *l, uint64_t now_us)
+{
+	struct wire_train t = {.id = l->train_id + 1, .count = GW_TRAIN_PKTS};
+	uint8_t body[GW_TRAIN_BODY];
+
+	for (t.idx = 0; t.idx < t.count; t.idx++) {
+		if (wire_put_train(body, sizeof(body), &t, sizeof(body)) < 0 ||
+		    gw_send_ctrl(s, l, WIRE_TRAIN, t.id, body, sizeof(body),
+				 now_us) < 0) {
+			break;
+		}
+	}
+	l->train_id = t.id;
+	l->train_us = now_us;
+	l->train_out = true;
+	l->trains++;
+	l->st.trains++;
+}
+
+/* After a REPORT: a train on each fixed path whose rate is still to be
+ * learned and that is in use (it carried GW_TRAIN_BUSY_PKTS since the
+ * last REPORT): measured before a TCP start fills its buffer, which the
+ * queue's growth (learn_rate) sees a round trip and reports later, when
+ * the DSL's 30-ms buffer has overflowed (a cold single cubic download:
+ * 61-82 Mbit/s, the DSL dropping 20-156 packets of its slow start). */
+static void trains_due(struct gw_sess *s, uint64_t now_us)
+{
+	for (unsigned i = 0; i < s->gw->npaths; i++) {
+		struct gw_link *l = &s->link[i];
+		uint64_t tx = s->sched.path[i].tx_pkts;
+		bool busy = tx - l->train_tx >= GW_TRAIN_BUSY_PKTS;
+
+		l->train_tx = tx;
+		if (!busy || l->trains >= GW_TRAIN_TRIES ||
+		    !ing_sched_train_due(&s->sched, i) ||
+		    (l->trains > 0 &&
+		     now_us - l->train_us < GW_TRAIN_RETRY_MS * 1000ull)) {
+			continue;
+		}
+		send_train(s, l, now_us);
+	}
+}
+
+/* The peer's answer to our last train on l. */
+static void on_train_ack(struct gw_sess *s, struct gw_link *l,
+			 const struct wire_train_ack *a)
+{
+	double Bps;
+
+	if (!l->train_out || a->id != l->train_id) {
+		l->st.train_stale++;
+		return;
+	}
+	l->train_out = false;
+	Bps = a->dt_us ? (double)a->bytes * 1e6 / a->dt_us : 0;
+	if (a->got < a->count - a->count / GW_TRAIN_MISS_DIV ||
+	    !ing_sched_train_rate(&s->sched, l->idx, Bps, a->dt_us)) {
+		l->st.train_refused++;
+		gw_sdbg(s,
+			"path %s: train %u refused: %u of %u arrived, %u bytes "
+			"in %u us",
+			s->gw->conf.path[l->idx].name, a->id, a->got, a->count,
+			a->bytes, a->dt_us);
+		return;
+	}
+	l->st.train_rates++;
+	gw_sinfo(s,
+		 "path %s: rate %.1f Mbit/s, measured by a train (%u bytes in "
+		 "%u us)",
+		 s->gw->conf.path[l->idx].name, Bps * 8e-6, a->bytes, a->dt_us);
+}
+
+void gw_on_train(struct gw_sess *s, struct gw_link *l,
+		 const struct wire_train *t, uint64_t at_us, uint64_t now_us)
+{
+	struct gw_train_rx *r = &l->train_rx;
+	struct wire_train_ack a;
+	uint8_t body[WIRE_TRAIN_ACK_LEN];
+
+	if (!r->on || r->id != t->id) {
+		*r = (struct gw_train_rx){.on = true, .id = t->id};
+	}
+	if (r->got < UINT16_MAX) {
+		r->got++;
+	}
+	if (t->idx == t->count / 2) {
+		r->have_mid = true;
+		r->mid_us = at_us;
+		r->mid_bytes = l->st.rx_bytes;
+	}
+	if (t->idx != t->count - 1) {
+		return;
+	}
+	/* the last: what arrived on the path after the middle one, its own
+	 * bytes included, and over what time (a packet lost in between took
+	 * no time at the bottleneck if lost before it) */
+	a = (struct wire_train_ack){
+		.id = t->id,
+		.got = r->got < t->count ? r->got : t->count,
+		.count = t->count,
+	};
+	if (r->have_mid && at_us > r->mid_us) {
+		uint64_t b = l->st.rx_bytes - r->mid_bytes, dt = at_us - r->mid_us;
+
+		a.bytes = b < UINT32_MAX ? (uint32_t)b : UINT32_MAX;
+		a.dt_us = dt < UINT32_MAX ? (uint32_t)dt : UINT32_MAX;
+	}
+	r->on = false;
+	if (wire_put_train_ack(body, sizeof(body), &a) > 0 &&
+	    gw_send_ctrl(s, l, WIRE_TRAIN_ACK, t->id, body, sizeof(body),
+			 now_us) == 0) {
+		l->st.train_acks++;
+	}
+}
+
 /* A REPORT measured fixed paths' rates (rate_auto): how, at debug level
  * (a few a second at most under load; the status keeps the last).  since:
  * the session's rate_learned before the REPORT. */
@@ -128,8 +246,12 @@ void gw_on_control(struct gw_sess *s, struct gw_link *l,
 		gw_ing_resend_on_report(s);
 		/* what each path delivered: the detectors' answers */
 		gw_links_on_report(s, &m->u.report, now_us);
+		trains_due(s, now_us);
 		break;
 	}
+	case WIRE_TRAIN_ACK:
+		on_train_ack(s, l, &m->u.train_ack);
+		break;
 	case WIRE_NACK:
 		gw_ing_repair(s, &m->u.nack);
 		break;

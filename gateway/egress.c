@@ -370,7 +370,12 @@ static void on_packet(void *ctx, const struct nfqueue_pkt *pk)
 		goto drop;
 	}
 	gw_link_heard(s, l, &from, &to, newest, e->now_us);
-	gw_on_control(s, l, &m, e->now_us);
+	if (m.hdr.type == WIRE_TRAIN) {
+		/* timed by the kernel's stamp, as DATA is */
+		gw_on_train(s, l, &m.u.train, arrival_us(e, pk), e->now_us);
+	} else {
+		gw_on_control(s, l, &m, e->now_us);
+	}
 	goto drop;
 malformed:
 	if (s) {

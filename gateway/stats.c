@@ -755,6 +755,24 @@ static void walk_path(struct gw_sess *se, struct walker *w, unsigned i)
 		"answers to our PROBEs sent before the path turned suspect: "
 		"no answer, packets",
 		p->st.acks_stale);
+	counter(w, "trains",
+		"trains sent on the path to measure its rate before it is "
+		"learned (rate_auto; 64 packets each)",
+		p->st.trains);
+	counter(w, "train_rates",
+		"answers to our trains whose rate the pace took",
+		p->st.train_rates);
+	counter(w, "train_refused",
+		"answers to our trains refused: over 1/16 of the train "
+		"missing, a rate under the floor, or the rate learned "
+		"meanwhile",
+		p->st.train_refused);
+	counter(w, "train_stale",
+		"answers to a train other than our last one on the path",
+		p->st.train_stale);
+	counter(w, "train_acks",
+		"answers sent to the peer's trains on the path",
+		p->st.train_acks);
 	counter(w, "rx_pkts", "valid tunnel packets received, packets",
 		p->st.rx_pkts);
 	counter(w, "rx_bytes", "valid tunnel packets received, bytes",

@@ -579,6 +579,7 @@ const char *ing_rate_rule_name(enum ing_rate_rule r)
 		[ING_RATE_FULL] = "full",
 		[ING_RATE_HELD] = "held",
 		[ING_RATE_STOOD] = "stood",
+		[ING_RATE_TRAIN] = "train",
 	};
 
 	return (unsigned)r < sizeof(name) / sizeof(name[0]) ? name[r] : "";
@@ -1005,6 +1006,44 @@ static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
 		p->learn_Bps = ING_RATE_MIN_BPS;
 	}
 	set_pace(p);
+}
+
+static bool train_wanted(const struct ing_sched *s,
+			 const struct ing_sched_path *p)
+{
+	return s->p.rate_auto && s->p.queue_target_us &&
+	       p->cls == PATH_FIXED && p->learn_Bps <= 0;
+}
+
+bool ing_sched_train_due(const struct ing_sched *s, unsigned path)
+{
+	return path < s->n && s->path[path].up &&
+	       train_wanted(s, &s->path[path]);
+}
+
+bool ing_sched_train_rate(struct ing_sched *s, unsigned path, double Bps,
+			  uint32_t dt_us)
+{
+	struct ing_sched_path *p;
+
+	if (path >= s->n || !train_wanted(s, &s->path[path]) ||
+	    !(Bps >= ING_RATE_MIN_BPS)) {
+		return false;
+	}
+	p = &s->path[path];
+	p->meas = (struct ing_rate_meas){
+		.rule = ING_RATE_TRAIN,
+		.got_Bps = Bps,
+		.rx_Bps = Bps,
+		.dt_ms = (dt_us + 500) / 1000,
+	};
+	/* no queue owed: the train's own drains in a few ms */
+	relearn(p, Bps, 0);
+	p->backs = 0;
+	p->ep_n = 0;
+	p->meas.n = ++s->st.rate_learned;
+	set_pace(p);
+	return true;
 }
 
 static void learn_rates(struct ing_sched *s, const struct wire_report *r,

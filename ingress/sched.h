@@ -138,6 +138,8 @@ enum ing_rate_rule {
 			   * yet) */
 	ING_RATE_STOOD,	  /* stood over the target throughout while paced
 			   * (timed reports): the pace is over its rate */
+	ING_RATE_TRAIN,	  /* a train of packets back to back, before any
+			   * other rule measured it (ing_sched_train_rate) */
 };
 
 struct ing_rate_meas {
@@ -419,7 +421,19 @@ uint32_t ing_sched_rate(const struct ing_sched *s, unsigned path);
  * or a path out of range. */
 const struct ing_rate_meas *ing_sched_rate_meas(const struct ing_sched *s,
 						unsigned path);
-/* The name of a rule ("growth", "full", "held", "stood"; "" for none). */
+/* A fixed path whose rate is to be learned (rate_auto, a queue target)
+ * and has not been yet, and is up: a train of packets back to back on it
+ * would measure it before its line's buffer fills (gateway/control.c,
+ * gw_send_train; DESIGN.md, "The rate learned"). */
+bool ing_sched_train_due(const struct ing_sched *s, unsigned path);
+/* What the peer measured of a train on path: Bps, over dt_us.  Taken as
+ * the path's learned rate (rule ING_RATE_TRAIN) if it still has none and
+ * Bps is at least ING_RATE_MIN_BPS; true if taken. */
+bool ing_sched_train_rate(struct ing_sched *s, unsigned path, double Bps,
+			  uint32_t dt_us);
+
+/* The name of a rule ("growth", "full", "held", "stood", "train"; "" for
+ * none). */
 const char *ing_rate_rule_name(enum ing_rate_rule r);
 
 /* Effective SWRR weight of a path now (0 if down). */

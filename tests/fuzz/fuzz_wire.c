@@ -1,21 +1,22 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* fuzz_wire: the wire format v3 on arbitrary bytes, in both directions.
+/* fuzz_wire: the wire format v4 on arbitrary bytes, in both directions.
  *
  * Parse: the input is a packet.  wire_parse_hdr() gives WIRE_OK or one of
  * the header's reasons, reading nothing of the body (in the ASan build the
  * body is poisoned while it runs; in every build it must give the same
  * outcome with every body byte changed) and writing nothing to m->u; then
  * wire_parse_body() gives WIRE_OK or one of the body's reasons, and the two
- * steps together are wire_parse().  A packet that parses must satisfy what
- * wire.h says a valid packet is, and must survive the round trip: re-encoded
- * with wire_put_*() and wire_build() it gives the same bytes (the tag zeroed
- * and the report's zero bytes, which the parser ignores, cleared) and
- * parses to the same message.  The encoders must also refuse a buffer one
- * byte short.
+ * steps together are wire_parse().  Nor does the body step read a TRAIN's
+ * padding (poisoned, then changed: the same outcome and fields).  A packet
+ * that parses must satisfy what wire.h says a valid packet is, and must
+ * survive the round trip: re-encoded with wire_put_*() and wire_build() it
+ * gives the same bytes (the tag zeroed; the report's zero bytes and a
+ * TRAIN's padding, which the parser ignores, cleared) and parses to the
+ * same message.  The encoders must also refuse a buffer one byte short.
  *
  * Build: the same bytes, read as the fields of a message of some type
  * (any header values, pn 0..2^64-1, DATA flags any valid combination, a
- * valid body made from them), are
+ * valid body made from them, a TRAIN padded to any length), are
  * encoded with wire_put_*() and wire_build() into a buffer of exactly the
  * size, and must parse back, in the two steps, to exactly those fields.
  * Every input is read both ways, reading nothing past the buffer (ASan: the
@@ -62,6 +63,18 @@ static bool same_hdr(const struct wire_hdr *x, const struct wire_hdr *y)
 	       x->gseq == y->gseq && x->lseq == y->lseq &&
 	       x->tstamp == y->tstamp && x->fgap == y->fgap &&
 	       x->flags == y->flags && x->cls == y->cls;
+}
+
+/* Big-endian fields of a body, read here (not with wire.c's readers). */
+static uint16_t be16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static uint32_t be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
 }
 
 /* Is the body of a parsed packet what wire.h says it is? */
@@ -141,6 +154,35 @@ static void check_body(const struct wire_msg *m)
 			   "nack body %zu, path %u, count %u", m->body_len,
 			   m->u.nack.path, m->u.nack.count);
 		break;
+	case WIRE_TRAIN:
+		FUZZ_CHECK(m->body_len >= WIRE_TRAIN_LEN &&
+				   m->body_len <= WIRE_MAX_INNER,
+			   "train body %zu", m->body_len);
+		FUZZ_CHECK(m->u.train.count >= 2 &&
+				   m->u.train.count <= WIRE_TRAIN_MAX &&
+				   m->u.train.idx < m->u.train.count,
+			   "train idx %u count %u", m->u.train.idx,
+			   m->u.train.count);
+		FUZZ_CHECK(m->u.train.id == be32(b) &&
+				   m->u.train.idx == be16(b + 4) &&
+				   m->u.train.count == be16(b + 6),
+			   "train fields differ from the body's bytes");
+		break;
+	case WIRE_TRAIN_ACK:
+		FUZZ_CHECK(m->body_len == WIRE_TRAIN_ACK_LEN,
+			   "train_ack body %zu", m->body_len);
+		FUZZ_CHECK(m->u.train_ack.count >= 2 &&
+				   m->u.train_ack.count <= WIRE_TRAIN_MAX &&
+				   m->u.train_ack.got <= m->u.train_ack.count,
+			   "train_ack got %u count %u", m->u.train_ack.got,
+			   m->u.train_ack.count);
+		FUZZ_CHECK(m->u.train_ack.id == be32(b) &&
+				   m->u.train_ack.got == be16(b + 4) &&
+				   m->u.train_ack.count == be16(b + 6) &&
+				   m->u.train_ack.bytes == be32(b + 8) &&
+				   m->u.train_ack.dt_us == be32(b + 12),
+			   "train_ack fields differ from the body's bytes");
+		break;
 	default:
 		FUZZ_CHECK(0, "type %u accepted", h->type);
 	}
@@ -148,12 +190,15 @@ static void check_body(const struct wire_msg *m)
 
 /* Encodes m's body with the wire_put_*() of its type into a heap buffer of
  * exactly the right size, after checking that a buffer one byte short is
- * refused (ASan: it is exactly that short). */
+ * refused (ASan: it is exactly that short).  A TRAIN is padded to
+ * m->body_len; padded to one byte less it fits the shorter buffer, or is
+ * refused as too short for its fields. */
 static uint8_t *encode_body(const struct wire_msg *m, size_t *len)
 {
 	size_t n = m->body_len;
 	uint8_t *buf = malloc(n ? n : 1), *shorter = malloc(n > 1 ? n - 1 : 1);
-	int ret, refused = -ENOSPC; /* DATA: nothing to encode */
+	int ret = -1, refused = -ENOSPC; /* DATA: nothing to encode */
+	int less;
 
 	FUZZ_CHECK(buf && shorter, "out of memory");
 	switch (m->hdr.type) {
@@ -174,14 +219,28 @@ static uint8_t *encode_body(const struct wire_msg *m, size_t *len)
 		ret = wire_put_hello(buf, n, &m->u.hello);
 		refused = wire_put_hello(shorter, n - 1, &m->u.hello);
 		break;
+	case WIRE_HELLO_ACK:
+		ret = wire_put_hello_ack(buf, n, &m->u.hello);
+		refused = wire_put_hello_ack(shorter, n - 1, &m->u.hello);
+		break;
 	case WIRE_NACK:
 		ret = wire_put_nack(buf, n, &m->u.nack);
 		refused = wire_put_nack(shorter, n - 1, &m->u.nack);
 		break;
-	default:
-		ret = wire_put_hello_ack(buf, n, &m->u.hello);
-		refused = wire_put_hello_ack(shorter, n - 1, &m->u.hello);
+	case WIRE_TRAIN:
+		ret = wire_put_train(buf, n, &m->u.train, n);
+		refused = wire_put_train(shorter, n - 1, &m->u.train, n);
+		less = wire_put_train(shorter, n - 1, &m->u.train, n - 1);
+		FUZZ_CHECK(n - 1 >= WIRE_TRAIN_LEN ? less == (int)(n - 1)
+						   : less == -EINVAL,
+			   "train padded to %zu gave %d", n - 1, less);
 		break;
+	case WIRE_TRAIN_ACK:
+		ret = wire_put_train_ack(buf, n, &m->u.train_ack);
+		refused = wire_put_train_ack(shorter, n - 1, &m->u.train_ack);
+		break;
+	default:
+		FUZZ_CHECK(0, "no encoder for type %u", m->hdr.type);
 	}
 	free(shorter);
 	FUZZ_CHECK(ret >= 0 && (size_t)ret == n, "put gave %d for %zu bytes",
@@ -231,6 +290,16 @@ static bool same_body(const struct wire_msg *a, const struct wire_msg *b)
 		return a->u.nack.path == b->u.nack.path &&
 		       a->u.nack.count == b->u.nack.count &&
 		       a->u.nack.lseq == b->u.nack.lseq;
+	case WIRE_TRAIN: /* the padding's length is body_len's */
+		return a->u.train.id == b->u.train.id &&
+		       a->u.train.idx == b->u.train.idx &&
+		       a->u.train.count == b->u.train.count;
+	case WIRE_TRAIN_ACK:
+		return a->u.train_ack.id == b->u.train_ack.id &&
+		       a->u.train_ack.got == b->u.train_ack.got &&
+		       a->u.train_ack.count == b->u.train_ack.count &&
+		       a->u.train_ack.bytes == b->u.train_ack.bytes &&
+		       a->u.train_ack.dt_us == b->u.train_ack.dt_us;
 	default:
 		return false;
 	}
@@ -241,11 +310,16 @@ static bool same_msg(const struct wire_msg *a, const struct wire_msg *b)
 	return same_hdr(&a->hdr, &b->hdr) && same_body(a, b);
 }
 
-/* The report's bytes that must be zero and that the parser ignores: the
- * three after the count and the two after each entry's flags byte (the
- * flags byte itself the parser refuses with an unknown flag). */
+/* The body bytes that the encoder writes as zero and that the parser
+ * ignores (any value accepted): the report's three after the count and the
+ * two after each entry's flags byte (the flags byte itself the parser
+ * refuses with an unknown flag), and a TRAIN's padding after its fields.
+ * (NACK's zero byte the parser refuses when set.) */
 static bool reserved(const struct wire_msg *m, size_t i)
 {
+	if (m->hdr.type == WIRE_TRAIN) {
+		return i >= WIRE_TRAIN_LEN;
+	}
 	if (m->hdr.type != WIRE_REPORT) {
 		return false;
 	}
@@ -371,6 +445,55 @@ static enum wire_drop hdr_blind(const uint8_t *data, size_t size,
 	return d;
 }
 
+/* The body step must not read a TRAIN's padding: run it on a copy of the
+ * body whose padding is poisoned (ASan build; the copy is an exact-size
+ * block, aligned so that all of the padding is), then with every padding
+ * byte changed; each time the outcome is d, the one of the body step on
+ * the packet, and an accepted TRAIN has the fields of m (parsed from the
+ * packet). */
+static void pad_blind(const struct wire_msg *m, enum wire_drop d)
+{
+	size_t n = m->body_len, i;
+	struct wire_msg again;
+	enum wire_drop d2;
+	unsigned round;
+	uint8_t *copy;
+	void *mem = NULL;
+
+	if (m->hdr.type != WIRE_TRAIN || n <= WIRE_TRAIN_LEN) {
+		return;
+	}
+	FUZZ_CHECK(posix_memalign(&mem, 16, n) == 0, "out of memory");
+	copy = mem;
+	memcpy(copy, m->body, n);
+	for (round = 0; round < 2; round++) {
+		if (round) {
+			for (i = WIRE_TRAIN_LEN; i < n; i++) {
+				copy[i] = (uint8_t)~copy[i];
+			}
+		}
+		again = *m;
+		again.body = copy;
+		memset(&again.u, 0xa5, sizeof(again.u));
+#ifdef FUZZ_ASAN
+		ASAN_POISON_MEMORY_REGION(copy + WIRE_TRAIN_LEN,
+					  n - WIRE_TRAIN_LEN);
+#endif
+		d2 = wire_parse_body(&again);
+#ifdef FUZZ_ASAN
+		ASAN_UNPOISON_MEMORY_REGION(copy + WIRE_TRAIN_LEN,
+					    n - WIRE_TRAIN_LEN);
+#endif
+		FUZZ_CHECK(d2 == d, "train body step %s, %s padding %s",
+			   wire_drop_name(d), round ? "changed" : "poisoned",
+			   wire_drop_name(d2));
+		FUZZ_CHECK(d != WIRE_OK || same_body(m, &again),
+			   "train fields differ with the padding %s",
+			   round ? "changed" : "poisoned");
+	}
+	free(mem);
+}
+
 /* ---- build -> parse ---- */
 
 /* Reads the input as a stream of big-endian fields; zeros when it ends. */
@@ -491,11 +614,41 @@ static void make_msg(struct reader *r, struct wire_msg *m, uint8_t *body)
 		m->u.nack.lseq = (uint32_t)take(r, 4);
 		m->body_len = WIRE_NACK_LEN;
 		break;
-	default:
+	case WIRE_TRAIN: {
+		unsigned sel = (unsigned)take(r, 1);
+
+		m->u.train.id = (uint32_t)take(r, 4);
+		m->u.train.count =
+			(uint16_t)(2 + take(r, 2) % (WIRE_TRAIN_MAX - 1));
+		m->u.train.idx = (uint16_t)(take(r, 2) % m->u.train.count);
+		/* padding: as DATA's sizes, one in 16 up to the largest
+		 * body, else at most 255 bytes */
+		if ((sel & 0x0f) == 0) {
+			m->body_len = WIRE_TRAIN_LEN +
+				      take(r, 2) % (WIRE_MAX_INNER -
+						    WIRE_TRAIN_LEN + 1);
+		} else {
+			m->body_len = WIRE_TRAIN_LEN + take(r, 1);
+		}
+		break;
+	}
+	case WIRE_TRAIN_ACK:
+		m->u.train_ack.id = (uint32_t)take(r, 4);
+		m->u.train_ack.count =
+			(uint16_t)(2 + take(r, 2) % (WIRE_TRAIN_MAX - 1));
+		m->u.train_ack.got = (uint16_t)(take(r, 2) %
+						(m->u.train_ack.count + 1u));
+		m->u.train_ack.bytes = (uint32_t)take(r, 4);
+		m->u.train_ack.dt_us = (uint32_t)take(r, 4);
+		m->body_len = WIRE_TRAIN_ACK_LEN;
+		break;
+	case WIRE_HELLO_ACK:
 		m->u.hello.r_cpe = take(r, 8);
 		m->u.hello.r_conc = take(r, 8);
 		m->body_len = WIRE_HELLO_ACK_LEN;
 		break;
+	default:
+		FUZZ_CHECK(0, "no generator for type %u", h->type);
 	}
 }
 
@@ -505,11 +658,16 @@ static void build_parse(const uint8_t *data, size_t size)
 	struct reader r = { data, size };
 	struct wire_msg m;
 	uint8_t *body, *out;
-	size_t blen, len;
+	size_t blen, len, i;
 	int n;
 
 	make_msg(&r, &m, inner);
 	body = encode_body(&m, &blen);
+	for (i = 0; i < blen; i++) {
+		FUZZ_CHECK(!reserved(&m, i) || body[i] == 0,
+			   "type %u: reserved byte %zu is %u", m.hdr.type, i,
+			   body[i]);
+	}
 	len = WIRE_HDR_LEN + blen + WIRE_TAG_LEN;
 	out = malloc(len);
 	FUZZ_CHECK(out, "out of memory");
@@ -576,6 +734,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	db = wire_parse_body(&m);
 	FUZZ_CHECK(named(db) && !hdr_reason(db), "body step gave %s",
 		   wire_drop_name(db));
+	pad_blind(&m, db);
 	FUZZ_CHECK(d == db, "wire_parse %s, the two steps %s",
 		   wire_drop_name(d), wire_drop_name(db));
 	if (db != WIRE_OK) {

@@ -111,6 +111,24 @@ def wire():
     put(t, "bad_inner_len", hdr(1) + ipv4(8)[:-1] + TAG)
     put(t, "bad_hello_len", hdr(5, pn=hs) + struct.pack(">QQ", 1, 2) + TAG)
     put(t, "bad_hello_ack_len", hdr(6, pn=hs) + struct.pack(">Q", 1) + TAG)
+    # TRAIN: id, index, count, then padding the parser ignores (re-encoded
+    # as zeros); TRAIN_ACK: id, got, count, bytes, dt_us
+    put(t, "train", hdr(8, path=2, pn=12, gseq=12) +
+        struct.pack(">IHH", 0xfeedf00d, 255, 256) + bytes(16) + TAG)
+    put(t, "train_no_padding", hdr(8, path=1, pn=13, gseq=13) +
+        struct.pack(">IHH", 1, 0, 2) + TAG)
+    put(t, "train_padding_set", hdr(8, path=15, pn=14, gseq=14) +
+        struct.pack(">IHH", 7, 1, 2) + b"\xff" * 41 + TAG)
+    put(t, "train_ack", hdr(9, path=13, pn=15, gseq=15) +
+        struct.pack(">IHHII", 0xfeedf00d, 254, 256, 120000, 1000) + TAG)
+    put(t, "bad_train_count", hdr(8) + struct.pack(">IHH", 1, 0, 257) +
+        bytes(8) + TAG)
+    put(t, "bad_train_idx", hdr(8) + struct.pack(">IHH", 1, 2, 2) + TAG)
+    put(t, "bad_train_len", hdr(8) + struct.pack(">IHH", 1, 0, 2)[:7] + TAG)
+    put(t, "bad_train_ack_got", hdr(9) +
+        struct.pack(">IHHII", 1, 3, 2, 0, 0) + TAG)
+    put(t, "bad_train_ack_len", hdr(9) +
+        struct.pack(">IHHII", 1, 2, 2, 0, 0) + b"\0" + TAG)
 
 
 KEY = "AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA="

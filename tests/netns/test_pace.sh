@@ -9,7 +9,11 @@
 #   10.0.1.2     l3bondd ===lte=== [lte] ===lte=== l3bondd      10.0.2.2
 #   dsl 64 Mbit/s 13 ms, lte 60 Mbit/s 25-45 ms, 50 ms buffers.
 #
-# One UDP flow srv -> cli at 80 Mbit/s (more than the DSL: the excess must
+# First a UDP flow srv -> cli at 20 Mbit/s for 2 s, which fits the DSL: no
+# queue, so nothing but the concentrator's train measures the DSL's rate
+# before the load comes (checked: the pace set from it, near the line's
+# rate; one train, answered; none on the LTE, none upstream, which carried
+# nothing).  Then one UDP flow srv -> cli at 80 Mbit/s (more than the DSL: the excess must
 # go to the LTE) for 38 s; the DSL's downstream tbf goes to 32 Mbit/s at
 # 10 s and back to 64 at 18 s.  The concentrator's status is read every
 # 0.5 s (the DSL's pace_kbps) and the DSL's tbf backlog sampled as often.
@@ -64,6 +68,34 @@ fi
 check "rate_auto on, no rate configured" \
 	'a == 1 && r == 0 && p == 0' "a=$(st conc rate_auto)" \
 	"r=$(st conc path.dsl.rate_mbit)" "p=$(st conc path.dsl.pace_kbps)"
+
+# A flow the DSL carries alone: the concentrator's train measures the
+# DSL's rate (a 64 Mbit/s tbf: 63.2 Mbit/s of IP bytes) before any queue
+rm -f "$TB_DIR/rx0.ready"
+tb_bg cli "$TB_DIR/rx0.log" "$TB_TRAFFIC" recv --port 5001 --duration 4 \
+	--linger-ms 500 --json "$TB_DIR/rx0.json" \
+	--ready-file "$TB_DIR/rx0.ready"
+rx0=$TB_LAST_PID
+tb_wait_file "$TB_DIR/rx0.ready" 250 || bad "receiver not ready"
+tb_exec srv "$TB_TRAFFIC" send --dst "$TB_CLI_IP" --port 5001 --size 1400 \
+	--rate 20 --duration 2 --json "$TB_DIR/tx0.json" >/dev/null 2>&1 ||
+	bad "the 20 Mbit/s flow did not run"
+tb_wait "$rx0" 10 || true
+refresh conc
+refresh cpe
+echo "  train: $(st conc path.dsl.rate_rule), pace" \
+	"$(st conc path.dsl.pace_kbps) kbit/s, measured" \
+	"$(st conc path.dsl.rate_measured_kbps) over" \
+	"$(st conc path.dsl.rate_over_ms) ms"
+check "a train measured the DSL's rate before any queue" \
+	'r == 1 && p >= 50000 && p <= 70000 && t == 1 && g == 1 && x == 0' \
+	"r=$([ "$(st conc path.dsl.rate_rule)" = train ] && echo 1 || echo 0)" \
+	"p=$(st conc path.dsl.pace_kbps)" "t=$(st conc path.dsl.trains)" \
+	"g=$(st conc path.dsl.train_rates)" \
+	"x=$(st conc path.dsl.train_refused)"
+check "the CPE answered it; no train on the LTE nor upstream" \
+	'a == 1 && l == 0 && u == 0' "a=$(st cpe path.dsl.train_acks)" \
+	"l=$(st conc path.lte.trains)" "u=$(st cpe path.dsl.trains)"
 
 # DSL backlog (bytes) of the downstream tbf
 backlog() {

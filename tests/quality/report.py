@@ -94,7 +94,9 @@ def table(title, kind, cols, ratio=None):
 
 table("TCP (iperf3), goodput in Mbit/s", "tcp",
       [("Mbit/s", "goodput_mbit", 1), ("retr", "retransmits", 0),
-       ("LTE MB", "lte_mb", 0)], ratio="goodput_mbit")
+       ("LTE MB", "lte_mb", 0), ("DSL drops", "dsl_drops", 0),
+       ("LTE drops", "lte_drops", 0)],
+      ratio="goodput_mbit")
 table("Latency under the RRUL load (4 TCP down + 4 up), ms added over "
       "idle", "rrul",
       [("ping p50", "ping_added_p50_ms", 1),

@@ -44,6 +44,7 @@
 #               [--modes "dsl paper l3bond weights rate norepair"]
 #               [--duration S]
 #               [--cases "tcp rrul ramp c40"] [--bed "KEY=VALUE ..."]
+#               [--tcp "DIR:CC:STREAMS ..."]
 #   --quick: one case of each kind, short runs, one buffer (50 ms) unless
 #   --buffers says otherwise (what CI runs: it checks that the benchmark
 #   works, it asserts no figure).
@@ -51,6 +52,8 @@
 #   --bed: more testbed keys (tb_setup's, tests/netns/lib.sh), e.g.
 #   "dsl_loss=0.002" for the DSL's line errors or "lte_jitter=40"; the
 #   DSL's utilisation in the ramp is still taken against 64 Mbit/s.
+#   --tcp: only these TCP cases, e.g. "down:cubic:1 up:cubic:1" (all
+#   eight by default).
 # Needs root, iperf3, irtt, ping (scripts/deps.sh), gnuplot for the plots.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -65,6 +68,7 @@ modes="dsl paper l3bond weights rate"
 dur=30
 cases="tcp rrul ramp c40"
 bed=
+tcp_cases=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=1 ;;
@@ -75,10 +79,12 @@ while [ $# -gt 0 ]; do
 	--duration) dur=$2; shift ;;
 	--cases) cases=$2; shift ;;
 	--bed) bed=$2; shift ;;
+	--tcp) tcp_cases=$2; shift ;;
 	*)
 		echo "usage: $0 [--quick] [--out DIR] [--build DIR]" \
 			"[--buffers LIST] [--modes LIST] [--duration S]" \
-			"[--cases LIST] [--bed \"KEY=VALUE ...\"]" >&2
+			"[--cases LIST] [--bed \"KEY=VALUE ...\"]" \
+			"[--tcp \"DIR:CC:STREAMS ...\"]" >&2
 		exit 2
 		;;
 	esac
@@ -88,6 +94,20 @@ if [ $quick = 1 ]; then
 	buffers=${buffers_set:-50}
 	dur=10
 fi
+if [ -z "$tcp_cases" ]; then
+	for dir in down up; do
+		for cc in cubic bbr; do
+			tcp_cases+="$dir:$cc:1 $dir:$cc:4 "
+		done
+	done
+fi
+for t in $tcp_cases; do
+	[[ $t =~ ^(down|up):[a-z0-9]+:[1-9][0-9]?$ ]] || {
+		echo "quality: --tcp: '$t' is not DIR:CC:STREAMS" \
+			"(e.g. down:cubic:1)" >&2
+		exit 2
+	}
+done
 for t in iperf3 irtt ping jq; do
 	command -v $t >/dev/null || {
 		echo "quality: $t missing (scripts/deps.sh installs it)" >&2
@@ -120,6 +140,14 @@ line_bytes() { # PATH DIR
 	local dev=cpe
 	[ "$2" = up ] && dev=conc
 	tb_exec "$1" tc -s qdisc show dev $dev | awk '/Sent/ { print $2; exit }'
+}
+
+# Packets a line's buffer dropped in a direction (its tbf's tail drops).
+line_drops() { # PATH DIR
+	local dev=cpe
+	[ "$2" = up ] && dev=conc
+	tb_exec "$1" tc -s qdisc show dev $dev |
+		awk '/dropped/ { sub(/,/, "", $7); print $7; exit }'
 }
 
 # The boxes of a direction: sender and receiver, and the receiver's address.
@@ -221,23 +249,29 @@ keep_status() { # CASE
 }
 
 case_tcp() { # DIR CC STREAMS
-	local dir=$1 cc=$2 p=$3 s r ip name j d0 l0 d1 l1
+	local dir=$1 cc=$2 p=$3 s r ip name j d0 l0 d1 l1 dd0 ld0 dd ld
 	between
 	read -r s r ip <<<"$(ends "$dir")"
 	name=tcp-$dir-$cc-$p
 	j=$TB_DIR/$name.json
 	d0=$(line_bytes dsl "$dir")
 	l0=$(line_bytes lte "$dir")
+	dd0=$(line_drops dsl "$dir")
+	ld0=$(line_drops lte "$dir")
 	tb_exec "$s" iperf3 -c "$ip" -p 5201 -t "$dur" -C "$cc" -P "$p" -J \
 		>"$j" 2>/dev/null || true
 	d1=$(line_bytes dsl "$dir")
 	l1=$(line_bytes lte "$dir")
+	dd=$(($(line_drops dsl "$dir") - dd0))
+	ld=$(($(line_drops lte "$dir") - ld0))
 	put "$name" goodput_mbit "$(jq -r '(.end.sum_received.bits_per_second // 0) / 1e6' "$j")"
 	put "$name" retransmits "$(jq -r '.end.sum_sent.retransmits // 0' "$j")"
 	keep_status "$name"
 	put "$name" dsl_mb "$(((d1 - d0) / 1000000))"
 	put "$name" lte_mb "$(((l1 - l0) / 1000000))"
-	say "$buf ms $mode $name: $(jq -r '((.end.sum_received.bits_per_second // 0) / 1e6 | floor | tostring) + " Mbit/s, " + ((.end.sum_sent.retransmits // 0) | tostring) + " retransmits"' "$j"), DSL $(((d1 - d0) / 1000000)) MB, LTE $(((l1 - l0) / 1000000)) MB"
+	put "$name" dsl_drops "$dd"
+	put "$name" lte_drops "$ld"
+	say "$buf ms $mode $name: $(jq -r '((.end.sum_received.bits_per_second // 0) / 1e6 | floor | tostring) + " Mbit/s, " + ((.end.sum_sent.retransmits // 0) | tostring) + " retransmits"' "$j"), DSL $(((d1 - d0) / 1000000)) MB (buffer dropped $dd), LTE $(((l1 - l0) / 1000000)) MB (dropped $ld)"
 }
 
 # ping and irtt for S seconds from cli to srv: RTTs in ms, one a line
@@ -386,11 +420,8 @@ run_buffer() {
 			fi
 		else
 			if want tcp; then
-				for dir in down up; do
-					for cc in cubic bbr; do
-						case_tcp $dir $cc 1
-						case_tcp $dir $cc 4
-					done
+				for t in $tcp_cases; do
+					case_tcp ${t//:/ }
 				done
 			fi
 			if want rrul; then

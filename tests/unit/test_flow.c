@@ -12,6 +12,7 @@
  *   the last gseq per bucket).
  */
 #include <errno.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -1211,6 +1212,62 @@ static void test_pace_floor(void **state)
 	free(s);
 }
 
+/* A train (gateway/control.c, send_train) measures a fixed path's rate
+ * before its queue can: due on a fixed path that is up and has no learned
+ * rate, with rate_auto and a queue target; its answer sets the pace (rule
+ * train, nothing owed) unless under the floor or learned meanwhile. */
+static void test_pace_train(void **state)
+{
+	struct ing_sched *s = learn_sched();
+	struct ing_sched_params p = s->p;
+	const struct ing_rate_meas *m;
+
+	(void)state;
+	assert_true(ing_sched_train_due(s, 0));
+	assert_false(ing_sched_train_due(s, 1)); /* mobile */
+	assert_false(ing_sched_train_due(s, 2)); /* no such path */
+	/* refused: under the floor, not a number, not a fixed path */
+	assert_false(ing_sched_train_rate(s, 0, ING_RATE_MIN_BPS - 1, 4000));
+	assert_false(ing_sched_train_rate(s, 0, NAN, 4000));
+	assert_false(ing_sched_train_rate(s, 1, 7.9e6, 4000));
+	assert_int_equal(ing_sched_rate(s, 0), 0);
+	assert_int_equal(s->st.rate_learned, 0);
+	/* 34760 bytes in 4400 us: 7.9 MB/s, 63.2 Mbit/s */
+	assert_true(ing_sched_train_rate(s, 0, 34760 * 1e6 / 4400, 4400));
+	assert_int_equal(ing_sched_rate(s, 0), 63200);
+	assert_int_equal(s->st.rate_learned, 1);
+	assert_true(s->path[0].owed == 0);
+	m = ing_sched_rate_meas(s, 0);
+	assert_non_null(m);
+	assert_int_equal(m->rule, ING_RATE_TRAIN);
+	assert_string_equal(ing_rate_rule_name(m->rule), "train");
+	assert_int_equal(m->dt_ms, 4);
+	assert_int_equal(m->n, 1);
+	/* learned: no more trains, and a late answer changes nothing */
+	assert_false(ing_sched_train_due(s, 0));
+	assert_false(ing_sched_train_rate(s, 0, 4e6, 4400));
+	assert_int_equal(ing_sched_rate(s, 0), 63200);
+	/* rate_auto off forgets the rate: no train either */
+	p.rate_auto = false;
+	assert_int_equal(ing_sched_set_params(s, &p), 0);
+	assert_int_equal(ing_sched_rate(s, 0), 0);
+	assert_false(ing_sched_train_due(s, 0));
+	assert_false(ing_sched_train_rate(s, 0, 7.9e6, 4400));
+	/* on again: due again; not while the path is down, nor without a
+	 * queue target (the paper's algorithm learns nothing) */
+	p.rate_auto = true;
+	assert_int_equal(ing_sched_set_params(s, &p), 0);
+	assert_true(ing_sched_train_due(s, 0));
+	ing_sched_set_up(s, 0, false);
+	assert_false(ing_sched_train_due(s, 0));
+	ing_sched_set_up(s, 0, true);
+	p.queue_target_us = 0;
+	assert_int_equal(ing_sched_set_params(s, &p), 0);
+	assert_false(ing_sched_train_due(s, 0));
+	assert_false(ing_sched_train_rate(s, 0, 7.9e6, 4400));
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1231,6 +1288,7 @@ int main(void)
 		cmocka_unit_test(test_pace_probe_wait),
 		cmocka_unit_test(test_pace_probe_busy),
 		cmocka_unit_test(test_pace_floor),
+		cmocka_unit_test(test_pace_train),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

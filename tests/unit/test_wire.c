@@ -13,7 +13,10 @@
  *   the step that must reject it (wire_parse_hdr or wire_parse_body);
  * - truncation sweeps: each valid packet cut at every shorter length, parsed
  *   from a heap buffer of exactly that length so that the sanitizer build
- *   catches any read past the end;
+ *   catches any read past the end (a TRAIN cut past its fields is still a
+ *   TRAIN, with less padding);
+ * - TRAIN's padding: any length up to the largest body, kept in body_len,
+ *   never read (any bytes accepted), written as zeros;
  * - wire_parse_hdr() reads nothing of the body: a body on a PROT_NONE page,
  *   a body poisoned for ASan in the sanitizer build, and (every build) the
  *   same outcome with every body byte changed;
@@ -259,6 +262,16 @@ static bool same_msg(const struct wire_msg *a, const struct wire_msg *b)
 		return a->u.nack.path == b->u.nack.path &&
 		       a->u.nack.count == b->u.nack.count &&
 		       a->u.nack.lseq == b->u.nack.lseq;
+	case WIRE_TRAIN:
+		return a->u.train.id == b->u.train.id &&
+		       a->u.train.idx == b->u.train.idx &&
+		       a->u.train.count == b->u.train.count;
+	case WIRE_TRAIN_ACK:
+		return a->u.train_ack.id == b->u.train_ack.id &&
+		       a->u.train_ack.got == b->u.train_ack.got &&
+		       a->u.train_ack.count == b->u.train_ack.count &&
+		       a->u.train_ack.bytes == b->u.train_ack.bytes &&
+		       a->u.train_ack.dt_us == b->u.train_ack.dt_us;
 	default:
 		return true;
 	}
@@ -402,6 +415,14 @@ static void test_overhead(void **state)
 	assert_int_equal(WIRE_PROBE_LEN, 8);
 	assert_int_equal(WIRE_HELLO_LEN, 8);
 	assert_int_equal(WIRE_HELLO_ACK_LEN, 16);
+	/* TRAIN: u32 id, u16 index, u16 count (padding after); TRAIN_ACK:
+	 * u32 id, u16 got, u16 count, u32 bytes, u32 dt_us */
+	assert_int_equal(WIRE_TRAIN_LEN, 8);
+	assert_int_equal(WIRE_TRAIN_ACK_LEN, 16);
+	assert_int_equal(WIRE_TRAIN_MAX, 256);
+	assert_int_equal(WIRE_TRAIN, 8);
+	assert_int_equal(WIRE_TRAIN_ACK, 9);
+	assert_int_equal(WIRE_TYPE_MAX, WIRE_TRAIN_ACK);
 }
 
 /* ---- hand-written vectors ---- */
@@ -546,6 +567,39 @@ static const uint8_t vec_data_resent[32 + 40 + 16] = {
 	0xe8, 0xe9, 0xea, 0xeb, 0xec, 0xed, 0xee, 0xef,
 };
 
+/* the last packet of the largest train, padded with 16 zero bytes */
+static const uint8_t vec_train[32 + 24 + 16] = {
+	0x48, 0x02, 0x00, 0x00,       /* v4 TRAIN, path 2 */
+	0x00, 0x00, 0x00, 0x2a,       /* session 42 */
+	0x00, 0x00, 0x00, 0x00,       /* pn */
+	0x00, 0x00, 0x10, 0x02,
+	0x00, 0x00, 0x00, 0x64,       /* gseq: control counter 100 */
+	0x00, 0x00, 0x00, 0x00,       /* lseq */
+	0x00, 0x00, 0x00, 0x10,       /* tstamp */
+	0x00, 0x00, 0x00, 0x00,       /* fgap, flags, cls: 0 */
+	0xfe, 0xed, 0xf0, 0x0d,       /* train id */
+	0x00, 0xff, 0x01, 0x00,       /* index 255, count 256 */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* padding */
+	0xc0, 0xc1, 0xc2, 0xc3, 0xc4, 0xc5, 0xc6, 0xc7, /* tag */
+	0xc8, 0xc9, 0xca, 0xcb, 0xcc, 0xcd, 0xce, 0xcf,
+};
+
+static const uint8_t vec_train_ack[32 + 16 + 16] = {
+	0x49, 0x0d, 0x00, 0x00,       /* v4 TRAIN_ACK, path 13 */
+	0x00, 0x00, 0x00, 0x2a,       /* session 42 */
+	0x00, 0x00, 0x00, 0x01,       /* pn */
+	0x00, 0x00, 0x00, 0x00,
+	0xff, 0xff, 0xff, 0xff,       /* gseq */
+	0x00, 0x00, 0x00, 0x00,       /* lseq */
+	0x12, 0x34, 0x56, 0x78,       /* tstamp */
+	0x00, 0x00, 0x00, 0x00,       /* fgap, flags, cls: 0 */
+	0xfe, 0xed, 0xf0, 0x0d,       /* train id echoed */
+	0x00, 0xfe, 0x01, 0x00,       /* got 254 of count 256 */
+	0x00, 0x01, 0xd4, 0xc0,       /* bytes 120000 */
+	0x00, 0x00, 0x03, 0xe8,       /* dt_us 1000 */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* tag */
+};
+
 /* Parses a hand-written packet from an exact heap copy in both ways;
  * returns the copy (the caller frees it) and the message. */
 static uint8_t *parse_vector(const uint8_t *vec, size_t len, struct wire_msg *m)
@@ -594,6 +648,10 @@ static void test_vectors_build(void **state)
 	struct wire_hello he = { .r_cpe = 0xcafebabedeadbeefull,
 				 .r_conc = 0x0011223344556677ull };
 	struct wire_report r = { .n = 2 };
+	struct wire_train tr = { .id = 0xfeedf00d, .idx = 255, .count = 256 };
+	struct wire_train_ack ta = { .id = 0xfeedf00d, .got = 254,
+				     .count = 256, .bytes = 120000,
+				     .dt_us = 1000 };
 	uint8_t buf[80], body[24];
 	uint8_t rep[64];
 
@@ -668,6 +726,25 @@ static void test_vectors_build(void **state)
 			 64);
 	assert_memory_equal(buf, vec_hello_ack, sizeof(vec_hello_ack));
 	assert_int_equal(buf[64], 0xaa);
+
+	/* TRAIN: the fields, then zeros up to the length asked for (the
+	 * buffer's 0xaa shows that the padding is written, and nothing
+	 * past it) */
+	memset(rep, 0xaa, sizeof(rep));
+	assert_int_equal(wire_put_train(rep, sizeof(rep), &tr, 24), 24);
+	assert_memory_equal(rep, vec_train + HDR, 24);
+	assert_int_equal(rep[24], 0xaa);
+	h = (struct wire_hdr){ .type = WIRE_TRAIN, .path = 2, .session = 42,
+			       .pn = 0x1002, .gseq = 100, .tstamp = 0x10 };
+	build_vector(&h, rep, 24, vec_train, sizeof(vec_train));
+	memset(rep, 0xaa, sizeof(rep));
+	assert_int_equal(wire_put_train_ack(rep, sizeof(rep), &ta), 16);
+	assert_memory_equal(rep, vec_train_ack + HDR, 16);
+	assert_int_equal(rep[16], 0xaa);
+	h = (struct wire_hdr){ .type = WIRE_TRAIN_ACK, .path = 13,
+			       .session = 42, .pn = 1ull << 32,
+			       .gseq = 0xffffffff, .tstamp = 0x12345678 };
+	build_vector(&h, rep, 16, vec_train_ack, sizeof(vec_train_ack));
 }
 
 /* The hand-written packets, parsed: every field where the layout says. */
@@ -766,6 +843,34 @@ static void test_vectors_parse(void **state)
 	assert_int_equal(m.body_len, 16);
 	assert_true(m.u.hello.r_cpe == 0xcafebabedeadbeefull);
 	assert_true(m.u.hello.r_conc == 0x0011223344556677ull);
+	free(in);
+
+	/* the padding stays in the body: body_len is the whole of it */
+	in = parse_vector(vec_train, sizeof(vec_train), &m);
+	assert_int_equal(m.hdr.type, WIRE_TRAIN);
+	assert_int_equal(m.hdr.path, 2);
+	assert_int_equal(m.hdr.session, 42);
+	assert_true(m.hdr.pn == 0x1002);
+	assert_int_equal(m.hdr.gseq, 100);
+	assert_int_equal(m.hdr.tstamp, 0x10);
+	assert_int_equal(m.body_len, 24);
+	assert_int_equal(m.u.train.id, 0xfeedf00d);
+	assert_int_equal(m.u.train.idx, 255);
+	assert_int_equal(m.u.train.count, 256);
+	free(in);
+
+	in = parse_vector(vec_train_ack, sizeof(vec_train_ack), &m);
+	assert_int_equal(m.hdr.type, WIRE_TRAIN_ACK);
+	assert_int_equal(m.hdr.path, 13);
+	assert_true(m.hdr.pn == 1ull << 32);
+	assert_int_equal(m.hdr.gseq, 0xffffffff);
+	assert_int_equal(m.hdr.tstamp, 0x12345678);
+	assert_int_equal(m.body_len, 16);
+	assert_int_equal(m.u.train_ack.id, 0xfeedf00d);
+	assert_int_equal(m.u.train_ack.got, 254);
+	assert_int_equal(m.u.train_ack.count, 256);
+	assert_int_equal(m.u.train_ack.bytes, 120000);
+	assert_int_equal(m.u.train_ack.dt_us, 1000);
 	free(in);
 
 	/* v1 (20-byte header) and v2 (28-byte header) packets of the same
@@ -1026,6 +1131,312 @@ static void test_round_trip_nack(void **state)
 		-EINVAL);
 }
 
+/* TRAIN: be32 id, be16 index, be16 count, then zeros up to the length the
+ * sender chose (a train's packets are as big as the data it measures the
+ * line for): the whole length stays in body_len, the fields read back, on
+ * the first, a middle and the last packet of trains of 2 to
+ * WIRE_TRAIN_MAX, from no padding to the largest body. */
+static void test_round_trip_train(void **state)
+{
+	static const uint16_t counts[] = { 2, 3, 100, 255, WIRE_TRAIN_MAX };
+	static const size_t lens[] = {
+		WIRE_TRAIN_LEN, WIRE_TRAIN_LEN + 1, 64,
+		WIRE_TRAIN_LEN + 1000, 1424, WIRE_MAX_INNER,
+	};
+	uint8_t *body = malloc(WIRE_MAX_INNER + 1);
+	struct wire_msg m;
+	unsigned c, j, k;
+	size_t i;
+
+	(void)state;
+	assert_non_null(body);
+	for (c = 0; c < ARRAY_SIZE(counts); c++) {
+		for (j = 0; j < ARRAY_SIZE(lens); j++) {
+			for (k = 0; k < 3; k++) {
+				uint16_t count = counts[c];
+				struct wire_train t = {
+					.id = extremes[(c + j + k) % 5],
+					.idx = (uint16_t)(k == 0   ? 0
+							  : k == 1 ? count / 2
+								   : count - 1),
+					.count = count,
+				};
+				struct wire_hdr h = {
+					.type = WIRE_TRAIN,
+					.path = (uint8_t)((c * 6 + j + k) % 16),
+					.session = extremes[(j + 1) % 5],
+					.pn = pn_extremes[(c + j + k) %
+							  ARRAY_SIZE(pn_extremes)],
+					.gseq = extremes[(c + k) % 5],
+					.tstamp = extremes[(j + 2) % 5],
+				};
+				size_t len = lens[j];
+
+				/* the buffer exactly as long as the body,
+				 * one marker byte after it */
+				memset(body, 0xaa, len + 1);
+				assert_int_equal(wire_put_train(body, len, &t,
+								len),
+						 (int)len);
+				assert_int_equal(get32(body), t.id);
+				assert_int_equal(get16(body + 4), t.idx);
+				assert_int_equal(get16(body + 6), t.count);
+				for (i = WIRE_TRAIN_LEN; i < len; i++) {
+					if (body[i] != 0) {
+						fail_msg("padding byte %zu of %zu "
+							 "is %02x", i, len,
+							 body[i]);
+					}
+				}
+				assert_int_equal(body[len], 0xaa);
+				round_trip(&h, body, len, &m);
+				assert_int_equal(m.body_len, len);
+				assert_int_equal(m.u.train.id, t.id);
+				assert_int_equal(m.u.train.idx, t.idx);
+				assert_int_equal(m.u.train.count, t.count);
+			}
+		}
+	}
+
+	/* the parser does not read the padding: any bytes there (a sender
+	 * that does not zero it, or a middlebox) give the same fields */
+	assert_int_equal(wire_put_train(body, WIRE_TRAIN_LEN + 1000,
+					&(struct wire_train){ .id = 7, .idx = 1,
+							      .count = 2 },
+					WIRE_TRAIN_LEN + 1000),
+			 WIRE_TRAIN_LEN + 1000);
+	fill(body + WIRE_TRAIN_LEN, 1000, 0xff);
+	round_trip(&(struct wire_hdr){ .type = WIRE_TRAIN, .path = 15 }, body,
+		   WIRE_TRAIN_LEN + 1000, &m);
+	assert_int_equal(m.body_len, WIRE_TRAIN_LEN + 1000);
+	assert_int_equal(m.u.train.id, 7);
+	assert_int_equal(m.u.train.idx, 1);
+	assert_int_equal(m.u.train.count, 2);
+	free(body);
+}
+
+/* TRAIN_ACK: be32 id, be16 got, be16 count, be32 bytes, be32 dt_us; got
+ * from none to all of the train, every field's extremes. */
+static void test_round_trip_train_ack(void **state)
+{
+	static const struct {
+		uint16_t got, count;
+	} gc[] = {
+		{ 2, 2 }, { 1, 2 }, { 0, 2 }, { 17, 100 },
+		{ 255, WIRE_TRAIN_MAX }, { WIRE_TRAIN_MAX, WIRE_TRAIN_MAX },
+	};
+	uint8_t body[WIRE_TRAIN_ACK_LEN + 1];
+	struct wire_msg m;
+	unsigned g, j;
+
+	(void)state;
+	for (g = 0; g < ARRAY_SIZE(gc); g++) {
+		for (j = 0; j < ARRAY_SIZE(extremes); j++) {
+			struct wire_hdr h = {
+				.type = WIRE_TRAIN_ACK,
+				.path = (uint8_t)(j == 4 ? 15 : g + j),
+				.session = extremes[(g + j) % 5],
+				.pn = pn_extremes[(g + j) % ARRAY_SIZE(pn_extremes)],
+				.gseq = extremes[(j + 3) % 5],
+				.tstamp = extremes[(j + 4) % 5],
+			};
+			struct wire_train_ack a = {
+				.id = extremes[j],
+				.got = gc[g].got,
+				.count = gc[g].count,
+				.bytes = extremes[(j + 1) % 5],
+				.dt_us = extremes[(j + 2) % 5] ^ 0x5a5a,
+			};
+
+			memset(body, 0xaa, sizeof(body));
+			assert_int_equal(wire_put_train_ack(body,
+							    WIRE_TRAIN_ACK_LEN,
+							    &a),
+					 WIRE_TRAIN_ACK_LEN);
+			assert_int_equal(get32(body), a.id);
+			assert_int_equal(get16(body + 4), a.got);
+			assert_int_equal(get16(body + 6), a.count);
+			assert_int_equal(get32(body + 8), a.bytes);
+			assert_int_equal(get32(body + 12), a.dt_us);
+			assert_int_equal(body[WIRE_TRAIN_ACK_LEN], 0xaa);
+			round_trip(&h, body, WIRE_TRAIN_ACK_LEN, &m);
+			assert_int_equal(m.u.train_ack.id, a.id);
+			assert_int_equal(m.u.train_ack.got, a.got);
+			assert_int_equal(m.u.train_ack.count, a.count);
+			assert_int_equal(m.u.train_ack.bytes, a.bytes);
+			assert_int_equal(m.u.train_ack.dt_us, a.dt_us);
+		}
+	}
+}
+
+/* Each way a TRAIN or TRAIN_ACK body is malformed, with bodies written by
+ * the test's own encoder inside a packet from wire_build: its reason, and
+ * the valid neighbours of each bad value. */
+static void test_train_malformed(void **state)
+{
+	static const struct {
+		const char *what;
+		uint8_t type;
+		uint16_t idx; /* TRAIN: index; TRAIN_ACK: got */
+		uint16_t count;
+		size_t body_len;
+		enum wire_drop want;
+	} cases[] = {
+		{ "train, fields only", WIRE_TRAIN, 0, 2, 8, WIRE_OK },
+		{ "train, 1000 bytes of padding", WIRE_TRAIN, 4, 5, 1008, WIRE_OK },
+		{ "train, 7-byte body", WIRE_TRAIN, 0, 2, 7, WIRE_E_BODY_LEN },
+		{ "train, empty body", WIRE_TRAIN, 0, 2, 0, WIRE_E_BODY_LEN },
+		{ "train, count 0", WIRE_TRAIN, 0, 0, 8, WIRE_E_TRAIN },
+		{ "train, count 1", WIRE_TRAIN, 0, 1, 8, WIRE_E_TRAIN },
+		{ "train, count 1 behind 1000 bytes of padding", WIRE_TRAIN, 0, 1, 1008, WIRE_E_TRAIN },
+		{ "train, count 2", WIRE_TRAIN, 1, 2, 8, WIRE_OK },
+		{ "train, count 256", WIRE_TRAIN, 0, 256, 8, WIRE_OK },
+		{ "train, count 257", WIRE_TRAIN, 0, 257, 8, WIRE_E_TRAIN },
+		{ "train, count 65535", WIRE_TRAIN, 0, 65535, 8, WIRE_E_TRAIN },
+		{ "train, index == count", WIRE_TRAIN, 5, 5, 8, WIRE_E_TRAIN },
+		{ "train, index == count == 256", WIRE_TRAIN, 256, 256, 64, WIRE_E_TRAIN },
+		{ "train, index past count", WIRE_TRAIN, 65535, 5, 8, WIRE_E_TRAIN },
+		{ "train, index count - 1", WIRE_TRAIN, 4, 5, 8, WIRE_OK },
+		{ "train, 7-byte body of count 1: length first", WIRE_TRAIN, 0, 1, 7, WIRE_E_BODY_LEN },
+		{ "train-ack, got == count", WIRE_TRAIN_ACK, 5, 5, 16, WIRE_OK },
+		{ "train-ack, got 0", WIRE_TRAIN_ACK, 0, 5, 16, WIRE_OK },
+		{ "train-ack, got > count", WIRE_TRAIN_ACK, 6, 5, 16, WIRE_E_TRAIN },
+		{ "train-ack, got 257 of 256", WIRE_TRAIN_ACK, 257, 256, 16, WIRE_E_TRAIN },
+		{ "train-ack, got 65535 of 2", WIRE_TRAIN_ACK, 65535, 2, 16, WIRE_E_TRAIN },
+		{ "train-ack, count 0", WIRE_TRAIN_ACK, 0, 0, 16, WIRE_E_TRAIN },
+		{ "train-ack, count 1", WIRE_TRAIN_ACK, 1, 1, 16, WIRE_E_TRAIN },
+		{ "train-ack, count 257", WIRE_TRAIN_ACK, 3, 257, 16, WIRE_E_TRAIN },
+		{ "train-ack, count 256", WIRE_TRAIN_ACK, 256, 256, 16, WIRE_OK },
+		{ "train-ack, 15-byte body", WIRE_TRAIN_ACK, 5, 5, 15, WIRE_E_BODY_LEN },
+		{ "train-ack, 17-byte body", WIRE_TRAIN_ACK, 5, 5, 17, WIRE_E_BODY_LEN },
+		{ "train-ack, 8-byte body (a TRAIN's fields)", WIRE_TRAIN_ACK, 5, 5, 8, WIRE_E_BODY_LEN },
+		{ "train-ack, 24-byte body (padded like a TRAIN)", WIRE_TRAIN_ACK, 5, 5, 24, WIRE_E_BODY_LEN },
+		{ "train-ack, empty body", WIRE_TRAIN_ACK, 5, 5, 0, WIRE_E_BODY_LEN },
+		{ "train-ack, 17-byte body, got > count: length first", WIRE_TRAIN_ACK, 6, 5, 17, WIRE_E_BODY_LEN },
+	};
+	uint8_t body[WIRE_TRAIN_LEN + 1000];
+	unsigned i;
+
+	(void)state;
+	assert_string_equal(wire_drop_name(WIRE_E_TRAIN), "bad_train");
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct wire_hdr h = { .type = cases[i].type, .path = 6,
+				      .session = 0x0b0b0b0b, .pn = 1000 + i,
+				      .gseq = i, .tstamp = 123456 };
+		size_t len = MINLEN + cases[i].body_len;
+		struct wire_msg m;
+		uint8_t *pkt = malloc(len);
+		enum wire_drop d;
+
+		assert_non_null(pkt);
+		assert_true(cases[i].body_len <= sizeof(body));
+		memset(body, 0, sizeof(body));
+		put32(body, 0xa5a5a5a5);
+		put16(body + 4, cases[i].idx);
+		put16(body + 6, cases[i].count);
+		if (cases[i].type == WIRE_TRAIN_ACK) {
+			put32(body + 8, 3 * 1500);
+			put32(body + 12, 2000);
+		}
+		assert_int_equal(wire_build(pkt, len, &h, body,
+					    cases[i].body_len),
+				 (int)len);
+		d = parse_exact(pkt, len, &m);
+		if (d != cases[i].want) {
+			fail_msg("%s: got %s, want %s", cases[i].what,
+				 wire_drop_name(d),
+				 wire_drop_name(cases[i].want));
+		}
+		if (d == WIRE_OK && cases[i].type == WIRE_TRAIN) {
+			assert_int_equal(m.body_len, cases[i].body_len);
+			assert_int_equal(m.u.train.id, 0xa5a5a5a5);
+			assert_int_equal(m.u.train.idx, cases[i].idx);
+			assert_int_equal(m.u.train.count, cases[i].count);
+		} else if (d == WIRE_OK) {
+			assert_int_equal(m.u.train_ack.id, 0xa5a5a5a5);
+			assert_int_equal(m.u.train_ack.got, cases[i].idx);
+			assert_int_equal(m.u.train_ack.count, cases[i].count);
+			assert_int_equal(m.u.train_ack.bytes, 3 * 1500);
+			assert_int_equal(m.u.train_ack.dt_us, 2000);
+		}
+		free(pkt);
+	}
+}
+
+/* What the TRAIN encoders refuse: fields the parser would refuse and a
+ * TRAIN shorter than its fields or longer than wire_build takes
+ * (-EINVAL, found before the room is looked at), a buffer too small
+ * (-ENOSPC); a refused encoder writes nothing, and one that fits exactly
+ * writes exactly its length. */
+static void test_put_train_errors(void **state)
+{
+	static const struct wire_train bad_t[] = {
+		{ 1, 0, 0 },	 { 1, 0, 1 },	  { 1, 0, WIRE_TRAIN_MAX + 1 },
+		{ 1, 0, 65535 }, { 1, 3, 3 },	  { 1, 4, 3 },
+		{ 1, 256, 256 }, { 1, 65535, 256 },
+	};
+	static const struct wire_train_ack bad_a[] = {
+		{ 1, 0, 0, 0, 0 },	 { 1, 0, 1, 0, 0 },
+		{ 1, 1, 1, 0, 0 },	 { 1, 0, WIRE_TRAIN_MAX + 1, 0, 0 },
+		{ 1, 3, 2, 0, 0 },	 { 1, 257, 256, 0, 0 },
+		{ 1, 65535, 2, 0, 0 },
+	};
+	static const size_t fits[] = { WIRE_TRAIN_LEN, 9, 1008, WIRE_MAX_INNER };
+	const struct wire_train t = { .id = 9, .idx = 1, .count = 2 };
+	const struct wire_train_ack a = { .id = 9, .got = 2, .count = 2,
+					  .bytes = 3000, .dt_us = 40 };
+	size_t size = WIRE_MAX_INNER + 2, i;
+	uint8_t *buf = malloc(size);
+	unsigned k;
+
+	(void)state;
+	assert_non_null(buf);
+	memset(buf, 0xaa, size);
+	for (k = 0; k < ARRAY_SIZE(bad_t); k++) {
+		assert_int_equal(wire_put_train(buf, 64, &bad_t[k], 8), -EINVAL);
+		assert_int_equal(wire_put_train(buf, 0, &bad_t[k], 8), -EINVAL);
+	}
+	for (k = 0; k < ARRAY_SIZE(bad_a); k++) {
+		assert_int_equal(wire_put_train_ack(buf, 64, &bad_a[k]),
+				 -EINVAL);
+		assert_int_equal(wire_put_train_ack(buf, 0, &bad_a[k]),
+				 -EINVAL);
+	}
+	/* shorter than its own fields, longer than a body may be */
+	assert_int_equal(wire_put_train(buf, 64, &t, 0), -EINVAL);
+	assert_int_equal(wire_put_train(buf, 64, &t, WIRE_TRAIN_LEN - 1),
+			 -EINVAL);
+	assert_int_equal(wire_put_train(buf, size, &t, WIRE_MAX_INNER + 1),
+			 -EINVAL);
+	/* one byte short of the length asked for, none */
+	for (k = 0; k < ARRAY_SIZE(fits); k++) {
+		assert_int_equal(wire_put_train(buf, fits[k] - 1, &t, fits[k]),
+				 -ENOSPC);
+		assert_int_equal(wire_put_train(buf, 0, &t, fits[k]), -ENOSPC);
+	}
+	assert_int_equal(wire_put_train_ack(buf, WIRE_TRAIN_ACK_LEN - 1, &a),
+			 -ENOSPC);
+	assert_int_equal(wire_put_train_ack(buf, WIRE_TRAIN_LEN, &a), -ENOSPC);
+	assert_int_equal(wire_put_train_ack(buf, 0, &a), -ENOSPC);
+	for (i = 0; i < size; i++) {
+		if (buf[i] != 0xaa) {
+			fail_msg("a refused encoder wrote byte %zu", i);
+		}
+	}
+	/* exactly enough: the length, nothing past it */
+	for (k = 0; k < ARRAY_SIZE(fits); k++) {
+		memset(buf, 0xaa, fits[k] + 1);
+		assert_int_equal(wire_put_train(buf, fits[k], &t, fits[k]),
+				 (int)fits[k]);
+		assert_int_equal(buf[fits[k]], 0xaa);
+	}
+	memset(buf, 0xaa, WIRE_TRAIN_ACK_LEN + 1);
+	assert_int_equal(wire_put_train_ack(buf, WIRE_TRAIN_ACK_LEN, &a),
+			 WIRE_TRAIN_ACK_LEN);
+	assert_int_equal(buf[WIRE_TRAIN_ACK_LEN], 0xaa);
+	free(buf);
+}
+
 /* HELLO carries r_cpe (r_conc parses as 0 whatever the sender's struct
  * held); HELLO_ACK both, in that order. */
 static void test_round_trip_hello(void **state)
@@ -1080,6 +1491,8 @@ enum base {
 	B_HELLO,
 	B_HELLO_ACK,
 	B_NACK,
+	B_TRAIN,      /* param: bytes of padding after the 8 of the fields */
+	B_TRAIN_ACK,
 };
 
 struct patch {
@@ -1114,9 +1527,9 @@ static const struct bad_row bad_rows[] = {
 	{ 6, "version 0 and type 0: version first", B_PROBE, 0, -1, -1, { P(0, 0x00) }, WIRE_E_VERSION },
 	{ 7, "version 1, path 200: version first", B_PROBE, 0, -1, -1, { P(0, 0x13), P(1, 200) }, WIRE_E_VERSION },
 	{ 8, "type 0", B_DATA4, 60, -1, -1, { P(0, 0x40) }, WIRE_E_TYPE },
-	{ 9, "type 8 (the first unknown)", B_DATA4, 60, -1, -1, { P(0, 0x48) }, WIRE_E_TYPE },
+	{ 9, "type 10 (the first unknown)", B_DATA4, 60, -1, -1, { P(0, 0x4a) }, WIRE_E_TYPE },
 	{ 10, "type 15", B_PROBE, 0, -1, -1, { P(0, 0x4f) }, WIRE_E_TYPE },
-	{ 11, "type 8, path 200: type first", B_PROBE, 0, -1, -1, { P(0, 0x48), P(1, 200) }, WIRE_E_TYPE },
+	{ 11, "type 10, path 200: type first", B_PROBE, 0, -1, -1, { P(0, 0x4a), P(1, 200) }, WIRE_E_TYPE },
 	{ 12, "path 16", B_DATA4, 60, -1, -1, { P(1, 16) }, WIRE_E_PATH },
 	{ 13, "path 255", B_PROBE, 0, -1, -1, { P(1, 255) }, WIRE_E_PATH },
 	{ 14, "path 16 and inner version 5: path first", B_DATA4, 60, -1, -1, { P(1, 16), P(BODY, 0x55) }, WIRE_E_PATH },
@@ -1252,7 +1665,7 @@ static const struct bad_row bad_rows[] = {
 	{ 137, "DATA all three flags, fgap 0, cls 255 is valid", B_DATA6, 40, -1, -1, { P(O_FGAP, 0), P(O_FGAP + 1, 0), P(O_FLAGS, 0x07), P(O_CLS, 0xff) }, WIRE_OK },
 	{ 138, "DATA no flag, fgap 0 (unknown: global order), cls 0 is valid", B_DATA4, 20, -1, -1, { P(O_FGAP, 0), P(O_FGAP + 1, 0), P(O_CLS, 0) }, WIRE_OK },
 	{ 139, "DATA bad flags, version 2: version first", B_DATA4, 20, -1, -1, { P(0, 0x21), P(O_FLAGS, 0x80) }, WIRE_E_VERSION },
-	{ 140, "bad flags, type 8: type first", B_DATA4, 20, -1, -1, { P(0, 0x48), P(O_FLAGS, 0x80) }, WIRE_E_TYPE },
+	{ 140, "bad flags, type 10: type first", B_DATA4, 20, -1, -1, { P(0, 0x4a), P(O_FLAGS, 0x80) }, WIRE_E_TYPE },
 	{ 141, "DATA bad flags, path 16: path first", B_DATA4, 20, -1, -1, { P(1, 16), P(O_FLAGS, 0x80) }, WIRE_E_PATH },
 	{ 142, "DATA bad flags and inner version 5: flags (header) first", B_DATA4, 60, -1, -1, { P(O_FLAGS, 0x08), P(BODY, 0x55) }, WIRE_E_FLAGS },
 	{ 143, "DATA FLOW_FIRST with fgap and a 19-byte inner: flags first", B_DATA4, 20, 19, -1, { P(O_FLAGS, 0x01) }, WIRE_E_FLAGS },
@@ -1286,13 +1699,52 @@ static const struct bad_row bad_rows[] = {
 	{ 171, "nack 9-byte body", B_NACK, 0, 9, -1, {}, WIRE_E_BODY_LEN },
 	{ 172, "nack with lseq: control first", B_NACK, 0, -1, -1, { P(O_LSEQ, 1) }, WIRE_E_CONTROL_SEQ },
 	{ 173, "nack 9-byte body, count 0: length first", B_NACK, 0, 9, -1, { P(BODY + 3, 0) }, WIRE_E_BODY_LEN },
+	/* TRAIN (index 1 of 3 unless patched, padding zero) and TRAIN_ACK
+	 * (got 3 of 3): types 8 and 9 within version 4 */
+	{ 174, "train, fields only, is valid", B_TRAIN, 0, -1, -1, {}, WIRE_OK },
+	{ 175, "train with 1000 bytes of padding is valid", B_TRAIN, 1000, -1, -1, {}, WIRE_OK },
+	{ 176, "train padded to the largest body (65535) is valid", B_TRAIN, 65527, -1, -1, {}, WIRE_OK },
+	{ 177, "train padding not zero is ignored", B_TRAIN, 16, -1, -1, { P(BODY + 8, 0xff), P(BODY + 15, 0x45), P(BODY + 23, 1) }, WIRE_OK },
+	{ 178, "train 7-byte body", B_TRAIN, 0, 7, -1, {}, WIRE_E_BODY_LEN },
+	{ 179, "train empty body", B_TRAIN, 0, 0, -1, {}, WIRE_E_BODY_LEN },
+	{ 180, "train count 1, index 0", B_TRAIN, 0, -1, -1, { P(BODY + 5, 0), P(BODY + 7, 1) }, WIRE_E_TRAIN },
+	{ 181, "train count 0, index 0", B_TRAIN, 0, -1, -1, { P(BODY + 5, 0), P(BODY + 7, 0) }, WIRE_E_TRAIN },
+	{ 182, "train count 2, index 0 is valid", B_TRAIN, 0, -1, -1, { P(BODY + 5, 0), P(BODY + 7, 2) }, WIRE_OK },
+	{ 183, "train count 257", B_TRAIN, 0, -1, -1, { P(BODY + 6, 1), P(BODY + 7, 1) }, WIRE_E_TRAIN },
+	{ 184, "train count 256, index 255 is valid", B_TRAIN, 0, -1, -1, { P(BODY + 5, 0xff), P(BODY + 6, 1), P(BODY + 7, 0) }, WIRE_OK },
+	{ 185, "train count 0xff03 (high byte)", B_TRAIN, 0, -1, -1, { P(BODY + 6, 0xff) }, WIRE_E_TRAIN },
+	{ 186, "train index == count (3 of 3)", B_TRAIN, 0, -1, -1, { P(BODY + 5, 3) }, WIRE_E_TRAIN },
+	{ 187, "train index 0x0101 of 3 (high byte)", B_TRAIN, 0, -1, -1, { P(BODY + 4, 1) }, WIRE_E_TRAIN },
+	{ 188, "train index 2 of 3 (the last) is valid", B_TRAIN, 0, -1, -1, { P(BODY + 5, 2) }, WIRE_OK },
+	{ 189, "train count 1 behind padding", B_TRAIN, 100, -1, -1, { P(BODY + 5, 0), P(BODY + 7, 1) }, WIRE_E_TRAIN },
+	{ 190, "train 7-byte body, count high byte 0xff: length first", B_TRAIN, 0, 7, -1, { P(BODY + 6, 0xff) }, WIRE_E_BODY_LEN },
+	{ 191, "train with lseq: control first", B_TRAIN, 0, -1, -1, { P(O_LSEQ, 1) }, WIRE_E_CONTROL_SEQ },
+	{ 192, "train count 1 and cls set: control first", B_TRAIN, 0, -1, -1, { P(O_CLS, 1), P(BODY + 5, 0), P(BODY + 7, 1) }, WIRE_E_CONTROL_SEQ },
+	{ 193, "train count 257 on path 16: path first", B_TRAIN, 0, -1, -1, { P(1, 16), P(BODY + 6, 1), P(BODY + 7, 1) }, WIRE_E_PATH },
+	{ 194, "train-ack (got 3 of 3) is valid", B_TRAIN_ACK, 0, -1, -1, {}, WIRE_OK },
+	{ 195, "train-ack 15-byte body", B_TRAIN_ACK, 0, 15, -1, {}, WIRE_E_BODY_LEN },
+	{ 196, "train-ack 17-byte body", B_TRAIN_ACK, 0, 17, -1, {}, WIRE_E_BODY_LEN },
+	{ 197, "train-ack 8-byte body (a TRAIN's fields)", B_TRAIN_ACK, 0, 8, -1, {}, WIRE_E_BODY_LEN },
+	{ 198, "train-ack empty body", B_TRAIN_ACK, 0, 0, -1, {}, WIRE_E_BODY_LEN },
+	{ 199, "train-ack got 4 of 3", B_TRAIN_ACK, 0, -1, -1, { P(BODY + 5, 4) }, WIRE_E_TRAIN },
+	{ 200, "train-ack got 0x0103 of 3 (high byte)", B_TRAIN_ACK, 0, -1, -1, { P(BODY + 4, 1) }, WIRE_E_TRAIN },
+	{ 201, "train-ack got 0 of 3 is valid", B_TRAIN_ACK, 0, -1, -1, { P(BODY + 5, 0) }, WIRE_OK },
+	{ 202, "train-ack count 1, got 1", B_TRAIN_ACK, 0, -1, -1, { P(BODY + 5, 1), P(BODY + 7, 1) }, WIRE_E_TRAIN },
+	{ 203, "train-ack count 0, got 0", B_TRAIN_ACK, 0, -1, -1, { P(BODY + 5, 0), P(BODY + 7, 0) }, WIRE_E_TRAIN },
+	{ 204, "train-ack count 257, got 3", B_TRAIN_ACK, 0, -1, -1, { P(BODY + 6, 1), P(BODY + 7, 1) }, WIRE_E_TRAIN },
+	{ 205, "train-ack got 256 of 256 is valid", B_TRAIN_ACK, 0, -1, -1, { P(BODY + 4, 1), P(BODY + 5, 0), P(BODY + 6, 1), P(BODY + 7, 0) }, WIRE_OK },
+	{ 206, "train-ack bytes and dt_us all ones is valid", B_TRAIN_ACK, 0, -1, -1, { P(BODY + 8, 0xff), P(BODY + 9, 0xff), P(BODY + 10, 0xff), P(BODY + 11, 0xff), P(BODY + 12, 0xff), P(BODY + 13, 0xff), P(BODY + 14, 0xff), P(BODY + 15, 0xff) }, WIRE_OK },
+	{ 207, "train-ack 17-byte body, got 4 of 3: length first", B_TRAIN_ACK, 0, 17, -1, { P(BODY + 5, 4) }, WIRE_E_BODY_LEN },
+	{ 208, "train-ack with pgap: control first", B_TRAIN_ACK, 0, -1, -1, { P(O_PGAP + 1, 1) }, WIRE_E_CONTROL_SEQ },
+	{ 209, "train-ack got 4 of 3, version 3: version first", B_TRAIN_ACK, 0, -1, -1, { P(0, 0x39), P(BODY + 5, 4) }, WIRE_E_VERSION },
 };
 
 static const uint8_t base_type[] = {
 	[B_DATA4] = WIRE_DATA, [B_DATA6] = WIRE_DATA, [B_REPORT] = WIRE_REPORT,
 	[B_PROBE] = WIRE_PROBE, [B_PROBE_ACK] = WIRE_PROBE_ACK,
 	[B_HELLO] = WIRE_HELLO, [B_HELLO_ACK] = WIRE_HELLO_ACK,
-	[B_NACK] = WIRE_NACK,
+	[B_NACK] = WIRE_NACK, [B_TRAIN] = WIRE_TRAIN,
+	[B_TRAIN_ACK] = WIRE_TRAIN_ACK,
 };
 
 /* Builds the packet of a table row with the test's own encoder (so that the
@@ -1345,6 +1797,21 @@ static uint8_t *build_row(const struct bad_row *row, size_t *len)
 		body[3] = 3; /* count */
 		put32(body + 4, 0xfffffff0);
 		body[8] = 0x77; /* beyond: for 9 */
+		break;
+	case B_TRAIN:
+		natural = 8 + row->param;
+		put32(body, 0xa1b2c3d4);
+		body[5] = 1; /* index */
+		body[7] = 3; /* count; the padding stays zero */
+		break;
+	case B_TRAIN_ACK:
+		natural = 16;
+		put32(body, 0xa1b2c3d4);
+		body[5] = 3; /* got */
+		body[7] = 3; /* count */
+		put32(body + 8, 0x0001d4c0);
+		put32(body + 12, 0xfffffff0);
+		body[16] = 0x77; /* beyond: for 17 */
 		break;
 	default:
 		natural = 8;
@@ -1452,6 +1919,20 @@ static void test_malformed_table(void **state)
 						     ? 0
 						     : get64(in + HDR + 8)));
 			}
+			if (m.hdr.type == WIRE_TRAIN) {
+				/* the padding is in the body, not read */
+				assert_int_equal(m.body_len, len - MINLEN);
+				assert_int_equal(m.u.train.id, get32(in + HDR));
+				assert_int_equal(m.u.train.idx, get16(in + HDR + 4));
+				assert_int_equal(m.u.train.count, get16(in + HDR + 6));
+			}
+			if (m.hdr.type == WIRE_TRAIN_ACK) {
+				assert_int_equal(m.u.train_ack.id, get32(in + HDR));
+				assert_int_equal(m.u.train_ack.got, get16(in + HDR + 4));
+				assert_int_equal(m.u.train_ack.count, get16(in + HDR + 6));
+				assert_int_equal(m.u.train_ack.bytes, get32(in + HDR + 8));
+				assert_int_equal(m.u.train_ack.dt_us, get32(in + HDR + 12));
+			}
 		}
 		seen[row->want] = true;
 		free(in);
@@ -1513,8 +1994,10 @@ static void test_short_lengths(void **state)
 
 /* wire_parse_hdr() with the body on a page that cannot be read: any read
  * of it faults.  Every type passes (the body is 4096 bytes, wrong for every
- * control type), each header reason is found, m->u is not written; with
- * the page readable again the body step judges what is there. */
+ * control type but TRAIN, whose padding may be any length: its fields, all
+ * ones, are wrong instead), each header reason is found, m->u is not
+ * written; with the page readable again the body step judges what is
+ * there. */
 static void test_parse_hdr_no_body_read(void **state)
 {
 	size_t ps = (size_t)sysconf(_SC_PAGESIZE), len = HDR + ps + TAG;
@@ -1528,11 +2011,15 @@ static void test_parse_hdr_no_body_read(void **state)
 		{ 0x41, 0, 0, 0, 0, 0, WIRE_OK }, { 0x42, 1, 0, 0, 0, 0, WIRE_OK },
 		{ 0x43, 2, 0, 0, 0, 0, WIRE_OK }, { 0x44, 3, 0, 0, 0, 0, WIRE_OK },
 		{ 0x45, 4, 0, 0, 0, 0, WIRE_OK }, { 0x46, 15, 0, 0, 0, 0, WIRE_OK },
+		{ 0x47, 5, 0, 0, 0, 0, WIRE_OK }, { 0x48, 6, 0, 0, 0, 0, WIRE_OK },
+		{ 0x49, 7, 0, 0, 0, 0, WIRE_OK },
 		{ 0x11, 0, 0, 0, 0, 0, WIRE_E_VERSION },
 		{ 0x21, 0, 0, 0, 0, 0, WIRE_E_VERSION },
 		{ 0x31, 0, 0, 0, 0, 0, WIRE_E_VERSION },
-		{ 0x48, 0, 0, 0, 0, 0, WIRE_E_TYPE },
+		{ 0x4a, 0, 0, 0, 0, 0, WIRE_E_TYPE },
 		{ 0x40, 0, 0, 0, 0, 0, WIRE_E_TYPE },
+		{ 0x48, 0, 0, 0, 0, 1, WIRE_E_CONTROL_SEQ },
+		{ 0x49, 0, 2, 0, 0, 0, WIRE_E_CONTROL_SEQ },
 		{ 0x41, 16, 0, 0, 0, 0, WIRE_E_PATH },
 		{ 0x45, 0, 1, 0, 0, 0, WIRE_E_CONTROL_SEQ },
 		{ 0x42, 0, 0, 1, 0, 0, WIRE_E_CONTROL_SEQ },
@@ -1594,6 +2081,22 @@ static void test_parse_hdr_no_body_read(void **state)
 			assert_int_equal(wire_parse_body(&m), WIRE_OK);
 		} else if (m.hdr.type == WIRE_REPORT) {
 			assert_int_equal(wire_parse_body(&m), WIRE_E_REPORT_COUNT);
+		} else if (m.hdr.type == WIRE_TRAIN) {
+			/* index and count 65535 */
+			assert_int_equal(wire_parse_body(&m), WIRE_E_TRAIN);
+			/* the fields written in place: the rest of the
+			 * page is padding */
+			assert_int_equal(wire_put_train(body, WIRE_TRAIN_LEN,
+							&(struct wire_train){
+								.id = 5,
+								.idx = 9,
+								.count = 10 },
+							WIRE_TRAIN_LEN),
+					 WIRE_TRAIN_LEN);
+			assert_int_equal(wire_parse_body(&m), WIRE_OK);
+			assert_int_equal(m.body_len, ps);
+			assert_int_equal(m.u.train.idx, 9);
+			assert_int_equal(m.u.train.count, 10);
 		} else {
 			assert_int_equal(wire_parse_body(&m), WIRE_E_BODY_LEN);
 		}
@@ -1629,6 +2132,16 @@ static void test_hdr_then_body(void **state)
 		{ WIRE_HELLO, 8, 0x99, WIRE_OK },
 		{ WIRE_HELLO_ACK, 8, 0x00, WIRE_E_BODY_LEN },
 		{ WIRE_HELLO_ACK, 16, 0x99, WIRE_OK },
+		{ WIRE_NACK, 8, 0x00, WIRE_E_NACK }, /* count 0 */
+		{ WIRE_NACK, 8, 0x01, WIRE_E_NACK }, /* reserved byte */
+		{ WIRE_TRAIN, 7, 0x00, WIRE_E_BODY_LEN },
+		{ WIRE_TRAIN, 8, 0x00, WIRE_E_TRAIN },	  /* count 0 */
+		{ WIRE_TRAIN, 64, 0x01, WIRE_E_TRAIN },	  /* 257 of 257 */
+		{ WIRE_TRAIN, 64, 0x00, WIRE_E_TRAIN },	  /* padding no help */
+		{ WIRE_TRAIN_ACK, 16, 0x00, WIRE_E_TRAIN }, /* count 0 */
+		{ WIRE_TRAIN_ACK, 16, 0x01, WIRE_E_TRAIN }, /* count 257 */
+		{ WIRE_TRAIN_ACK, 15, 0x00, WIRE_E_BODY_LEN },
+		{ WIRE_TRAIN_ACK, 17, 0x00, WIRE_E_BODY_LEN },
 	};
 	uint8_t pkt[MINLEN + 64], body[64];
 	struct wire_msg m, whole;
@@ -1680,6 +2193,27 @@ static void test_hdr_then_body(void **state)
 		assert_true(m.u.hello.r_conc == he.r_conc);
 	}
 
+	/* the same for a padded TRAIN: the ciphertext's fields are no
+	 * train, the plaintext's are, and the length is the ciphertext's */
+	{
+		struct wire_hdr h = { .type = WIRE_TRAIN, .path = 1,
+				      .session = 3, .pn = 6 };
+		struct wire_train t = { .id = 0xdeadbeef, .idx = 7,
+					.count = 8 };
+
+		memset(body, 0x3c, sizeof(body));
+		assert_int_equal(wire_build(pkt, sizeof(pkt), &h, body, 64),
+				 MINLEN + 64);
+		assert_int_equal(wire_parse_hdr(pkt, MINLEN + 64, &m), WIRE_OK);
+		assert_int_equal(wire_parse_body(&m), WIRE_E_TRAIN);
+		assert_int_equal(wire_put_train(pkt + HDR, 64, &t, 64), 64);
+		assert_int_equal(wire_parse_body(&m), WIRE_OK);
+		assert_int_equal(m.body_len, 64);
+		assert_int_equal(m.u.train.id, t.id);
+		assert_int_equal(m.u.train.idx, t.idx);
+		assert_int_equal(m.u.train.count, t.count);
+	}
+
 	/* the body step on a message whose type is none */
 	memset(&m, 0, sizeof(m));
 	m.body = pkt;
@@ -1726,7 +2260,9 @@ static void make_valid(struct valid_pkt *v, const char *what, uint8_t type,
 }
 
 /* The reason a truncated packet must get, from the semantics: the length
- * fields that made the full packet valid now disagree with the body. */
+ * fields that made the full packet valid now disagree with the body.  A
+ * TRAIN has none: cut anywhere past its fields it is the same TRAIN with
+ * less padding. */
 static enum wire_drop truncated_reason(const uint8_t *pkt, size_t len)
 {
 	size_t body_len;
@@ -1735,6 +2271,9 @@ static enum wire_drop truncated_reason(const uint8_t *pkt, size_t len)
 		return WIRE_E_SHORT;
 	}
 	body_len = len - MINLEN;
+	if ((pkt[0] & 15) == WIRE_TRAIN) {
+		return body_len < 8 ? WIRE_E_BODY_LEN : WIRE_OK;
+	}
 	if ((pkt[0] & 15) != WIRE_DATA) {
 		return WIRE_E_BODY_LEN;
 	}
@@ -1749,13 +2288,15 @@ static enum wire_drop truncated_reason(const uint8_t *pkt, size_t len)
 
 static void test_truncation_sweep(void **state)
 {
-	struct valid_pkt v[12];
+	struct valid_pkt v[15];
 	uint8_t inner[1500];
 	uint8_t body[WIRE_REPORT_MAX];
 	struct wire_report r;
 	struct wire_probe pr = { 1, 2 };
 	struct wire_hello he = { 0x0300000000000003ull, 0x0400000000000004ull };
-	unsigned i, nv = 0, cuts = 0;
+	struct wire_train tr = { 0xffffffff, 255, 256 };
+	struct wire_train_ack ta = { 0xffffffff, 256, 256, 1, 2 };
+	unsigned i, nv = 0, cuts = 0, trains = 0;
 	size_t len;
 
 	(void)state;
@@ -1790,12 +2331,18 @@ static void test_truncation_sweep(void **state)
 	make_valid(&v[nv++], "HELLO", WIRE_HELLO, body, 8);
 	assert_int_equal(wire_put_hello_ack(body, 16, &he), 16);
 	make_valid(&v[nv++], "HELLO_ACK", WIRE_HELLO_ACK, body, 16);
+	assert_int_equal(wire_put_train(body, sizeof(body), &tr, 8), 8);
+	make_valid(&v[nv++], "TRAIN", WIRE_TRAIN, body, 8);
+	assert_int_equal(wire_put_train(body, sizeof(body), &tr, 300), 300);
+	make_valid(&v[nv++], "TRAIN padded to 300", WIRE_TRAIN, body, 300);
+	assert_int_equal(wire_put_train_ack(body, sizeof(body), &ta), 16);
+	make_valid(&v[nv++], "TRAIN_ACK", WIRE_TRAIN_ACK, body, 16);
 	assert_int_equal(nv, ARRAY_SIZE(v));
 
 	for (i = 0; i < nv; i++) {
-		struct wire_msg m;
+		struct wire_msg m, full;
 
-		if (parse_exact(v[i].buf, v[i].len, &m) != WIRE_OK) {
+		if (parse_exact(v[i].buf, v[i].len, &full) != WIRE_OK) {
 			fail_msg("%s: full packet rejected", v[i].what);
 		}
 		for (len = 0; len < v[i].len; len++) {
@@ -1804,13 +2351,24 @@ static void test_truncation_sweep(void **state)
 			enum wire_drop dh, db;
 			uint8_t *in;
 
-			if (d == WIRE_OK) {
+			if (d == WIRE_OK && want != WIRE_OK) {
 				fail_msg("%s cut to %zu: accepted", v[i].what, len);
 			}
 			if (d != want) {
 				fail_msg("%s cut to %zu: got %d (%s), want %d (%s)",
 					 v[i].what, len, d, wire_drop_name(d),
 					 want, wire_drop_name(want));
+			}
+			/* a TRAIN cut short of its padding: the same fields,
+			 * the body as long as what is left */
+			if (d == WIRE_OK) {
+				assert_int_equal(m.hdr.type, WIRE_TRAIN);
+				assert_int_equal(m.body_len, len - MINLEN);
+				assert_int_equal(m.u.train.id, full.u.train.id);
+				assert_int_equal(m.u.train.idx, full.u.train.idx);
+				assert_int_equal(m.u.train.count,
+						 full.u.train.count);
+				trains++;
 			}
 			/* the header is whole from 48 bytes on: the body
 			 * step alone refuses the cut */
@@ -1829,7 +2387,10 @@ static void test_truncation_sweep(void **state)
 		}
 		free(v[i].buf);
 	}
-	print_message("truncation: %u cuts of %u packets\n", cuts, nv);
+	/* the padded TRAIN's 292 cuts that keep its fields */
+	assert_int_equal(trains, 300 - 8);
+	print_message("truncation: %u cuts of %u packets (%u still a TRAIN)\n",
+		      cuts, nv, trains);
 }
 
 /* ---- randomized differential test ---- */
@@ -1857,6 +2418,8 @@ struct ref_msg {
 	uint32_t a, b;
 	uint64_t r_cpe, r_conc;
 	struct wire_nack nack;
+	struct wire_train train;
+	struct wire_train_ack train_ack;
 	bool repeat; /* rejected for a repeated report path */
 	bool eflags; /* rejected for a report entry's flags byte */
 };
@@ -1883,7 +2446,7 @@ static enum wire_drop ref_hdr(const uint8_t *p, size_t len, struct ref_msg *r)
 	if (r->h.version != WIRE_VERSION) {
 		return WIRE_E_VERSION;
 	}
-	if (r->h.type == 0 || r->h.type > 7) {
+	if (r->h.type == 0 || r->h.type > 9) {
 		return WIRE_E_TYPE;
 	}
 	if (r->h.path >= 16) {
@@ -2000,6 +2563,33 @@ static enum wire_drop ref_body(const uint8_t *p, size_t len, struct ref_msg *r)
 			return WIRE_E_NACK;
 		}
 		return WIRE_OK;
+	case WIRE_TRAIN:
+		/* the fields, then padding of any length, not looked at */
+		if (bl < 8) {
+			return WIRE_E_BODY_LEN;
+		}
+		r->train.id = get32(body);
+		r->train.idx = get16(body + 4);
+		r->train.count = get16(body + 6);
+		if (r->train.count < 2 || r->train.count > 256 ||
+		    r->train.idx >= r->train.count) {
+			return WIRE_E_TRAIN;
+		}
+		return WIRE_OK;
+	case WIRE_TRAIN_ACK:
+		if (bl != 16) {
+			return WIRE_E_BODY_LEN;
+		}
+		r->train_ack.id = get32(body);
+		r->train_ack.got = get16(body + 4);
+		r->train_ack.count = get16(body + 6);
+		r->train_ack.bytes = get32(body + 8);
+		r->train_ack.dt_us = get32(body + 12);
+		if (r->train_ack.count < 2 || r->train_ack.count > 256 ||
+		    r->train_ack.got > r->train_ack.count) {
+			return WIRE_E_TRAIN;
+		}
+		return WIRE_OK;
 	default: /* HELLO_ACK */
 		if (bl != 16) {
 			return WIRE_E_BODY_LEN;
@@ -2014,7 +2604,7 @@ static enum wire_drop ref_body(const uint8_t *p, size_t len, struct ref_msg *r)
  * type so that every check is reached and many packets are accepted. */
 static size_t gen_packet(uint8_t *p)
 {
-	unsigned type = 1 + below(7);
+	unsigned type = 1 + below(9);
 	size_t len, bl, i;
 
 	if (below(4) == 0) {
@@ -2032,6 +2622,12 @@ static size_t gen_packet(uint8_t *p)
 			break;
 		case WIRE_HELLO_ACK:
 			bl = below(16) ? 16 : 8; /* sometimes a HELLO's */
+			break;
+		case WIRE_TRAIN:
+			bl = below(2) ? 8 : 8 + below(128); /* padding */
+			break;
+		case WIRE_TRAIN_ACK:
+			bl = below(16) ? 16 : 8; /* sometimes a TRAIN's */
 			break;
 		default:
 			bl = 8;
@@ -2116,6 +2712,36 @@ static size_t gen_packet(uint8_t *p)
 			break;
 		}
 	}
+	if (((p[0] & 15) == WIRE_TRAIN || (p[0] & 15) == WIRE_TRAIN_ACK) &&
+	    bl >= 8 && below(16)) {
+		/* mostly a count in 2..256 (its ends often) with an index
+		 * below it (TRAIN) or a received count up to it
+		 * (TRAIN_ACK); else the count or the index just or far
+		 * out.  The padding stays random: it is not read. */
+		bool ack = (p[0] & 15) == WIRE_TRAIN_ACK;
+		unsigned count = below(8) ? 2 + below(255)
+				 : below(2)  ? 2
+					     : 256;
+		unsigned idx = below(4) ? below(count + ack)
+			       : below(2) ? 0
+					  : count - !ack;
+
+		switch (below(8)) {
+		case 0:
+			count = below(2) ? below(2)
+			      : below(2) ? 257
+					 : 257 + below(65279);
+			break;
+		case 1:
+			idx = count + ack +
+			      (below(2) ? 0 : below(65536 - count - ack));
+			break;
+		default:
+			break;
+		}
+		put16(p + 36, (uint16_t)idx);
+		put16(p + 38, (uint16_t)count);
+	}
 	if ((p[0] & 15) == WIRE_REPORT && bl >= 4 && below(16)) {
 		uint8_t *b = p + 32;
 		unsigned start = below(16), step = 1 + 2 * below(8);
@@ -2150,8 +2776,9 @@ static size_t gen_packet(uint8_t *p)
 }
 
 /* Re-encodes an accepted message and compares it with the input; the tag is
- * not re-encoded (wire_build zeroes it) and reserved report bytes are
- * written as zero (an accepted entry's flags byte is 0 already). */
+ * not re-encoded (wire_build zeroes it), reserved report bytes are written
+ * as zero (an accepted entry's flags byte is 0 already), and so is a
+ * TRAIN's padding, to the same length. */
 static void check_reencode(const uint8_t *in, size_t len,
 			   const struct wire_msg *m)
 {
@@ -2182,6 +2809,18 @@ static void check_reencode(const uint8_t *in, size_t len,
 				 8);
 		b = body;
 		break;
+	case WIRE_TRAIN:
+		assert_int_equal(wire_put_train(body, sizeof(body),
+						&m->u.train, bl),
+				 (int)bl);
+		b = body;
+		break;
+	case WIRE_TRAIN_ACK:
+		assert_int_equal(wire_put_train_ack(body, sizeof(body),
+						    &m->u.train_ack),
+				 16);
+		b = body;
+		break;
 	default:
 		assert_int_equal(wire_put_hello_ack(body, sizeof(body),
 						    &m->u.hello),
@@ -2194,10 +2833,12 @@ static void check_reencode(const uint8_t *in, size_t len,
 	for (i = 0; i < len - TAG; i++) {
 		/* body offsets 1..3 and 2..3 of each entry (entries at 4) */
 		size_t bo = i - HDR;
-		bool reserved = m->hdr.type == WIRE_REPORT && i >= HDR &&
-				((bo >= 1 && bo <= 3) ||
-				 (bo >= 4 && (bo - 4) % 20 >= 2 &&
-				  (bo - 4) % 20 <= 3));
+		bool reserved = (m->hdr.type == WIRE_REPORT && i >= HDR &&
+				 ((bo >= 1 && bo <= 3) ||
+				  (bo >= 4 && (bo - 4) % 20 >= 2 &&
+				   (bo - 4) % 20 <= 3))) ||
+				(m->hdr.type == WIRE_TRAIN && i >= HDR &&
+				 bo >= 8);
 
 		if (reserved) {
 			assert_int_equal(out[i], 0);
@@ -2243,6 +2884,7 @@ static void test_random(void **state)
 	unsigned long reasons[WIRE_DROP_MAX] = { 0 };
 	unsigned long repeats = 0, pn_min = 0, pn_max = 0, v1 = 0, v2 = 0;
 	unsigned long eflags = 0, first = 0, resent = 0, dup = 0, fgap = 0;
+	unsigned long padded = 0, pad_set = 0;
 	uint8_t tmp[256];
 	unsigned iter, t;
 
@@ -2329,14 +2971,37 @@ static void test_random(void **state)
 				assert_int_equal(m.u.nack.count, r.nack.count);
 				assert_int_equal(m.u.nack.lseq, r.nack.lseq);
 				break;
+			case WIRE_TRAIN:
+				assert_int_equal(m.u.train.id, r.train.id);
+				assert_int_equal(m.u.train.idx, r.train.idx);
+				assert_int_equal(m.u.train.count, r.train.count);
+				padded += m.body_len > 8;
+				for (i = 8; i < m.body_len; i++) {
+					if (m.body[i] != 0) {
+						pad_set++;
+						break;
+					}
+				}
+				break;
+			case WIRE_TRAIN_ACK:
+				assert_int_equal(m.u.train_ack.id, r.train_ack.id);
+				assert_int_equal(m.u.train_ack.got, r.train_ack.got);
+				assert_int_equal(m.u.train_ack.count,
+						 r.train_ack.count);
+				assert_int_equal(m.u.train_ack.bytes,
+						 r.train_ack.bytes);
+				assert_int_equal(m.u.train_ack.dt_us,
+						 r.train_ack.dt_us);
+				break;
 			}
 			check_reencode(in, len, &m);
 		}
 		free(in);
 	}
 	print_message("random: accepted data %lu report %lu probe %lu "
-		      "probe_ack %lu hello %lu hello_ack %lu nack %lu\n", ok[1],
-		      ok[2], ok[3], ok[4], ok[5], ok[6], ok[7]);
+		      "probe_ack %lu hello %lu hello_ack %lu nack %lu train %lu "
+		      "train_ack %lu\n", ok[1], ok[2], ok[3], ok[4], ok[5],
+		      ok[6], ok[7], ok[8], ok[9]);
 	print_message("random: rejects");
 	for (t = 1; t < WIRE_DROP_MAX; t++) {
 		print_message(" %s %lu", wire_drop_name((enum wire_drop)t),
@@ -2348,6 +3013,8 @@ static void test_random(void **state)
 		      repeats, eflags, pn_min, pn_max, v1, v2);
 	print_message("random: accepted DATA with FLOW_FIRST %lu, RESENT %lu, "
 		      "DUP %lu, fgap set %lu\n", first, resent, dup, fgap);
+	print_message("random: accepted TRAIN with padding %lu, not zero %lu\n",
+		      padded, pad_set);
 	if (repeats < 1000) {
 		fail_msg("repeated report paths reached only %lu times", repeats);
 	}
@@ -2359,6 +3026,10 @@ static void test_random(void **state)
 	}
 	if (first < 100 || resent < 100 || dup < 100 || fgap < 100) {
 		fail_msg("accepted DATA flags or fgap reached too rarely");
+	}
+	/* TRAIN's padding: present, and any bytes in it accepted */
+	if (padded < 1000 || pad_set < 1000) {
+		fail_msg("padded TRAINs reached too rarely");
 	}
 	/* the generator reached every outcome, and accepted plenty of each
 	 * type: otherwise this test would be checking little */
@@ -2378,7 +3049,7 @@ static void test_random(void **state)
 
 static void test_build_errors(void **state)
 {
-	static const uint8_t bad_types[] = { 0, 8, 15, 255 };
+	static const uint8_t bad_types[] = { 0, 10, 15, 255 };
 	struct wire_hdr h = { .type = WIRE_DATA, .path = 1, .gseq = 5 };
 	uint8_t *big = calloc(1, 65536 + 64);
 	uint8_t *out = malloc(65536 + 64);
@@ -2544,8 +3215,13 @@ static void test_names(void **state)
 			}
 		}
 	}
+	assert_string_equal(wire_type_name(WIRE_NACK), "nack");
+	assert_string_equal(wire_type_name(WIRE_TRAIN), "train");
+	assert_string_equal(wire_type_name(WIRE_TRAIN_ACK), "train_ack");
+	assert_string_equal(wire_drop_name(WIRE_E_NACK), "bad_nack");
+	assert_string_equal(wire_drop_name(WIRE_E_TRAIN), "bad_train");
 	assert_string_equal(wire_type_name(0), "unknown");
-	assert_string_equal(wire_type_name(8), "unknown");
+	assert_string_equal(wire_type_name(10), "unknown");
 	assert_string_equal(wire_type_name(15), "unknown");
 	assert_string_equal(wire_type_name(255), "unknown");
 }
@@ -2562,6 +3238,10 @@ int main(void)
 		cmocka_unit_test(test_round_trip_report),
 		cmocka_unit_test(test_round_trip_probe),
 		cmocka_unit_test(test_round_trip_nack),
+		cmocka_unit_test(test_round_trip_train),
+		cmocka_unit_test(test_round_trip_train_ack),
+		cmocka_unit_test(test_train_malformed),
+		cmocka_unit_test(test_put_train_errors),
 		cmocka_unit_test(test_round_trip_hello),
 		cmocka_unit_test(test_malformed_table),
 		cmocka_unit_test(test_short_lengths),
