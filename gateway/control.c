@@ -89,11 +89,13 @@ void gw_send_probe(struct gw_sess *s, struct gw_link *l, uint64_t now_us)
 }
 
 /* A fixed line's rate measured before it is learned (DESIGN.md, "The rate
- * learned"): GW_TRAIN_PKTS TRAINs back to back on l.  The peer times the
- * second half's arrival and answers with what arrived meanwhile. */
-static void send_train(struct gw_sess *s, struct gw_link *l, uint64_t now_us)
+ * learned"): n TRAINs back to back on l.  The peer times the second half's
+ * arrival and answers with what arrived meanwhile.  A train cut short (the
+ * socket refused a packet) gets no answer: it is not awaited. */
+static void send_train(struct gw_sess *s, struct gw_link *l, unsigned n,
+		       uint64_t now_us)
 {
-	struct wire_train t = {.id = l->train_id + 1, .count = GW_TRAIN_PKTS};
+	struct wire_train t = {.id = l->train_id + 1, .count = (uint16_t)n};
 	uint8_t body[GW_TRAIN_BODY];
 
 	for (t.idx = 0; t.idx < t.count; t.idx++) {
@@ -103,34 +105,48 @@ static void send_train(struct gw_sess *s, struct gw_link *l, uint64_t now_us)
 			break;
 		}
 	}
+	if (l->train_out) {
+		l->st.train_lost++; /* the last one was never answered */
+	}
 	l->train_id = t.id;
+	l->train_pkts = t.count;
 	l->train_us = now_us;
-	l->train_out = true;
-	l->trains++;
+	l->train_out = t.idx == t.count;
+	l->train_tries++;
 	l->st.trains++;
+	s->gw->trains_sec++;
+	ing_sched_train_sent(&s->sched, l->idx);
 }
 
-/* After a REPORT: a train on each fixed path whose rate is still to be
- * learned and that is in use (it carried GW_TRAIN_BUSY_PKTS since the
- * last REPORT): measured before a TCP start fills its buffer, which the
- * queue's growth (learn_rate) sees a round trip and reports later, when
- * the DSL's 30-ms buffer has overflowed (a cold single cubic download:
- * 61-82 Mbit/s, the DSL dropping 20-156 packets of its slow start). */
+/* After each REPORT applied: a train on each fixed path whose rate is
+ * still to be learned, sized to what it was fed since the last REPORT
+ * (ing_sched_train_due): measured before a TCP start fills its buffer,
+ * which the queue's growth (learn_rate) sees a round trip and reports
+ * later, when the DSL's 30-ms buffer has overflowed (a cold single cubic
+ * download: 61-82 Mbit/s, the DSL dropping 20-156 packets of its slow
+ * start).  At most GW_TRAIN_TRIES a session, GW_TRAIN_RETRY_MS apart, and
+ * GW_TRAIN_PER_SEC a second for the whole daemon (a concentrator's
+ * thousands of CPEs after its restart). */
 static void trains_due(struct gw_sess *s, uint64_t now_us)
 {
-	for (unsigned i = 0; i < s->gw->npaths; i++) {
-		struct gw_link *l = &s->link[i];
-		uint64_t tx = s->sched.path[i].tx_pkts;
-		bool busy = tx - l->train_tx >= GW_TRAIN_BUSY_PKTS;
+	struct gw *gw = s->gw;
 
-		l->train_tx = tx;
-		if (!busy || l->trains >= GW_TRAIN_TRIES ||
-		    !ing_sched_train_due(&s->sched, i) ||
-		    (l->trains > 0 &&
+	if (now_us - gw->trains_sec_us >= 1000000) {
+		gw->trains_sec_us = now_us;
+		gw->trains_sec = 0;
+	}
+	for (unsigned i = 0; i < gw->npaths; i++) {
+		struct gw_link *l = &s->link[i];
+		unsigned n = ing_sched_train_due(&s->sched, i, now_us,
+						 GW_TRAIN_BODY + WIRE_OVERHEAD);
+
+		if (!n || l->train_tries >= GW_TRAIN_TRIES ||
+		    gw->trains_sec >= GW_TRAIN_PER_SEC ||
+		    (l->train_tries > 0 &&
 		     now_us - l->train_us < GW_TRAIN_RETRY_MS * 1000ull)) {
 			continue;
 		}
-		send_train(s, l, now_us);
+		send_train(s, l, n, now_us);
 	}
 }
 
@@ -140,12 +156,14 @@ static void on_train_ack(struct gw_sess *s, struct gw_link *l,
 {
 	double Bps;
 
-	if (!l->train_out || a->id != l->train_id) {
+	if (!l->train_out || a->id != l->train_id ||
+	    a->count != l->train_pkts) {
 		l->st.train_stale++;
 		return;
 	}
 	l->train_out = false;
-	Bps = a->dt_us ? (double)a->bytes * 1e6 / a->dt_us : 0;
+	Bps = a->dt_us >= GW_TRAIN_MIN_DT_US ? (double)a->bytes * 1e6 / a->dt_us
+					      : 0;
 	if (a->got < a->count - a->count / GW_TRAIN_MISS_DIV ||
 	    !ing_sched_train_rate(&s->sched, l->idx, Bps, a->dt_us)) {
 		l->st.train_refused++;
@@ -164,41 +182,16 @@ static void on_train_ack(struct gw_sess *s, struct gw_link *l,
 }
 
 void gw_on_train(struct gw_sess *s, struct gw_link *l,
-		 const struct wire_train *t, uint64_t at_us, uint64_t now_us)
+		 const struct wire_train *t, uint64_t at_us, bool outer6,
+		 uint64_t now_us)
 {
-	struct gw_train_rx *r = &l->train_rx;
 	struct wire_train_ack a;
 	uint8_t body[WIRE_TRAIN_ACK_LEN];
 
-	if (!r->on || r->id != t->id) {
-		*r = (struct gw_train_rx){.on = true, .id = t->id};
-	}
-	if (r->got < UINT16_MAX) {
-		r->got++;
-	}
-	if (t->idx == t->count / 2) {
-		r->have_mid = true;
-		r->mid_us = at_us;
-		r->mid_bytes = l->st.rx_bytes;
-	}
-	if (t->idx != t->count - 1) {
+	if (!egr_train_rx(&l->train_rx, t, at_us, now_us, l->st.rx_bytes,
+			  l->st.rx_pkts, outer6 ? GW_OUTER6_EXTRA : 0, &a)) {
 		return;
 	}
-	/* the last: what arrived on the path after the middle one, its own
-	 * bytes included, and over what time (a packet lost in between took
-	 * no time at the bottleneck if lost before it) */
-	a = (struct wire_train_ack){
-		.id = t->id,
-		.got = r->got < t->count ? r->got : t->count,
-		.count = t->count,
-	};
-	if (r->have_mid && at_us > r->mid_us) {
-		uint64_t b = l->st.rx_bytes - r->mid_bytes, dt = at_us - r->mid_us;
-
-		a.bytes = b < UINT32_MAX ? (uint32_t)b : UINT32_MAX;
-		a.dt_us = dt < UINT32_MAX ? (uint32_t)dt : UINT32_MAX;
-	}
-	r->on = false;
 	if (wire_put_train_ack(body, sizeof(body), &a) > 0 &&
 	    gw_send_ctrl(s, l, WIRE_TRAIN_ACK, t->id, body, sizeof(body),
 			 now_us) == 0) {
@@ -237,6 +230,7 @@ void gw_on_control(struct gw_sess *s, struct gw_link *l,
 	switch (m->hdr.type) {
 	case WIRE_REPORT: {
 		uint64_t learned = s->sched.st.rate_learned;
+		uint64_t applied = s->sched.st.reports;
 
 		ing_sched_on_report_at(&s->sched, m->hdr.gseq, &m->u.report,
 				       now_us, m->hdr.tstamp);
@@ -246,7 +240,10 @@ void gw_on_control(struct gw_sess *s, struct gw_link *l,
 		gw_ing_resend_on_report(s);
 		/* what each path delivered: the detectors' answers */
 		gw_links_on_report(s, &m->u.report, now_us);
-		trains_due(s, now_us);
+		/* once a report: its copies on the other paths are stale */
+		if (s->sched.st.reports != applied) {
+			trains_due(s, now_us);
+		}
 		break;
 	}
 	case WIRE_TRAIN_ACK:

@@ -371,8 +371,11 @@ static void on_packet(void *ctx, const struct nfqueue_pkt *pk)
 	}
 	gw_link_heard(s, l, &from, &to, newest, e->now_us);
 	if (m.hdr.type == WIRE_TRAIN) {
-		/* timed by the kernel's stamp, as DATA is */
-		gw_on_train(s, l, &m.u.train, arrival_us(e, pk), e->now_us);
+		/* timed by the kernel's stamp alone: a drain's time would
+		 * read a batch as a burst */
+		gw_on_train(s, l, &m.u.train,
+			    pk->tstamp_ns ? arrival_us(e, pk) : 0, outer6,
+			    e->now_us);
 	} else {
 		gw_on_control(s, l, &m, e->now_us);
 	}

@@ -76,6 +76,10 @@ struct gw {
 	const char *conf_file;
 	const char *status_file;
 	uint64_t status_warned_us; /* its write was slow, said then */
+	/* trains sent this second, by every session (control.c,
+	 * trains_due), and when the second began */
+	uint64_t trains_sec_us;
+	unsigned trains_sec;
 	enum conf_log_level log_level; /* conf's, or debug with -v */
 	bool verbose;
 	uint64_t start_us;

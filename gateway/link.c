@@ -430,6 +430,11 @@ void gw_links_on_peer_restarted(struct gw_sess *s)
 		/* what flapped was the peer (a restart storm), not the
 		 * path: no hold */
 		det_event(s, l, ing_detect_peer_restarted(&l->det, now));
+		/* a peer that started again (perhaps another version)
+		 * answers trains from scratch: it may be tried again */
+		l->train_out = false;
+		l->train_tries = 0;
+		l->train_rx = (struct egr_train){0};
 	}
 	det_arm(s, now, true);
 }

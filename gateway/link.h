@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "egress/lto.h"
+#include "egress/train.h"
 #include "ingress/detect.h"
 
 struct gw;
@@ -35,25 +36,17 @@ struct gw_path_stats {
 	/* PROBE_ACKs of probes sent before the path turned suspect: no
 	 * answer (control.c) */
 	uint64_t acks_stale;
-	/* TRAINs (control.c, gw_send_train): trains sent on the path; their
-	 * answers whose rate was taken, refused (packets missing, a rate
-	 * under the floor, the rate learned meanwhile) or not the last
-	 * train's; the peer's trains answered */
+	/* TRAINs (control.c, send_train): trains sent on the path; their
+	 * answers whose rate was taken, refused (packets missing, a rate out
+	 * of bounds, the rate learned meanwhile) or not the last train's;
+	 * trains never answered (another went, or the session ended); the
+	 * peer's trains answered */
 	uint64_t trains;
 	uint64_t train_rates;
 	uint64_t train_refused;
 	uint64_t train_stale;
+	uint64_t train_lost;
 	uint64_t train_acks;
-};
-
-/* The peer's TRAIN being received on a path (control.c, gw_on_train). */
-struct gw_train_rx {
-	bool on;
-	bool have_mid;
-	uint16_t got;
-	uint32_t id;
-	uint64_t mid_us;    /* its middle packet's arrival (kernel stamp) */
-	uint64_t mid_bytes; /* the path's rx_bytes with it */
 };
 
 /* A path as one session sees it: the peer's address on it, liveness,
@@ -87,15 +80,15 @@ struct gw_link {
 	struct ing_detect det; /* its failure detector (ingress/detect.h) */
 	uint32_t rtt_us;       /* last PROBE round trip, 0: none */
 	struct egr_rtt rtt;    /* smoothed (egress/lto.h) */
-	/* our TRAINs on the path (control.c): the last one's id and when it
-	 * went, whether its answer is awaited, how many went this session;
-	 * the scheduler's tx_pkts at the last REPORT (the path in use) */
+	/* our TRAINs on the path (control.c): the last one's id, packets
+	 * and when it went, whether its answer is awaited, how many went
+	 * since the session (or the peer) started */
 	uint32_t train_id;
+	uint16_t train_pkts;
 	uint64_t train_us;
 	bool train_out;
-	uint32_t trains;
-	uint64_t train_tx;
-	struct gw_train_rx train_rx; /* the peer's */
+	uint32_t train_tries;
+	struct egr_train train_rx; /* the peer's (egress/train.h) */
 	struct gw_path_stats st;
 };
 

@@ -634,7 +634,8 @@ static void walk_rate_meas(struct walker *w, const struct ing_rate_meas *m)
 	     "queue_target_ms), full (stood over it and the path dropped), "
 	     "held (stood, held still by the weights), stood (stood over "
 	     "it throughout while paced: the pace was over the path's "
-	     "rate); empty: never",
+	     "rate), or train (a packet train timed by the peer, before "
+	     "any queue: sent, queue and lost then 0); empty: never",
 	     ing_rate_rule_name(m->rule));
 	gauge(w, "rate_measured_kbps",
 	      "the rate that measurement took (at most halving the one "
@@ -757,19 +758,24 @@ static void walk_path(struct gw_sess *se, struct walker *w, unsigned i)
 		p->st.acks_stale);
 	counter(w, "trains",
 		"trains sent on the path to measure its rate before it is "
-		"learned (rate_auto; 64 packets each)",
+		"learned (rate_auto; 32 to 64 packets each)",
 		p->st.trains);
 	counter(w, "train_rates",
 		"answers to our trains whose rate the pace took",
 		p->st.train_rates);
 	counter(w, "train_refused",
 		"answers to our trains refused: over 1/16 of the train "
-		"missing, a rate under the floor, or the rate learned "
-		"meanwhile",
+		"missing, timed over under 1 ms, a rate out of bounds, or "
+		"the rate learned meanwhile",
 		p->st.train_refused);
 	counter(w, "train_stale",
 		"answers to a train other than our last one on the path",
 		p->st.train_stale);
+	counter(w, "train_lost",
+		"trains on the path never answered (the next one went: a "
+		"packet of it lost, its last one or the answer, or a peer "
+		"without trains)",
+		p->st.train_lost);
 	counter(w, "train_acks",
 		"answers sent to the peer's trains on the path",
 		p->st.train_acks);

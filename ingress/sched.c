@@ -66,6 +66,7 @@ int ing_sched_set_params(struct ing_sched *s, const struct ing_sched_params *p)
 		for (unsigned i = 0; i < s->n; i++) {
 			s->path[i].learn_Bps = 0;
 			s->path[i].probe_hist = 0;
+			s->path[i].by_train = false;
 			set_pace(&s->path[i]);
 		}
 	}
@@ -879,8 +880,11 @@ static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
 		dt_tx = episode_time(dt_tx, t->now_us - p->ep_t0);
 	}
 	/* a path not paced yet measures sooner: its queue fills the line's
-	 * buffer while it waits, and a low first estimate is probed up */
-	if (p->ep_n > (p->rate_Bps > 0 ? ING_EPISODE_REPORTS : 2u) &&
+	 * buffer while it waits, and a low first estimate is probed up; so
+	 * does one paced by a train alone (a shaper's burst over half the
+	 * train, a NIC's coalescing, read high) */
+	if (p->ep_n > (p->rate_Bps > 0 && !p->by_train ? ING_EPISODE_REPORTS
+						       : 2u) &&
 	    p->ep_bytes > 0) {
 		rx_Bps = (double)p->ep_rx * (double)p->ep_bytes /
 			 (double)p->ep_sent / dt;
@@ -958,6 +962,7 @@ static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
 	}
 	if (got > 0) {
 		relearn(p, got, q);
+		p->by_train = false;
 		p->backs = 0;
 		p->ep_n = 0; /* the next measure needs evidence of its own */
 		p->meas.n = ++s->st.rate_learned;
@@ -1015,10 +1020,37 @@ static bool train_wanted(const struct ing_sched *s,
 	       p->cls == PATH_FIXED && p->learn_Bps <= 0;
 }
 
-bool ing_sched_train_due(const struct ing_sched *s, unsigned path)
+unsigned ing_sched_train_due(struct ing_sched *s, unsigned path,
+			     uint64_t now_us, uint32_t pkt_bytes)
 {
-	return path < s->n && s->path[path].up &&
-	       train_wanted(s, &s->path[path]);
+	struct ing_sched_path *p;
+	uint64_t b, dt, n;
+	bool first;
+
+	if (path >= s->n || !pkt_bytes) {
+		return 0;
+	}
+	p = &s->path[path];
+	b = p->tx_bytes - p->train_tx_bytes;
+	dt = now_us - p->train_at_us;
+	first = p->train_at_us == 0 || now_us <= p->train_at_us;
+	p->train_tx_bytes = p->tx_bytes;
+	p->train_at_us = now_us;
+	if (first || !p->up || !train_wanted(s, p)) {
+		return 0;
+	}
+	n = b * ING_TRAIN_SPAN_US / dt / pkt_bytes;
+	if (n < ING_TRAIN_MIN_PKTS) {
+		return 0;
+	}
+	return n < ING_TRAIN_MAX_PKTS ? (unsigned)n : ING_TRAIN_MAX_PKTS;
+}
+
+void ing_sched_train_sent(struct ing_sched *s, unsigned path)
+{
+	if (path < s->n) {
+		s->path[path].ep_n = 0;
+	}
 }
 
 bool ing_sched_train_rate(struct ing_sched *s, unsigned path, double Bps,
@@ -1027,7 +1059,7 @@ bool ing_sched_train_rate(struct ing_sched *s, unsigned path, double Bps,
 	struct ing_sched_path *p;
 
 	if (path >= s->n || !train_wanted(s, &s->path[path]) ||
-	    !(Bps >= ING_RATE_MIN_BPS)) {
+	    !(Bps >= ING_RATE_MIN_BPS && Bps <= ING_RATE_MAX_BPS)) {
 		return false;
 	}
 	p = &s->path[path];
@@ -1037,8 +1069,10 @@ bool ing_sched_train_rate(struct ing_sched *s, unsigned path, double Bps,
 		.rx_Bps = Bps,
 		.dt_ms = (dt_us + 500) / 1000,
 	};
-	/* no queue owed: the train's own drains in a few ms */
-	relearn(p, Bps, 0);
+	/* the train's own queue is gone by the answer; what the unpaced
+	 * line queued meanwhile, as the last report saw it, is owed */
+	relearn(p, Bps, fixed_queue(s, p, p->rep_qdelay_us));
+	p->by_train = true;
 	p->backs = 0;
 	p->ep_n = 0;
 	p->meas.n = ++s->st.rate_learned;

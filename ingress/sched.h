@@ -125,7 +125,20 @@ enum {
 	 * ING_PROBE_DIV, the line has room (probed). */
 	ING_LEARN_DIV = 4,
 	ING_PROBE_DIV = 8,
+	/* A train (ing_sched_train_due) takes the line this long at most, at
+	 * the rate the path was fed since the last look (a 1 Mbit/s uplink
+	 * gets none: a 75-KB train would stand 600 ms of queue in it, and
+	 * the detector would find the path suspect); it has between
+	 * ING_TRAIN_MIN_PKTS (the half timed must outlast a shaper's burst:
+	 * the bed's tbf passes 16 KB at once) and ING_TRAIN_MAX_PKTS, and
+	 * measures at most ING_RATE_MAX_BPS. */
+	ING_TRAIN_SPAN_US = 20000,
+	ING_TRAIN_MIN_PKTS = 32,
+	ING_TRAIN_MAX_PKTS = 64,
 };
+
+/* the fastest rate a train measures, bytes/s (10 Gbit/s) */
+#define ING_RATE_MAX_BPS 1.25e9
 
 /* How learn_rate measured a fixed path's rate, last time (the log and the
  * status say it: an operator asking why the DSL is paced where it is). */
@@ -218,6 +231,11 @@ struct ing_sched_path {
 	uint64_t ep_t0;	  /* when its first report came (timed reports) */
 	uint32_t ep_peer_t0; /* ... and the peer's clock when it counted */
 	struct ing_rate_meas meas; /* the last measurement */
+	/* the learned rate is a train's, not confirmed by a queue yet: its
+	 * queue is measured as on a path not paced (ing_sched_train_rate) */
+	bool by_train;
+	/* tx_bytes when ing_sched_train_due last looked, and when */
+	uint64_t train_tx_bytes, train_at_us;
 	uint32_t rep_rx;
 	bool have_rx;
 	/* the path's floor and its variation (us): mobile paths are judged
@@ -423,12 +441,23 @@ const struct ing_rate_meas *ing_sched_rate_meas(const struct ing_sched *s,
 						unsigned path);
 /* A fixed path whose rate is to be learned (rate_auto, a queue target)
  * and has not been yet, and is up: a train of packets back to back on it
- * would measure it before its line's buffer fills (gateway/control.c,
- * gw_send_train; DESIGN.md, "The rate learned"). */
-bool ing_sched_train_due(const struct ing_sched *s, unsigned path);
+ * measures it before its line's buffer fills (gateway/control.c,
+ * send_train; DESIGN.md, "The rate learned").  Called once per REPORT
+ * applied, at now_us: the packets of pkt_bytes (line bytes) a train on
+ * path should have now, 0 for none: as many as the line carries in
+ * ING_TRAIN_SPAN_US at the rate it was fed since the last call, none
+ * under ING_TRAIN_MIN_PKTS, at most ING_TRAIN_MAX_PKTS. */
+unsigned ing_sched_train_due(struct ing_sched *s, unsigned path,
+			     uint64_t now_us, uint32_t pkt_bytes);
+/* A train went on path: an episode of its queue measured across it would
+ * read low (the train took line time that no count has), so it starts
+ * again. */
+void ing_sched_train_sent(struct ing_sched *s, unsigned path);
 /* What the peer measured of a train on path: Bps, over dt_us.  Taken as
  * the path's learned rate (rule ING_RATE_TRAIN) if it still has none and
- * Bps is at least ING_RATE_MIN_BPS; true if taken. */
+ * Bps lies in ING_RATE_MIN_BPS..ING_RATE_MAX_BPS; the queue the last
+ * report showed is owed.  Until a queue measures it, the path's queue is
+ * measured as a path not paced (two intervals).  true if taken. */
 bool ing_sched_train_rate(struct ing_sched *s, unsigned path, double Bps,
 			  uint32_t dt_us);
 

@@ -11,9 +11,9 @@
 #
 # First a UDP flow srv -> cli at 20 Mbit/s for 2 s, which fits the DSL: no
 # queue, so nothing but the concentrator's train measures the DSL's rate
-# before the load comes (checked: the pace set from it, near the line's
-# rate; one train, answered; none on the LTE, none upstream, which carried
-# nothing).  Then one UDP flow srv -> cli at 80 Mbit/s (more than the DSL: the excess must
+# before the load comes (checked: the pace set from it, within 3 % of the
+# line's 63.2 Mbit/s of IP bytes; a train answered; none on the LTE, none
+# upstream, which carried nothing).  Then one UDP flow srv -> cli at 80 Mbit/s (more than the DSL: the excess must
 # go to the LTE) for 38 s; the DSL's downstream tbf goes to 32 Mbit/s at
 # 10 s and back to 64 at 18 s.  The concentrator's status is read every
 # 0.5 s (the DSL's pace_kbps) and the DSL's tbf backlog sampled as often.
@@ -87,12 +87,13 @@ echo "  train: $(st conc path.dsl.rate_rule), pace" \
 	"$(st conc path.dsl.pace_kbps) kbit/s, measured" \
 	"$(st conc path.dsl.rate_measured_kbps) over" \
 	"$(st conc path.dsl.rate_over_ms) ms"
+# (a bound of 3 %: counting the middle packet too would read 3.2 % high)
 check "a train measured the DSL's rate before any queue" \
-	'r == 1 && p >= 50000 && p <= 70000 && t == 1 && g == 1 && x == 0' \
+	'r == 1 && p >= 61300 && p <= 65100 && o >= 1 && o <= 10 && g == 1' \
 	"r=$([ "$(st conc path.dsl.rate_rule)" = train ] && echo 1 || echo 0)" \
-	"p=$(st conc path.dsl.pace_kbps)" "t=$(st conc path.dsl.trains)" \
-	"g=$(st conc path.dsl.train_rates)" \
-	"x=$(st conc path.dsl.train_refused)"
+	"p=$(st conc path.dsl.rate_measured_kbps)" \
+	"o=$(st conc path.dsl.rate_over_ms)" \
+	"g=$(st conc path.dsl.train_rates)"
 check "the CPE answered it; no train on the LTE nor upstream" \
 	'a == 1 && l == 0 && u == 0' "a=$(st cpe path.dsl.train_acks)" \
 	"l=$(st conc path.lte.trains)" "u=$(st cpe path.dsl.trains)"

@@ -1214,29 +1214,54 @@ static void test_pace_floor(void **state)
 
 /* A train (gateway/control.c, send_train) measures a fixed path's rate
  * before its queue can: due on a fixed path that is up and has no learned
- * rate, with rate_auto and a queue target; its answer sets the pace (rule
- * train, nothing owed) unless under the floor or learned meanwhile. */
+ * rate, with rate_auto and a queue target, sized to what the path carries
+ * in ING_TRAIN_SPAN_US at the rate it was fed since the last look (none
+ * under ING_TRAIN_MIN_PKTS: a slow line would queue it for long); its
+ * answer sets the pace (rule train, the last report's queue owed) unless
+ * out of bounds or learned meanwhile, and the path's queue is then
+ * measured as an unpaced one's until a queue rule confirms it. */
 static void test_pace_train(void **state)
 {
 	struct ing_sched *s = learn_sched();
 	struct ing_sched_params p = s->p;
 	const struct ing_rate_meas *m;
+	uint32_t rx = 0, seq = 1;
+	uint64_t t = 1000000;
 
 	(void)state;
-	assert_true(ing_sched_train_due(s, 0));
-	assert_false(ing_sched_train_due(s, 1)); /* mobile */
-	assert_false(ing_sched_train_due(s, 2)); /* no such path */
-	/* refused: under the floor, not a number, not a fixed path */
+	/* the first look sets the baseline; 1176 line bytes a packet */
+	assert_int_equal(ing_sched_train_due(s, 0, t, 1176), 0);
+	/* 40 packets of 1500 line bytes in 10 ms: 6 MB/s, 102 packets in
+	 * 20 ms: the most, 64 */
+	learn_send(s, 40, 1424, t);
+	assert_int_equal(ing_sched_train_due(s, 0, t += 10000, 1176), 64);
+	/* 20 in 10 ms: 51 */
+	learn_send(s, 20, 1424, t);
+	assert_int_equal(ing_sched_train_due(s, 0, t += 10000, 1176), 51);
+	/* 12 in 10 ms: 30, under 32: none (a slow or idle line) */
+	learn_send(s, 12, 1424, t);
+	assert_int_equal(ing_sched_train_due(s, 0, t += 10000, 1176), 0);
+	/* no time, a clock that went back, a mobile path, no such path */
+	learn_send(s, 40, 1424, t);
+	assert_int_equal(ing_sched_train_due(s, 0, t, 1176), 0);
+	assert_int_equal(ing_sched_train_due(s, 0, t - 5000, 1176), 0);
+	assert_int_equal(ing_sched_train_due(s, 1, t += 10000, 1176), 0);
+	assert_int_equal(ing_sched_train_due(s, 2, t, 1176), 0);
+	/* refused: out of bounds, not a number, not a fixed path */
 	assert_false(ing_sched_train_rate(s, 0, ING_RATE_MIN_BPS - 1, 4000));
+	assert_false(ing_sched_train_rate(s, 0, ING_RATE_MAX_BPS * 1.01, 4000));
 	assert_false(ing_sched_train_rate(s, 0, NAN, 4000));
 	assert_false(ing_sched_train_rate(s, 1, 7.9e6, 4000));
 	assert_int_equal(ing_sched_rate(s, 0), 0);
 	assert_int_equal(s->st.rate_learned, 0);
-	/* 34760 bytes in 4400 us: 7.9 MB/s, 63.2 Mbit/s */
+	/* the last report saw 4 ms of queue (over a floor of 0) */
+	learn_report(s, seq++, rx, 0);
+	learn_report(s, seq++, rx += 100, 4000);
+	/* 34760 bytes in 4400 us: 7.9 MB/s, 63.2 Mbit/s; the 4 ms owed */
 	assert_true(ing_sched_train_rate(s, 0, 34760 * 1e6 / 4400, 4400));
 	assert_int_equal(ing_sched_rate(s, 0), 63200);
 	assert_int_equal(s->st.rate_learned, 1);
-	assert_true(s->path[0].owed == 0);
+	assert_true(s->path[0].owed > 31599 && s->path[0].owed < 31601);
 	m = ing_sched_rate_meas(s, 0);
 	assert_non_null(m);
 	assert_int_equal(m->rule, ING_RATE_TRAIN);
@@ -1244,26 +1269,41 @@ static void test_pace_train(void **state)
 	assert_int_equal(m->dt_ms, 4);
 	assert_int_equal(m->n, 1);
 	/* learned: no more trains, and a late answer changes nothing */
-	assert_false(ing_sched_train_due(s, 0));
+	learn_send(s, 40, 1424, t);
+	assert_int_equal(ing_sched_train_due(s, 0, t += 10000, 1176), 0);
 	assert_false(ing_sched_train_rate(s, 0, 4e6, 4400));
 	assert_int_equal(ing_sched_rate(s, 0), 63200);
+	/* a train's rate alone: the queue's growth measures in two
+	 * intervals, as on a path not paced (200 packets of 1500 bytes a
+	 * report, four fifths counted: 38.4 Mbit/s) ... */
+	learn_grow(s, &seq, &rx, 200, 1424, 22000);
+	assert_int_equal(s->st.rate_learned, 2);
+	assert_int_equal(ing_sched_rate_meas(s, 0)->rule, ING_RATE_GROWTH);
+	/* ... and once a queue measured it, in four */
+	learn_grow(s, &seq, &rx, 200, 1424, 22000);
+	assert_int_equal(s->st.rate_learned, 2);
+	learn_grow(s, &seq, &rx, 200, 1424, 42000);
+	assert_int_equal(s->st.rate_learned, 3);
 	/* rate_auto off forgets the rate: no train either */
 	p.rate_auto = false;
 	assert_int_equal(ing_sched_set_params(s, &p), 0);
 	assert_int_equal(ing_sched_rate(s, 0), 0);
-	assert_false(ing_sched_train_due(s, 0));
+	learn_send(s, 40, 1424, t);
+	assert_int_equal(ing_sched_train_due(s, 0, t += 10000, 1176), 0);
 	assert_false(ing_sched_train_rate(s, 0, 7.9e6, 4400));
 	/* on again: due again; not while the path is down, nor without a
 	 * queue target (the paper's algorithm learns nothing) */
 	p.rate_auto = true;
 	assert_int_equal(ing_sched_set_params(s, &p), 0);
-	assert_true(ing_sched_train_due(s, 0));
+	learn_send(s, 40, 1424, t);
+	assert_int_equal(ing_sched_train_due(s, 0, t += 10000, 1176), 64);
 	ing_sched_set_up(s, 0, false);
-	assert_false(ing_sched_train_due(s, 0));
+	assert_int_equal(ing_sched_train_due(s, 0, t += 10000, 1176), 0);
 	ing_sched_set_up(s, 0, true);
 	p.queue_target_us = 0;
 	assert_int_equal(ing_sched_set_params(s, &p), 0);
-	assert_false(ing_sched_train_due(s, 0));
+	learn_send(s, 40, 1424, t);
+	assert_int_equal(ing_sched_train_due(s, 0, t += 10000, 1176), 0);
 	assert_false(ing_sched_train_rate(s, 0, 7.9e6, 4400));
 	free(s);
 }
