@@ -4,7 +4,9 @@
  * accounting to the peer's scheduler; PROBE and PROBE_ACK measure each
  * path's round trip (RFC 6298 smoothing, egress/lto.h: what operators
  * compare paths by, and one measurement of the reorder timeout) and keep
- * paths heard (link.c).
+ * paths heard (link.c); NACK asks for copies of lost DATA (egress.c,
+ * ingress.c); TRAIN and TRAIN_ACK measure a fixed line's rate before its
+ * queue can (send_train; egress/train.h).
  */
 #include <errno.h>
 #include <sys/socket.h>
@@ -108,6 +110,9 @@ static void send_train(struct gw_sess *s, struct gw_link *l, unsigned n,
 	if (l->train_out) {
 		l->st.train_lost++; /* the last one was never answered */
 	}
+	gw_sdbg(s, "path %s: train %u of %u packets sent%s",
+		s->gw->conf.path[l->idx].name, t.id, n,
+		t.idx == t.count ? "" : ", cut short");
 	l->train_id = t.id;
 	l->train_pkts = t.count;
 	l->train_us = now_us;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Control messages (control.c): built, sealed under the session keys and
- * sent on a link; those received (REPORT, PROBE, PROBE_ACK) taken in.
+ * sent on a link; those received (REPORT, PROBE, PROBE_ACK, NACK, TRAIN,
+ * TRAIN_ACK) taken in.
  */
 #ifndef L3BOND_GW_CONTROL_H
 #define L3BOND_GW_CONTROL_H

@@ -20,8 +20,9 @@
  * the kernel receives it as from a wire, and drops the outer packet; no
  * release_mark then.  Our raw PREROUTING rules match only the path
  * devices ("-i <wan>"), so what we write there is never captured again.
- * Control packets are taken in by control.c (REPORT, PROBE, PROBE_ACK) or
- * secure.c (HELLO, HELLO_ACK) and dropped.  Every t_report_ms the egress
+ * Control packets are taken in by control.c (REPORT, PROBE, PROBE_ACK,
+ * NACK, TRAIN timed by the kernel's stamp, TRAIN_ACK) or secure.c (HELLO,
+ * HELLO_ACK) and dropped.  Every t_report_ms the egress
  * adapts its reorder timeout (egress/lto.h) and reports its loss
  * accounting to the peer (gw_egr_send_reports).
  *

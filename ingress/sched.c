@@ -841,6 +841,20 @@ static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
 	enum ing_rate_rule rule = ING_RATE_NONE;
 	double got = 0, dt, dt_tx, rx_Bps = 0, sent_Bps = 0;
 
+	/* what the line delivered over the peer's time since the report
+	 * before: a floor of its rate (a train is sized by it); every DATA
+	 * counted now and not then arrived between the two stamps */
+	p->deliv_Bps = 0;
+	if (t->timed && consecutive && p->have_peer_us && dp > 0 && drx > 0) {
+		uint32_t dpeer = t->peer_us - p->rep_peer_us;
+
+		if (dpeer > 0 && dpeer < 1000000) {
+			p->deliv_Bps = drx * ((double)db / (double)dp) /
+				       (dpeer / 1e6);
+		}
+	}
+	p->rep_peer_us = t->peer_us;
+	p->have_peer_us = t->timed;
 	p->rep_rx = e->rx_pkts;
 	p->have_rx = true;
 	p->rep_tx_bytes = p->tx_bytes;
@@ -1024,7 +1038,7 @@ unsigned ing_sched_train_due(struct ing_sched *s, unsigned path,
 			     uint64_t now_us, uint32_t pkt_bytes)
 {
 	struct ing_sched_path *p;
-	uint64_t b, dt, n;
+	uint64_t b, dt, n, nd;
 	bool first;
 
 	if (path >= s->n || !pkt_bytes) {
@@ -1039,7 +1053,14 @@ unsigned ing_sched_train_due(struct ing_sched *s, unsigned path,
 	if (first || !p->up || !train_wanted(s, p)) {
 		return 0;
 	}
+	/* as many as the line takes in the span at the rate it was fed, and
+	 * at twice what it delivered (a slow start doubles): a burst fed
+	 * into a slow line is fast for the first, not the second */
 	n = b * ING_TRAIN_SPAN_US / dt / pkt_bytes;
+	nd = (uint64_t)(2 * p->deliv_Bps * ING_TRAIN_SPAN_US / 1e6 / pkt_bytes);
+	if (nd < n) {
+		n = nd;
+	}
 	if (n < ING_TRAIN_MIN_PKTS) {
 		return 0;
 	}

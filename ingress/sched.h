@@ -126,13 +126,15 @@ enum {
 	ING_LEARN_DIV = 4,
 	ING_PROBE_DIV = 8,
 	/* A train (ing_sched_train_due) takes the line this long at most, at
-	 * the rate the path was fed since the last look (a 1 Mbit/s uplink
-	 * gets none: a 75-KB train would stand 600 ms of queue in it, and
-	 * the detector would find the path suspect); it has between
+	 * the rate the path was fed since the last look and at twice what
+	 * it delivered meanwhile (a 1 Mbit/s uplink gets none: a 75-KB
+	 * train would stand 600 ms of queue in it, and the detector would
+	 * find the path suspect; a burst fed into it is fast for the first
+	 * only); it has between
 	 * ING_TRAIN_MIN_PKTS (the half timed must outlast a shaper's burst:
 	 * the bed's tbf passes 16 KB at once) and ING_TRAIN_MAX_PKTS, and
 	 * measures at most ING_RATE_MAX_BPS. */
-	ING_TRAIN_SPAN_US = 20000,
+	ING_TRAIN_SPAN_US = 40000,
 	ING_TRAIN_MIN_PKTS = 32,
 	ING_TRAIN_MAX_PKTS = 64,
 };
@@ -236,6 +238,11 @@ struct ing_sched_path {
 	bool by_train;
 	/* tx_bytes when ing_sched_train_due last looked, and when */
 	uint64_t train_tx_bytes, train_at_us;
+	/* what the line delivered between the last two timed reports, B/s
+	 * (0: not known), and the peer's stamp of the last */
+	double deliv_Bps;
+	uint32_t rep_peer_us;
+	bool have_peer_us;
 	uint32_t rep_rx;
 	bool have_rx;
 	/* the path's floor and its variation (us): mobile paths are judged

@@ -549,6 +549,18 @@ static void learn_report(struct ing_sched *s, uint32_t seq, uint32_t rx,
 	learn_report_qm(s, seq, rx, q, 0);
 }
 
+/* ... timed: received at now_us, the peer's stamp peer_us */
+static void learn_report_at(struct ing_sched *s, uint32_t seq, uint32_t rx,
+			    uint32_t q, uint64_t now_us, uint32_t peer_us)
+{
+	struct wire_report r = {.n = 2};
+
+	r.p[0] = (struct wire_report_path){.path = 0, .rx_pkts = rx,
+					   .delay_us = q};
+	r.p[1] = (struct wire_report_path){.path = 1};
+	ing_sched_on_report_at(s, seq, &r, now_us, peer_us);
+}
+
 /* n bulk packets of flow 9, len bytes each, at t_us */
 static void learn_send(struct ing_sched *s, int n, uint32_t len, uint64_t t_us)
 {
@@ -1225,24 +1237,44 @@ static void test_pace_train(void **state)
 	struct ing_sched *s = learn_sched();
 	struct ing_sched_params p = s->p;
 	const struct ing_rate_meas *m;
-	uint32_t rx = 0, seq = 1;
+	uint32_t rx = 0, seq = 1, peer = 500000;
 	uint64_t t = 1000000;
 
 	(void)state;
-	/* the first look sets the baseline; 1176 line bytes a packet */
+	/* the first look sets the baseline; 1176 line bytes a packet; the
+	 * reports timed by the peer's clock (peer) */
+	learn_report_at(s, seq++, rx, 0, t, peer);
 	assert_int_equal(ing_sched_train_due(s, 0, t, 1176), 0);
-	/* 40 packets of 1500 line bytes in 10 ms: 6 MB/s, 102 packets in
-	 * 20 ms: the most, 64 */
+	/* 40 packets of 1500 line bytes fed in 10 ms and delivered: 6 MB/s,
+	 * 204 packets in 40 ms: the most, 64 */
 	learn_send(s, 40, 1424, t);
-	assert_int_equal(ing_sched_train_due(s, 0, t += 10000, 1176), 64);
-	/* 20 in 10 ms: 51 */
-	learn_send(s, 20, 1424, t);
-	assert_int_equal(ing_sched_train_due(s, 0, t += 10000, 1176), 51);
-	/* 12 in 10 ms: 30, under 32: none (a slow or idle line) */
-	learn_send(s, 12, 1424, t);
+	learn_report_at(s, seq++, rx += 40, 0, t += 10000, peer += 10000);
+	assert_int_equal(ing_sched_train_due(s, 0, t, 1176), 64);
+	/* 8 in 10 ms, delivered: 40 */
+	learn_send(s, 8, 1424, t);
+	learn_report_at(s, seq++, rx += 8, 0, t += 10000, peer += 10000);
+	assert_int_equal(ing_sched_train_due(s, 0, t, 1176), 40);
+	/* 40 fed at once into a line that delivered 2 in 10 ms (a burst
+	 * into a 2.4 Mbit/s line): twice that is 20, none */
+	learn_send(s, 40, 1424, t);
+	learn_report_at(s, seq++, rx += 2, 0, t += 10000, peer += 10000);
+	assert_int_equal(ing_sched_train_due(s, 0, t, 1176), 0);
+	/* 5 in 10 ms: 25, under 32: none (a slow or idle line) */
+	learn_send(s, 5, 1424, t);
+	learn_report_at(s, seq++, rx += 5, 0, t += 10000, peer += 10000);
+	assert_int_equal(ing_sched_train_due(s, 0, t, 1176), 0);
+	/* an untimed report: nothing known delivered, none */
+	learn_send(s, 40, 1424, t);
+	learn_report(s, seq++, rx += 40, 0);
 	assert_int_equal(ing_sched_train_due(s, 0, t += 10000, 1176), 0);
+	/* the next timed report has no stamp before it: none yet */
+	learn_send(s, 40, 1424, t);
+	learn_report_at(s, seq++, rx += 40, 0, t += 10000, peer += 10000);
+	assert_int_equal(ing_sched_train_due(s, 0, t, 1176), 0);
 	/* no time, a clock that went back, a mobile path, no such path */
 	learn_send(s, 40, 1424, t);
+	learn_report_at(s, seq++, rx += 40, 0, t += 10000, peer += 10000);
+	assert_int_equal(ing_sched_train_due(s, 0, t, 1176), 64);
 	assert_int_equal(ing_sched_train_due(s, 0, t, 1176), 0);
 	assert_int_equal(ing_sched_train_due(s, 0, t - 5000, 1176), 0);
 	assert_int_equal(ing_sched_train_due(s, 1, t += 10000, 1176), 0);
@@ -1270,7 +1302,8 @@ static void test_pace_train(void **state)
 	assert_int_equal(m->n, 1);
 	/* learned: no more trains, and a late answer changes nothing */
 	learn_send(s, 40, 1424, t);
-	assert_int_equal(ing_sched_train_due(s, 0, t += 10000, 1176), 0);
+	learn_report_at(s, seq++, rx += 40, 0, t += 10000, peer += 10000);
+	assert_int_equal(ing_sched_train_due(s, 0, t, 1176), 0);
 	assert_false(ing_sched_train_rate(s, 0, 4e6, 4400));
 	assert_int_equal(ing_sched_rate(s, 0), 63200);
 	/* a train's rate alone: the queue's growth measures in two
@@ -1289,21 +1322,24 @@ static void test_pace_train(void **state)
 	assert_int_equal(ing_sched_set_params(s, &p), 0);
 	assert_int_equal(ing_sched_rate(s, 0), 0);
 	learn_send(s, 40, 1424, t);
-	assert_int_equal(ing_sched_train_due(s, 0, t += 10000, 1176), 0);
+	learn_report_at(s, seq++, rx += 40, 0, t += 10000, peer += 10000);
+	assert_int_equal(ing_sched_train_due(s, 0, t, 1176), 0);
 	assert_false(ing_sched_train_rate(s, 0, 7.9e6, 4400));
 	/* on again: due again; not while the path is down, nor without a
 	 * queue target (the paper's algorithm learns nothing) */
 	p.rate_auto = true;
 	assert_int_equal(ing_sched_set_params(s, &p), 0);
 	learn_send(s, 40, 1424, t);
-	assert_int_equal(ing_sched_train_due(s, 0, t += 10000, 1176), 64);
+	learn_report_at(s, seq++, rx += 40, 0, t += 10000, peer += 10000);
+	assert_int_equal(ing_sched_train_due(s, 0, t, 1176), 64);
 	ing_sched_set_up(s, 0, false);
 	assert_int_equal(ing_sched_train_due(s, 0, t += 10000, 1176), 0);
 	ing_sched_set_up(s, 0, true);
 	p.queue_target_us = 0;
 	assert_int_equal(ing_sched_set_params(s, &p), 0);
 	learn_send(s, 40, 1424, t);
-	assert_int_equal(ing_sched_train_due(s, 0, t += 10000, 1176), 0);
+	learn_report_at(s, seq++, rx += 40, 0, t += 10000, peer += 10000);
+	assert_int_equal(ing_sched_train_due(s, 0, t, 1176), 0);
 	assert_false(ing_sched_train_rate(s, 0, 7.9e6, 4400));
 	free(s);
 }
