@@ -1224,6 +1224,26 @@ static void test_pace_floor(void **state)
 	free(s);
 }
 
+/* The clocks and counts of test_pace_train's timed reports. */
+struct train_bed {
+	uint32_t rx, seq, peer;
+	uint64_t t;
+};
+
+/* fed packets of 1500 line bytes sent on the fixed path, then a timed
+ * report 10 ms later in which the peer counted delivered more of them:
+ * the train ing_sched_train_due asks for then (1176 line bytes a
+ * packet) */
+static unsigned train_after(struct ing_sched *s, struct train_bed *b,
+			    int fed, uint32_t delivered)
+{
+	learn_send(s, fed, 1424, b->t);
+	b->t += 10000;
+	b->peer += 10000;
+	learn_report_at(s, b->seq++, b->rx += delivered, 0, b->t, b->peer);
+	return ing_sched_train_due(s, 0, b->t, 1176);
+}
+
 /* A train (gateway/control.c, send_train) measures a fixed path's rate
  * before its queue can: due on a fixed path that is up and has no learned
  * rate, with rate_auto and a queue target, sized to what the path carries
@@ -1237,48 +1257,34 @@ static void test_pace_train(void **state)
 	struct ing_sched *s = learn_sched();
 	struct ing_sched_params p = s->p;
 	const struct ing_rate_meas *m;
-	uint32_t rx = 0, seq = 1, peer = 500000;
-	uint64_t t = 1000000;
+	struct train_bed b = {.seq = 1, .peer = 500000, .t = 1000000};
 
 	(void)state;
-	/* the first look sets the baseline; 1176 line bytes a packet; the
-	 * reports timed by the peer's clock (peer) */
-	learn_report_at(s, seq++, rx, 0, t, peer);
-	assert_int_equal(ing_sched_train_due(s, 0, t, 1176), 0);
-	/* 40 packets of 1500 line bytes fed in 10 ms and delivered: 6 MB/s,
-	 * 204 packets in 40 ms: the most, 64 */
-	learn_send(s, 40, 1424, t);
-	learn_report_at(s, seq++, rx += 40, 0, t += 10000, peer += 10000);
-	assert_int_equal(ing_sched_train_due(s, 0, t, 1176), 64);
+	/* the first look sets the baseline; the reports timed by the
+	 * peer's clock */
+	assert_int_equal(train_after(s, &b, 0, 0), 0);
+	/* 40 packets fed in 10 ms and delivered: 6 MB/s, 204 packets in
+	 * 40 ms: the most, 64 */
+	assert_int_equal(train_after(s, &b, 40, 40), 64);
 	/* 8 in 10 ms, delivered: 40 */
-	learn_send(s, 8, 1424, t);
-	learn_report_at(s, seq++, rx += 8, 0, t += 10000, peer += 10000);
-	assert_int_equal(ing_sched_train_due(s, 0, t, 1176), 40);
+	assert_int_equal(train_after(s, &b, 8, 8), 40);
 	/* 40 fed at once into a line that delivered 2 in 10 ms (a burst
 	 * into a 2.4 Mbit/s line): twice that is 20, none */
-	learn_send(s, 40, 1424, t);
-	learn_report_at(s, seq++, rx += 2, 0, t += 10000, peer += 10000);
-	assert_int_equal(ing_sched_train_due(s, 0, t, 1176), 0);
+	assert_int_equal(train_after(s, &b, 40, 2), 0);
 	/* 5 in 10 ms: 25, under 32: none (a slow or idle line) */
-	learn_send(s, 5, 1424, t);
-	learn_report_at(s, seq++, rx += 5, 0, t += 10000, peer += 10000);
-	assert_int_equal(ing_sched_train_due(s, 0, t, 1176), 0);
-	/* an untimed report: nothing known delivered, none */
-	learn_send(s, 40, 1424, t);
-	learn_report(s, seq++, rx += 40, 0);
-	assert_int_equal(ing_sched_train_due(s, 0, t += 10000, 1176), 0);
-	/* the next timed report has no stamp before it: none yet */
-	learn_send(s, 40, 1424, t);
-	learn_report_at(s, seq++, rx += 40, 0, t += 10000, peer += 10000);
-	assert_int_equal(ing_sched_train_due(s, 0, t, 1176), 0);
+	assert_int_equal(train_after(s, &b, 5, 5), 0);
+	/* an untimed report: nothing known delivered, none; the next timed
+	 * one has no stamp before it: none yet */
+	learn_send(s, 40, 1424, b.t);
+	learn_report(s, b.seq++, b.rx += 40, 0);
+	assert_int_equal(ing_sched_train_due(s, 0, b.t += 10000, 1176), 0);
+	assert_int_equal(train_after(s, &b, 40, 40), 0);
 	/* no time, a clock that went back, a mobile path, no such path */
-	learn_send(s, 40, 1424, t);
-	learn_report_at(s, seq++, rx += 40, 0, t += 10000, peer += 10000);
-	assert_int_equal(ing_sched_train_due(s, 0, t, 1176), 64);
-	assert_int_equal(ing_sched_train_due(s, 0, t, 1176), 0);
-	assert_int_equal(ing_sched_train_due(s, 0, t - 5000, 1176), 0);
-	assert_int_equal(ing_sched_train_due(s, 1, t += 10000, 1176), 0);
-	assert_int_equal(ing_sched_train_due(s, 2, t, 1176), 0);
+	assert_int_equal(train_after(s, &b, 40, 40), 64);
+	assert_int_equal(ing_sched_train_due(s, 0, b.t, 1176), 0);
+	assert_int_equal(ing_sched_train_due(s, 0, b.t - 5000, 1176), 0);
+	assert_int_equal(ing_sched_train_due(s, 1, b.t += 10000, 1176), 0);
+	assert_int_equal(ing_sched_train_due(s, 2, b.t, 1176), 0);
 	/* refused: out of bounds, not a number, not a fixed path */
 	assert_false(ing_sched_train_rate(s, 0, ING_RATE_MIN_BPS - 1, 4000));
 	assert_false(ing_sched_train_rate(s, 0, ING_RATE_MAX_BPS * 1.01, 4000));
@@ -1287,8 +1293,8 @@ static void test_pace_train(void **state)
 	assert_int_equal(ing_sched_rate(s, 0), 0);
 	assert_int_equal(s->st.rate_learned, 0);
 	/* the last report saw 4 ms of queue (over a floor of 0) */
-	learn_report(s, seq++, rx, 0);
-	learn_report(s, seq++, rx += 100, 4000);
+	learn_report(s, b.seq++, b.rx, 0);
+	learn_report(s, b.seq++, b.rx += 100, 4000);
 	/* 34760 bytes in 4400 us: 7.9 MB/s, 63.2 Mbit/s; the 4 ms owed */
 	assert_true(ing_sched_train_rate(s, 0, 34760 * 1e6 / 4400, 4400));
 	assert_int_equal(ing_sched_rate(s, 0), 63200);
@@ -1301,45 +1307,37 @@ static void test_pace_train(void **state)
 	assert_int_equal(m->dt_ms, 4);
 	assert_int_equal(m->n, 1);
 	/* learned: no more trains, and a late answer changes nothing */
-	learn_send(s, 40, 1424, t);
-	learn_report_at(s, seq++, rx += 40, 0, t += 10000, peer += 10000);
-	assert_int_equal(ing_sched_train_due(s, 0, t, 1176), 0);
+	assert_int_equal(train_after(s, &b, 40, 40), 0);
 	assert_false(ing_sched_train_rate(s, 0, 4e6, 4400));
 	assert_int_equal(ing_sched_rate(s, 0), 63200);
 	/* a train's rate alone: the queue's growth measures in two
 	 * intervals, as on a path not paced (200 packets of 1500 bytes a
 	 * report, four fifths counted: 38.4 Mbit/s) ... */
-	learn_grow(s, &seq, &rx, 200, 1424, 22000);
+	learn_grow(s, &b.seq, &b.rx, 200, 1424, 22000);
 	assert_int_equal(s->st.rate_learned, 2);
 	assert_int_equal(ing_sched_rate_meas(s, 0)->rule, ING_RATE_GROWTH);
 	/* ... and once a queue measured it, in four */
-	learn_grow(s, &seq, &rx, 200, 1424, 22000);
+	learn_grow(s, &b.seq, &b.rx, 200, 1424, 22000);
 	assert_int_equal(s->st.rate_learned, 2);
-	learn_grow(s, &seq, &rx, 200, 1424, 42000);
+	learn_grow(s, &b.seq, &b.rx, 200, 1424, 42000);
 	assert_int_equal(s->st.rate_learned, 3);
 	/* rate_auto off forgets the rate: no train either */
 	p.rate_auto = false;
 	assert_int_equal(ing_sched_set_params(s, &p), 0);
 	assert_int_equal(ing_sched_rate(s, 0), 0);
-	learn_send(s, 40, 1424, t);
-	learn_report_at(s, seq++, rx += 40, 0, t += 10000, peer += 10000);
-	assert_int_equal(ing_sched_train_due(s, 0, t, 1176), 0);
+	assert_int_equal(train_after(s, &b, 40, 40), 0);
 	assert_false(ing_sched_train_rate(s, 0, 7.9e6, 4400));
 	/* on again: due again; not while the path is down, nor without a
 	 * queue target (the paper's algorithm learns nothing) */
 	p.rate_auto = true;
 	assert_int_equal(ing_sched_set_params(s, &p), 0);
-	learn_send(s, 40, 1424, t);
-	learn_report_at(s, seq++, rx += 40, 0, t += 10000, peer += 10000);
-	assert_int_equal(ing_sched_train_due(s, 0, t, 1176), 64);
+	assert_int_equal(train_after(s, &b, 40, 40), 64);
 	ing_sched_set_up(s, 0, false);
-	assert_int_equal(ing_sched_train_due(s, 0, t += 10000, 1176), 0);
+	assert_int_equal(ing_sched_train_due(s, 0, b.t += 10000, 1176), 0);
 	ing_sched_set_up(s, 0, true);
 	p.queue_target_us = 0;
 	assert_int_equal(ing_sched_set_params(s, &p), 0);
-	learn_send(s, 40, 1424, t);
-	learn_report_at(s, seq++, rx += 40, 0, t += 10000, peer += 10000);
-	assert_int_equal(ing_sched_train_due(s, 0, t, 1176), 0);
+	assert_int_equal(train_after(s, &b, 40, 40), 0);
 	assert_false(ing_sched_train_rate(s, 0, 7.9e6, 4400));
 	free(s);
 }
