@@ -124,14 +124,14 @@ static void send_train(struct gw_sess *s, struct gw_link *l, unsigned n,
 }
 
 /* After each REPORT applied: a train on each fixed path whose rate is
- * still to be learned, sized to what it was fed since the last REPORT
- * (ing_sched_train_due): measured before a TCP start fills its buffer,
- * which the queue's growth (learn_rate) sees a round trip and reports
- * later, when the DSL's 30-ms buffer has overflowed (a cold single cubic
- * download: 61-82 Mbit/s, the DSL dropping 20-156 packets of its slow
- * start).  At most GW_TRAIN_TRIES a session, GW_TRAIN_RETRY_MS apart, and
- * GW_TRAIN_PER_SEC a second for the whole daemon (a concentrator's
- * thousands of CPEs after its restart). */
+ * still to be learned, sized to what it was fed since the last REPORT and
+ * to what it delivered (ing_sched_train_due): measured before a TCP start
+ * fills its buffer, which the queue's growth (learn_rate) sees a round
+ * trip and reports later, when the DSL's 30-ms buffer has overflowed (a
+ * cold single cubic download: 61-82 Mbit/s, the DSL dropping 20-156
+ * packets of its slow start).  At most GW_TRAIN_TRIES a session,
+ * GW_TRAIN_RETRY_MS apart, and GW_TRAIN_PER_SEC a second for the whole
+ * daemon (a concentrator's thousands of CPEs after its restart). */
 static void trains_due(struct gw_sess *s, uint64_t now_us)
 {
 	struct gw *gw = s->gw;
