@@ -310,7 +310,8 @@ static double pace_depth(const struct ing_sched_path *p)
 	return depth < 3000 ? 3000 : depth;
 }
 
-/* Refills the token buckets of the paced paths; true if one is up. */
+/* Refills the token buckets of the paced paths; true if one is up and
+ * its pace holds (not lossy: learn_rate). */
 static bool refill(struct ing_sched *s, uint64_t now_us)
 {
 	bool any = false;
@@ -345,7 +346,7 @@ static bool refill(struct ing_sched *s, uint64_t now_us)
 			p->tokens = depth;
 			p->filled = true;
 		}
-		any = any || (p->up && p->cls == PATH_FIXED);
+		any = any || (p->up && p->cls == PATH_FIXED && !p->lossy_left);
 	}
 	return any;
 }
@@ -365,7 +366,7 @@ static int paced(struct ing_sched *s, uint32_t len)
 		if (!p->up) {
 			continue;
 		}
-		if (p->cls == PATH_FIXED && p->rate_Bps > 0) {
+		if (p->cls == PATH_FIXED && p->rate_Bps > 0 && !p->lossy_left) {
 			if (p->tokens >= len) {
 				s->st.paced++;
 				return (int)i;
@@ -855,6 +856,19 @@ static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
 	}
 	p->rep_peer_us = t->peer_us;
 	p->have_peer_us = t->timed;
+	/* A line that loses ING_LOSS_NOISE_PPM or more of what it carries
+	 * without a queue over the target is broken, not at its rate: its
+	 * pace yields to the weights, which move traffic off it as the paper
+	 * does (AWI on the loss), until t_dwd_ms pass without such loss (a
+	 * paced DSL at 50 % random loss went on carrying all of a 40 Mbit/s
+	 * flow that fitted its pace: netns_failover_flap) */
+	if (dlost > 0 && drx >= 0 && (!target || q <= target) &&
+	    (uint64_t)dlost * 1000000 >=
+		    (uint64_t)ING_LOSS_NOISE_PPM * ((uint64_t)dlost + (uint32_t)drx)) {
+		p->lossy_left = s->p.t_dwd_ms / s->p.t_report_ms + 1;
+	} else if (p->lossy_left > 0) {
+		p->lossy_left--;
+	}
 	p->rep_rx = e->rx_pkts;
 	p->have_rx = true;
 	p->rep_tx_bytes = p->tx_bytes;

@@ -236,6 +236,9 @@ struct ing_sched_path {
 	/* the learned rate is a train's, not confirmed by a queue yet: its
 	 * queue is measured as on a path not paced (ing_sched_train_rate) */
 	bool by_train;
+	/* reports left in which the path's pace yields to the weights: it
+	 * lost ING_LOSS_NOISE_PPM or more without a queue (learn_rate) */
+	uint32_t lossy_left;
 	/* tx_bytes when ing_sched_train_due last looked, and when */
 	uint64_t train_tx_bytes, train_at_us;
 	/* what the line delivered between the last two timed reports, B/s

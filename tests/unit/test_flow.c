@@ -1342,6 +1342,70 @@ static void test_pace_train(void **state)
 	free(s);
 }
 
+/* The report of the fixed path 0 with lost packets counted, and the
+ * mobile path 1, both with no queue */
+static void lossy_report(struct ing_sched *s, uint32_t seq, uint32_t rx,
+			 uint32_t lost)
+{
+	struct wire_report r = {.n = 2};
+
+	r.p[0] = (struct wire_report_path){.path = 0, .rx_pkts = rx,
+					   .lost_pkts = lost};
+	r.p[1] = (struct wire_report_path){.path = 1};
+	ing_sched_on_report(s, seq, &r);
+}
+
+/* bulk packets picked at t_us: how many went on the mobile path 1 */
+static unsigned on_mobile(struct ing_sched *s, int n, uint64_t t_us)
+{
+	struct wire_hdr h;
+	unsigned m = 0;
+
+	for (int i = 0; i < n; i++) {
+		m += ing_sched_pick_flow(s, &h, 9, 1424, t_us) == 1;
+	}
+	return m;
+}
+
+/* A paced fixed path that loses 1 % or more of what it carries without a
+ * queue is broken, not at its rate: its pace yields to the weights (which
+ * the loss raised) until t_dwd_ms pass without such loss; then the pace
+ * takes it again.  Under 1 % (line errors the repair covers) it stays
+ * paced. */
+static void test_pace_lossy(void **state)
+{
+	struct ing_sched *s = learn_sched();
+	uint32_t rx = 0, lost = 0, seq = 1;
+	uint64_t t = 1000000;
+
+	(void)state;
+	ing_sched_set_up(s, 1, true);
+	ing_sched_set_rate(s, 0, 64000); /* 8 MB/s, a 40-KB bucket */
+	lossy_report(s, seq++, rx, lost);
+	on_mobile(s, 20, t); /* the flow's first packets are sparse */
+	/* a full bucket: 20 packets of 1500 line bytes fit, on the DSL */
+	assert_int_equal(on_mobile(s, 20, t += 100000), 0);
+	/* 0.5 % lost: line errors, still paced */
+	lossy_report(s, seq++, rx += 995, lost += 5);
+	assert_int_equal(s->path[0].lossy_left, 0);
+	assert_int_equal(on_mobile(s, 20, t += 100000), 0);
+	/* 50 % lost without a queue: the weights split, the loss raised
+	 * w_mobile (45 against 50), whatever the bucket holds */
+	lossy_report(s, seq++, rx += 100, lost += 100);
+	assert_true(s->path[0].lossy_left > 0);
+	assert_true(s->w_mobile > 0);
+	assert_true(on_mobile(s, 20, t += 100000) >= 5);
+	/* t_dwd_ms (5 reports) without such loss: paced again */
+	for (int i = 0; i < 5; i++) {
+		lossy_report(s, seq++, rx += 100, lost);
+		assert_true(s->path[0].lossy_left > 0);
+	}
+	lossy_report(s, seq++, rx += 100, lost);
+	assert_int_equal(s->path[0].lossy_left, 0);
+	assert_int_equal(on_mobile(s, 20, t += 100000), 0);
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1363,6 +1427,7 @@ int main(void)
 		cmocka_unit_test(test_pace_probe_busy),
 		cmocka_unit_test(test_pace_floor),
 		cmocka_unit_test(test_pace_train),
+		cmocka_unit_test(test_pace_lossy),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
