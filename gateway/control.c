@@ -142,7 +142,7 @@ static void trains_due(struct gw_sess *s, uint64_t now_us)
 	}
 	for (unsigned i = 0; i < gw->npaths; i++) {
 		struct gw_link *l = &s->link[i];
-		unsigned n = ing_sched_train_due(&s->sched, i, now_us,
+		unsigned n = ing_sched_train_due(&s->sched, i,
 						 GW_TRAIN_BODY + WIRE_OVERHEAD);
 
 		if (!n || l->train_tries >= GW_TRAIN_TRIES ||

@@ -66,7 +66,6 @@ int ing_sched_set_params(struct ing_sched *s, const struct ing_sched_params *p)
 		for (unsigned i = 0; i < s->n; i++) {
 			s->path[i].learn_Bps = 0;
 			s->path[i].probe_hist = 0;
-			s->path[i].by_train = false;
 			set_pace(&s->path[i]);
 		}
 	}
@@ -746,6 +745,10 @@ struct rep_time {
 	bool timed;
 	uint64_t now_us;
 	uint32_t peer_us;
+	/* since the report before, when both are timed and consecutive (0:
+	 * not known): our clock, and the peer's */
+	uint64_t dnow_us;
+	uint32_t dpeer_us;
 };
 
 /* An episode's length in seconds: the time measured (us), unless it is
@@ -784,6 +787,23 @@ static void relearn(struct ing_sched_path *p, double r, uint32_t q)
 	p->probes = 0;
 	p->probe_hist = 0;
 	p->since_learned = 0;
+}
+
+/* A measurement of p's rate (p->meas, set by the caller) taken: r, with
+ * the queue q (us) owed; the next needs evidence of its own. */
+static void took(struct ing_sched *s, struct ing_sched_path *p, double r,
+		 uint32_t q)
+{
+	relearn(p, r, q);
+	p->backs = 0;
+	p->ep_n = 0;
+	p->meas.n = ++s->st.rate_learned;
+}
+
+/* p's rate was last measured by a train, not confirmed by a queue yet */
+static bool by_train(const struct ing_sched_path *p)
+{
+	return p->meas.rule == ING_RATE_TRAIN;
 }
 
 /* A fixed path's rate, learned (rate_auto).  While the line's standing
@@ -842,20 +862,16 @@ static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
 	enum ing_rate_rule rule = ING_RATE_NONE;
 	double got = 0, dt, dt_tx, rx_Bps = 0, sent_Bps = 0;
 
-	/* what the line delivered over the peer's time since the report
-	 * before: a floor of its rate (a train is sized by it); every DATA
-	 * counted now and not then arrived between the two stamps */
-	p->deliv_Bps = 0;
-	if (t->timed && consecutive && p->have_peer_us && dp > 0 && drx > 0) {
-		uint32_t dpeer = t->peer_us - p->rep_peer_us;
-
-		if (dpeer > 0 && dpeer < 1000000) {
-			p->deliv_Bps = drx * ((double)db / (double)dp) /
-				       (dpeer / 1e6);
-		}
+	/* what the line was fed since the report before, and what it
+	 * delivered over the peer's time (a floor of its rate: every DATA
+	 * counted now and not then arrived between the two stamps); a train
+	 * is sized by both */
+	p->fed_Bps = p->deliv_Bps = 0;
+	if (consecutive && t->dnow_us && t->dpeer_us && dp > 0) {
+		p->fed_Bps = (double)db / (t->dnow_us / 1e6);
+		p->deliv_Bps = drx * ((double)db / (double)dp) /
+			       (t->dpeer_us / 1e6);
 	}
-	p->rep_peer_us = t->peer_us;
-	p->have_peer_us = t->timed;
 	/* A line that loses ING_LOSS_NOISE_PPM or more of what it carries
 	 * without a queue over the target is broken, not at its rate: its
 	 * pace yields to the weights, which move traffic off it as the paper
@@ -911,8 +927,8 @@ static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
 	 * buffer while it waits, and a low first estimate is probed up; so
 	 * does one paced by a train alone (a shaper's burst over half the
 	 * train, a NIC's coalescing, read high) */
-	if (p->ep_n > (p->rate_Bps > 0 && !p->by_train ? ING_EPISODE_REPORTS
-						       : 2u) &&
+	if (p->ep_n > (p->rate_Bps > 0 && !by_train(p) ? ING_EPISODE_REPORTS
+							: 2u) &&
 	    p->ep_bytes > 0) {
 		rx_Bps = (double)p->ep_rx * (double)p->ep_bytes /
 			 (double)p->ep_sent / dt;
@@ -989,11 +1005,7 @@ static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
 		p->since_probe++;
 	}
 	if (got > 0) {
-		relearn(p, got, q);
-		p->by_train = false;
-		p->backs = 0;
-		p->ep_n = 0; /* the next measure needs evidence of its own */
-		p->meas.n = ++s->st.rate_learned;
+		took(s, p, got, q);
 	} else if (p->probe_hist > 0 && p->since_probe <= ING_PROBE_LAG &&
 		   q > target / ING_PROBE_BACK_DIV) {
 		/* the line queues right after probes: they passed its rate
@@ -1048,33 +1060,25 @@ static bool train_wanted(const struct ing_sched *s,
 	       p->cls == PATH_FIXED && p->learn_Bps <= 0;
 }
 
-unsigned ing_sched_train_due(struct ing_sched *s, unsigned path,
-			     uint64_t now_us, uint32_t pkt_bytes)
+unsigned ing_sched_train_due(const struct ing_sched *s, unsigned path,
+			     uint32_t pkt_bytes)
 {
-	struct ing_sched_path *p;
-	uint64_t b, dt, n, nd;
-	bool first;
+	const struct ing_sched_path *p;
+	double r;
+	uint64_t n;
 
 	if (path >= s->n || !pkt_bytes) {
 		return 0;
 	}
 	p = &s->path[path];
-	b = p->tx_bytes - p->train_tx_bytes;
-	dt = now_us - p->train_at_us;
-	first = p->train_at_us == 0 || now_us <= p->train_at_us;
-	p->train_tx_bytes = p->tx_bytes;
-	p->train_at_us = now_us;
-	if (first || !p->up || !train_wanted(s, p)) {
+	if (!p->up || !train_wanted(s, p)) {
 		return 0;
 	}
 	/* as many as the line takes in the span at the rate it was fed, and
 	 * at twice what it delivered (a slow start doubles): a burst fed
 	 * into a slow line is fast for the first, not the second */
-	n = b * ING_TRAIN_SPAN_US / dt / pkt_bytes;
-	nd = (uint64_t)(2 * p->deliv_Bps * ING_TRAIN_SPAN_US / 1e6 / pkt_bytes);
-	if (nd < n) {
-		n = nd;
-	}
+	r = p->fed_Bps < 2 * p->deliv_Bps ? p->fed_Bps : 2 * p->deliv_Bps;
+	n = (uint64_t)(r * ING_TRAIN_SPAN_US / 1e6 / pkt_bytes);
 	if (n < ING_TRAIN_MIN_PKTS) {
 		return 0;
 	}
@@ -1106,11 +1110,7 @@ bool ing_sched_train_rate(struct ing_sched *s, unsigned path, double Bps,
 	};
 	/* the train's own queue is gone by the answer; what the unpaced
 	 * line queued meanwhile, as the last report saw it, is owed */
-	relearn(p, Bps, fixed_queue(s, p, p->rep_qdelay_us));
-	p->by_train = true;
-	p->backs = 0;
-	p->ep_n = 0;
-	p->meas.n = ++s->st.rate_learned;
+	took(s, p, Bps, fixed_queue(s, p, p->rep_qdelay_us));
 	set_pace(p);
 	return true;
 }
@@ -1156,8 +1156,9 @@ static void on_report(struct ing_sched *s, uint32_t seq,
 	uint32_t target = s->p.queue_target_us, qf, qm;
 	bool queue, draining, mobile_full, loss_cong;
 	double ratio = 1, inc = 0;
+	struct rep_time tt;
 	uint64_t lost;
-	uint32_t dseq;
+	uint32_t dseq, dpeer;
 
 	if (s->have_report_seq && !seq_after(seq, s->report_seq)) {
 		s->st.stale_reports++;
@@ -1171,7 +1172,20 @@ static void on_report(struct ing_sched *s, uint32_t seq,
 	 * would only fill its buffer (a paced fixed path probes faster). */
 	qm = class_qdelay(s, r, PATH_MOBILE);
 	mobile_full = target && qm > target;
-	learn_rates(s, r, s->have_report_seq ? dseq : 0, mobile_full, t);
+	/* the time since the report before, on both clocks: within a
+	 * second, or not known (a report lost, a clock stepped) */
+	tt = *t;
+	dpeer = t->peer_us - s->rep_peer_us;
+	if (t->timed && s->rep_timed && dseq == 1 &&
+	    t->now_us > s->rep_now_us && t->now_us - s->rep_now_us < 1000000 &&
+	    dpeer > 0 && dpeer < 1000000) {
+		tt.dnow_us = t->now_us - s->rep_now_us;
+		tt.dpeer_us = dpeer;
+	}
+	s->rep_timed = t->timed;
+	s->rep_now_us = t->now_us;
+	s->rep_peer_us = t->peer_us;
+	learn_rates(s, r, s->have_report_seq ? dseq : 0, mobile_full, &tt);
 	s->have_report_seq = true;
 	s->report_seq = seq;
 	s->st.reports++;

@@ -233,19 +233,13 @@ struct ing_sched_path {
 	uint64_t ep_t0;	  /* when its first report came (timed reports) */
 	uint32_t ep_peer_t0; /* ... and the peer's clock when it counted */
 	struct ing_rate_meas meas; /* the last measurement */
-	/* the learned rate is a train's, not confirmed by a queue yet: its
-	 * queue is measured as on a path not paced (ing_sched_train_rate) */
-	bool by_train;
 	/* reports left in which the path's pace yields to the weights: it
 	 * lost ING_LOSS_NOISE_PPM or more without a queue (learn_rate) */
 	uint32_t lossy_left;
-	/* tx_bytes when ing_sched_train_due last looked, and when */
-	uint64_t train_tx_bytes, train_at_us;
-	/* what the line delivered between the last two timed reports, B/s
-	 * (0: not known), and the peer's stamp of the last */
-	double deliv_Bps;
-	uint32_t rep_peer_us;
-	bool have_peer_us;
+	/* between the last two timed reports, B/s (0: not known): what the
+	 * path was fed, and what the peer counted it delivered (a train is
+	 * sized by both: ing_sched_train_due) */
+	double fed_Bps, deliv_Bps;
 	uint32_t rep_rx;
 	bool have_rx;
 	/* the path's floor and its variation (us): mobile paths are judged
@@ -310,6 +304,10 @@ struct ing_sched {
 	uint32_t prev_qm;	/* the mobile paths' (over their floor) */
 	bool have_report_seq;
 	uint32_t report_seq; /* last applied report sequence */
+	/* the last report: timed, when it came, the peer's stamp */
+	bool rep_timed;
+	uint64_t rep_now_us;
+	uint32_t rep_peer_us;
 	struct ing_flows flows;
 	struct ing_sched_stats st;
 };
@@ -452,13 +450,13 @@ const struct ing_rate_meas *ing_sched_rate_meas(const struct ing_sched *s,
 /* A fixed path whose rate is to be learned (rate_auto, a queue target)
  * and has not been yet, and is up: a train of packets back to back on it
  * measures it before its line's buffer fills (gateway/control.c,
- * send_train; DESIGN.md, "The rate learned").  Called once per REPORT
- * applied, at now_us: the packets of pkt_bytes (line bytes) a train on
- * path should have now, 0 for none: as many as the line carries in
- * ING_TRAIN_SPAN_US at the rate it was fed since the last call, none
- * under ING_TRAIN_MIN_PKTS, at most ING_TRAIN_MAX_PKTS. */
-unsigned ing_sched_train_due(struct ing_sched *s, unsigned path,
-			     uint64_t now_us, uint32_t pkt_bytes);
+ * send_train; DESIGN.md, "The rate learned").  After a timed REPORT: the
+ * packets of pkt_bytes (line bytes) a train on path should have now, 0
+ * for none: as many as the line carries in ING_TRAIN_SPAN_US at the rate
+ * it was fed since the report before and at twice what it delivered,
+ * none under ING_TRAIN_MIN_PKTS, at most ING_TRAIN_MAX_PKTS. */
+unsigned ing_sched_train_due(const struct ing_sched *s, unsigned path,
+			     uint32_t pkt_bytes);
 /* A train went on path: an episode of its queue measured across it would
  * read low (the train took line time that no count has), so it starts
  * again. */
