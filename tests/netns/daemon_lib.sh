@@ -11,7 +11,8 @@
 #   daemons_up                  both started, both up, or the run aborts
 #   refresh BOX, st BOX KEY     the status file rewritten (SIGUSR1), a key
 #   stn BOX KEY                 a key, 0 when absent
-#   wait_sess_up BOX PREFIX     a session and both its paths up
+#   wait_sess_up BOX PREFIX [S] a session and both its paths up
+#   now_ms, in_time T0 MS       the bound of a polling loop, in time
 #   status_save BOX NAME        the whole status now, kept as NAME;
 #   status_saved NAME KEY       a key of it
 #   counters_mark BOX TAG KEY.. some keys now, kept under TAG;
@@ -47,13 +48,16 @@ ctl_socket() {
 refresh() {
 	local box=$1 f old i
 	f=$(status_file "$box")
-	old=$(stat -c %Y.%s "$f" 2>/dev/null || echo none)
+	# the file is replaced by rename: a new one has another inode or
+	# mtime (to the nanosecond; whole seconds and the size, as this read
+	# before, missed a rewrite within the second of the same size, and
+	# every such refresh waited its full second)
+	old=$(stat -c %i.%.9Y "$f" 2>/dev/null || echo none)
 	kill -USR1 "${DPID[$box]}"
-	# the file is replaced by rename: wait for the new one
 	for ((i = 0; i < 50; i++)); do
 		sleep 0.02
 		if [ -n "$(find "$f" -newermt "-0.5 seconds" 2>/dev/null)" ] &&
-			[ "$(stat -c %Y.%s "$f" 2>/dev/null)" != "$old" ]; then
+			[ "$(stat -c %i.%.9Y "$f" 2>/dev/null)" != "$old" ]; then
 			break
 		fi
 	done
@@ -72,11 +76,26 @@ stn() {
 	echo "${v:-0}"
 }
 
-# wait_sess_up BOX PREFIX [TENTHS]: both paths of a session up ("" for a
-# CPE's own session, "cpe.NAME." for one at the concentrator)
+# now_ms: the time in ms (the epoch's)
+now_ms() {
+	local t=$EPOCHREALTIME
+	echo $((${t/./} / 1000))
+}
+
+# in_time T0 MS: true until MS ms have passed since T0 (now_ms).  A loop
+# that polls the status is bounded in time, not in rounds: a round's
+# refresh takes from 20 ms to a second.
+in_time() {
+	[ $(($(now_ms) - $1)) -lt "$2" ]
+}
+
+# wait_sess_up BOX PREFIX [SECONDS]: both paths of a session up ("" for a
+# CPE's own session, "cpe.NAME." for one at the concentrator), within
+# SECONDS (10)
 wait_sess_up() {
-	local box=$1 p=$2 n=${3:-50} i
-	for ((i = 0; i < n; i++)); do
+	local box=$1 p=$2 ms=$((${3:-10} * 1000)) t0
+	t0=$(now_ms)
+	while in_time "$t0" "$ms"; do
 		if [ -e "$(status_file "$box")" ]; then
 			refresh "$box"
 			if [ "$(st "$box" "${p}path.dsl.up")" = 1 ] &&
@@ -233,10 +252,11 @@ check_print_rules() {
 	done
 }
 
-# Waits until box's daemon has both paths up.
+# Waits until box's daemon has both paths up (20 s at most).
 wait_up() {
-	local box=$1 i
-	for ((i = 0; i < 50; i++)); do
+	local box=$1 t0
+	t0=$(now_ms)
+	while in_time "$t0" 20000; do
 		if [ -e "$(status_file "$box")" ]; then
 			refresh "$box"
 			if [ "$(st "$box" path.dsl.up)" = 1 ] &&
@@ -256,8 +276,9 @@ wait_up() {
 # REPORT for 0.3 s, the weight is as good as decayed after the time DWD
 # needs from its ceiling (w_mobile_max 45 steps of 50 ms and its hold).
 settle() {
-	local i quiet=0 r r0=
-	for ((i = 0; i < 80; i++)); do
+	local t0 quiet=0 r r0=
+	t0=$(now_ms)
+	while in_time "$t0" 30000; do
 		refresh conc
 		refresh cpe
 		if [ "$(st conc w_mobile)" = 0 ] && [ "$(st cpe w_mobile)" = 0 ]; then

@@ -252,11 +252,6 @@ log_lines() {
 	cnt "$2" <"$TB_DIR/$1.log"
 }
 
-now_ms() {
-	local t=$EPOCHREALTIME
-	echo $((${t/./} / 1000))
-}
-
 # ---- setup ------------------------------------------------------------------
 
 tb_init
@@ -554,10 +549,12 @@ check "SIGHUP without bob's file: bob's keys gone from the status (${gone_ms} ms
 	'g >= 0 && a == "up"' "g=$gone_ms" "a=$(st conc cpe.alice.session_state)"
 check "SIGHUP without bob's file: his prefix gone from the capture set, alice's there" \
 	'm == "10.0.1.0/24 "' "m=$(set_members)"
-# cpe2 hears nothing any more: its paths go down after dead_after_ms,
-# then it lets site 2's traffic go natively
+# cpe2 hears nothing any more: its idle session's next probe
+# (idle_probe_ms, 20 s) goes unanswered, its paths go down after
+# dead_after_ms, then it lets site 2's traffic go natively
 down=0
-for ((i = 0; i < 40; i++)); do
+t0=$(now_ms)
+while in_time "$t0" 40000; do
 	refresh cpe2
 	if [ "$(st cpe2 path.dsl.up)" = 0 ] && [ "$(st cpe2 path.lte.up)" = 0 ]; then
 		down=1

@@ -496,7 +496,8 @@ refresh cpe
 counters_mark cpe p6 handshakes
 t0=$EPOCHREALTIME
 daemon_start c1
-for ((i = 0; i < 60; i++)); do
+t1=$(now_ms)
+while in_time "$t1" 20000; do
 	refresh cpe
 	[ "$(st cpe peer_entry)" = 0 ] && [ "$(st cpe session_state)" = up ] && break
 	sleep 0.1
