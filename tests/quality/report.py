@@ -102,6 +102,8 @@ table("Latency under the RRUL load (4 TCP down + 4 up), ms added over "
       [("ping p50", "ping_added_p50_ms", 1),
        ("ping p99", "ping_added_p99_ms", 1),
        ("irtt p99", "irtt_added_p99_ms", 1),
+       ("irtt up p99", "irtt_up_added_p99_ms", 1),
+       ("irtt down p99", "irtt_down_added_p99_ms", 1),
        ("down", "down_mbit", 0), ("up", "up_mbit", 0)])
 table("UDP: the paper's ramp and 40 Mbit/s constant", "ramp",
       [("loss %", "loss_pct", 3), ("DSL util %", "dsl_util_pct", 1),

@@ -27,7 +27,8 @@
 #   rrul   4 TCP streams down and 4 up, a ping every 10 ms and irtt's
 #          VoIP-like stream (-i 20ms -l 172): added latency p50/p99 over
 #          the idle figure measured just before, and its grade (A+ < 5 ms,
-#          A < 30, B < 60, C beyond);
+#          A < 30, B < 60, C beyond); irtt's one-way p99, up and down,
+#          over their idle p50 (where the delay is added);
 #   ramp   the paper's UDP ramp (63 -> 105 -> 63 Mbit/s) with 1424-byte
 #          packets (the largest that wire v3 carries without a fragment on
 #          1500-byte paths) and 1492-byte ones (two fragments each), down
@@ -287,10 +288,16 @@ probe() { # NAME SECONDS
 	sed -n 's/.*time=\([0-9.]*\) ms.*/\1/p' "$TB_DIR/$name.ping" >"$out/$buf-$mode-$name.ping.txt"
 	jq -r '.round_trips[] | select(.delay.rtt != null) | .delay.rtt / 1e6' \
 		"$TB_DIR/$name.irtt.json" >"$out/$buf-$mode-$name.irtt.txt" 2>/dev/null || true
+	# one way, up (send) and down (receive): the namespaces share the
+	# clock, so irtt's one-way delays are exact here
+	jq -r '.round_trips[] | select(.delay.send != null) | .delay.send / 1e6' \
+		"$TB_DIR/$name.irtt.json" >"$out/$buf-$mode-$name.irtt-up.txt" 2>/dev/null || true
+	jq -r '.round_trips[] | select(.delay.receive != null) | .delay.receive / 1e6' \
+		"$TB_DIR/$name.irtt.json" >"$out/$buf-$mode-$name.irtt-dn.txt" 2>/dev/null || true
 }
 
 case_rrul() { # CC
-	local cc=$1 a b i50 i99 n p50 p99 ii50 ii99 in j50 j99 jn k
+	local cc=$1 a b i50 i99 n p50 p99 ii50 ii99 in j50 j99 jn k iu50 id50 u50 u99 d50 d99
 	between
 	probe idle 5
 	read -r i50 i99 in <<<"$(percentiles "$out/$buf-$mode-idle.ping.txt")"
@@ -307,6 +314,10 @@ case_rrul() { # CC
 	tb_wait $b $((dur + 20)) || true
 	read -r p50 p99 n <<<"$(percentiles "$out/$buf-$mode-rrul-$cc.ping.txt")"
 	read -r j50 j99 jn <<<"$(percentiles "$out/$buf-$mode-rrul-$cc.irtt.txt")"
+	read -r iu50 _ _ <<<"$(percentiles "$out/$buf-$mode-idle.irtt-up.txt")"
+	read -r id50 _ _ <<<"$(percentiles "$out/$buf-$mode-idle.irtt-dn.txt")"
+	read -r u50 u99 _ <<<"$(percentiles "$out/$buf-$mode-rrul-$cc.irtt-up.txt")"
+	read -r d50 d99 _ <<<"$(percentiles "$out/$buf-$mode-rrul-$cc.irtt-dn.txt")"
 	k=rrul-$cc
 	keep_status $k
 	put $k down_mbit "$(jq -r '(.end.sum_received.bits_per_second // 0) / 1e6' "$TB_DIR/rrul-dn.json")"
@@ -319,7 +330,9 @@ case_rrul() { # CC
 	put $k irtt_added_p50_ms "$(awk -v a="$j50" -v b="$ii50" 'BEGIN { print a - b }')"
 	put $k irtt_added_p99_ms "$(awk -v a="$j99" -v b="$ii50" 'BEGIN { print a - b }')"
 	put $k irtt_samples "$jn"
-	say "$buf ms $mode $k: down $(jq -r '(.end.sum_received.bits_per_second // 0) / 1e6 | floor' "$TB_DIR/rrul-dn.json") up $(jq -r '(.end.sum_received.bits_per_second // 0) / 1e6 | floor' "$TB_DIR/rrul-up.json") Mbit/s; ping idle $i50 ms, loaded p50 $p50 p99 $p99 (grade $(grade "$(awk -v a="$p99" -v b="$i50" 'BEGIN { print a - b }')")); irtt idle $ii50, loaded p50 $j50 p99 $j99"
+	put $k irtt_up_added_p99_ms "$(awk -v a="$u99" -v b="$iu50" 'BEGIN { print a - b }')"
+	put $k irtt_down_added_p99_ms "$(awk -v a="$d99" -v b="$id50" 'BEGIN { print a - b }')"
+	say "$buf ms $mode $k: down $(jq -r '(.end.sum_received.bits_per_second // 0) / 1e6 | floor' "$TB_DIR/rrul-dn.json") up $(jq -r '(.end.sum_received.bits_per_second // 0) / 1e6 | floor' "$TB_DIR/rrul-up.json") Mbit/s; ping idle $i50 ms, loaded p50 $p50 p99 $p99 (grade $(grade "$(awk -v a="$p99" -v b="$i50" 'BEGIN { print a - b }')")); irtt idle $ii50, loaded p50 $j50 p99 $j99 (one way: up idle $iu50, loaded p50 $u50 p99 $u99; down idle $id50, loaded p50 $d50 p99 $d99)"
 }
 
 # UDP from l3b-traffic: the paper's ramp (63 -> 105 -> 63 Mbit/s) or a
