@@ -837,8 +837,7 @@ static bool by_train(const struct ing_sched_path *p)
  * pacing just below the rate (ING_PACE_PERMILLE) keeps the line's buffer
  * empty with the excess going to the mobile paths at once, as with
  * rate_mbit.  While the pace holds bulk back, its bucket never full
- * (filled: a lighter load's bursts), the line delivers the pace (timed
- * reports: ING_PROBE_DELIV_*) and does not queue, the
+ * (filled: a lighter load's bursts), and the line does not queue, the
  * rate grows (probes, ING_PROBE_*), so a line that got faster is
  * found again and one that got slower queues and is measured again; a
  * queue right after probes takes them back (ING_PROBE_LAG).  Like DWD, the
@@ -868,18 +867,10 @@ static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
 	 * counted now and not then arrived between the two stamps); a train
 	 * is sized by both */
 	p->fed_Bps = p->deliv_Bps = 0;
-	if (consecutive && t->dnow_us && t->dpeer_us) {
-		if (dp > 0) {
-			p->fed_Bps = (double)db / (t->dnow_us / 1e6);
-			p->deliv_Bps = drx * ((double)db / (double)dp) /
-				       (t->dpeer_us / 1e6);
-		}
-		p->deliv_avg_Bps =
-			p->have_deliv ? p->deliv_avg_Bps +
-						(p->deliv_Bps - p->deliv_avg_Bps) /
-							ING_PROBE_DELIV_REPORTS
-				      : p->deliv_Bps;
-		p->have_deliv = true;
+	if (consecutive && t->dnow_us && t->dpeer_us && dp > 0) {
+		p->fed_Bps = (double)db / (t->dnow_us / 1e6);
+		p->deliv_Bps = drx * ((double)db / (double)dp) /
+			       (t->dpeer_us / 1e6);
 	}
 	/* A line that loses ING_LOSS_NOISE_PPM or more of what it carries
 	 * without a queue over the target is broken, not at its rate: its
@@ -1025,10 +1016,7 @@ static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
 		}
 		s->st.rate_probe_backs++;
 	} else if (p->learn_Bps > 0 && limited && q <= target / ING_PROBE_DIV &&
-		   ++p->since_learned > probe_wait(s, p) &&
-		   (!p->have_deliv ||
-		    p->deliv_avg_Bps * 1000 >=
-			    p->learn_Bps * ING_PROBE_DELIV_PERMILLE)) {
+		   ++p->since_learned > probe_wait(s, p)) {
 		uint32_t pm = ING_PROBE_PERMILLE *
 			      (ING_PROBE_ACCEL + p->probes) / ING_PROBE_ACCEL;
 
@@ -1293,7 +1281,6 @@ void ing_sched_peer_restarted(struct ing_sched *s)
 	for (unsigned i = 0; i < s->n; i++) {
 		s->path[i].have_report = false;
 		s->path[i].have_rx = false;
-		s->path[i].have_deliv = false;
 	}
 	s->have_report_seq = false;
 	s->fixed_sent = 0;
@@ -1311,7 +1298,6 @@ void ing_sched_reset_seq(struct ing_sched *s, uint32_t gseq0)
 		p->sent_any = false;
 		p->have_report = false;
 		p->have_rx = false;
-		p->have_deliv = false;
 		p->forgive = false; /* its forgive_to was of the old count */
 	}
 	s->have_report_seq = false;

@@ -112,20 +112,6 @@ enum {
 	 * ING_PROBE_LAG in a row (the line got faster), start again from
 	 * t_dwd_ms. */
 	ING_PROBE_WAIT_MAX_MS = 2000,
-	/* A probe needs the line to have carried its pace: what the peer
-	 * counted it delivered, timed by the peer's clock and averaged over
-	 * about ING_PROBE_DELIV_REPORTS reports (deliv_avg_Bps), at least
-	 * ING_PROBE_DELIV_PERMILLE of the learned rate (the pace is
-	 * ING_PACE_PERMILLE of it), so the pace goes at most about 1 % over
-	 * what the line delivers.  A load under the line's rate whose bursts
-	 * empty the bucket overflows (limited) without the line carrying its
-	 * pace: probing on that took a 63.4 Mbit/s DSL's pace to 66.8 over
-	 * 25 s of a single cubic download at 45 Mbit/s (0.2 % line errors,
-	 * whose repairs make the sender's bursts), and the bursts then
-	 * queued the DSL over repair_queue_ms, so its line errors went to
-	 * the sender as losses.  Not checked with untimed reports. */
-	ING_PROBE_DELIV_PERMILLE = 970,
-	ING_PROBE_DELIV_REPORTS = 4,
 	ING_RATE_MIN_BPS = 125000,
 	/* An episode of a standing queue measures a rate after this many
 	 * report intervals (sched.c, learn_rate). */
@@ -254,11 +240,6 @@ struct ing_sched_path {
 	 * path was fed, and what the peer counted it delivered (a train is
 	 * sized by both: ing_sched_train_due) */
 	double fed_Bps, deliv_Bps;
-	/* deliv_Bps averaged over about ING_PROBE_DELIV_REPORTS timed
-	 * reports (an interval with nothing sent delivered 0); have_deliv:
-	 * set once a timed report gave it */
-	double deliv_avg_Bps;
-	bool have_deliv;
 	uint32_t rep_rx;
 	bool have_rx;
 	/* the path's floor and its variation (us): mobile paths are judged

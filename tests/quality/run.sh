@@ -45,7 +45,7 @@
 #               [--modes "dsl paper l3bond weights rate norepair"]
 #               [--duration S]
 #               [--cases "tcp rrul ramp c40"] [--bed "KEY=VALUE ..."]
-#               [--tcp "DIR:CC:STREAMS ..."] [--conf "KEY = VALUE; ..."]
+#               [--tcp "DIR:CC:STREAMS ..."]
 #   --quick: one case of each kind, short runs, one buffer (50 ms) unless
 #   --buffers says otherwise (what CI runs: it checks that the benchmark
 #   works, it asserts no figure).
@@ -55,8 +55,6 @@
 #   DSL's utilisation in the ramp is still taken against 64 Mbit/s.
 #   --tcp: only these TCP cases, e.g. "down:cubic:1 up:cubic:1" (all
 #   eight by default).
-#   --conf: more configuration for both daemons in every mode that runs
-#   them, e.g. "repair_queue_ms = 10;" (a tunable tried on the bed).
 # Needs root, iperf3, irtt, ping (scripts/deps.sh), gnuplot for the plots.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -72,7 +70,6 @@ dur=30
 cases="tcp rrul ramp c40"
 bed=
 tcp_cases=
-conf=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=1 ;;
@@ -84,7 +81,6 @@ while [ $# -gt 0 ]; do
 	--cases) cases=$2; shift ;;
 	--bed) bed=$2; shift ;;
 	--tcp) tcp_cases=$2; shift ;;
-	--conf) conf=$2; shift ;;
 	*)
 		echo "usage: $0 [--quick] [--out DIR] [--build DIR]" \
 			"[--buffers LIST] [--modes LIST] [--duration S]" \
@@ -180,16 +176,16 @@ grade() { # added ms -> grade
 start_mode() {
 	case $mode in
 	dsl) return 0 ;;
-	paper) write_confs 0.5 "queue_target_ms = 0; $conf" ;;
-	l3bond) write_confs 0.5 "$conf" ;;
-	weights) write_confs 0.5 "rate_auto = false; $conf" ;;
+	paper) write_confs 0.5 "queue_target_ms = 0;" ;;
+	l3bond) write_confs 0.5 ;;
+	weights) write_confs 0.5 "rate_auto = false;" ;;
 	# the defaults without the repair of line errors
-	norepair) write_confs 0.5 "repair_queue_ms = 0; $conf" ;;
+	norepair) write_confs 0.5 "repair_queue_ms = 0;" ;;
 	# the defaults with the rate learned said, as when it was opt-in
-	auto) write_confs 0.5 "rate_auto = true; $conf" ;;
+	auto) write_confs 0.5 "rate_auto = true;" ;;
 	rate)
 		# the DSL's rate known on both boxes: paced just below it
-		write_confs 0.5 "$conf"
+		write_confs 0.5
 		conf_path_keys "$TB_DIR/cpe.conf" dsl "rate_mbit = 64;"
 		conf_path_keys "$TB_DIR/conc.conf" dsl "rate_mbit = 64;"
 		;;

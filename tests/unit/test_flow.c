@@ -1146,70 +1146,6 @@ static void test_pace_probe_busy(void **state)
 	free(s);
 }
 
-/* 50 ms of bulk over the pace (learn_50ms, 70 Mbit/s) then a timed
- * report in which the peer counted n of the fixed path's packets (all it
- * was sent: n < 0), 50 ms on both clocks */
-static void deliv_report(struct ing_sched *s, uint64_t *t, uint32_t *seq,
-			 uint32_t *rx, uint32_t *peer, int n)
-{
-	struct wire_report r = {.n = 2};
-	uint64_t sent = s->path[0].tx_pkts;
-
-	learn_50ms(s, *t, 170);
-	*rx += n < 0 ? (uint32_t)(s->path[0].tx_pkts - sent) : (uint32_t)n;
-	r.p[0] = (struct wire_report_path){.path = 0, .rx_pkts = *rx};
-	r.p[1] = (struct wire_report_path){.path = 1};
-	ing_sched_on_report_at(s, (*seq)++, &r, *t += 50000, *peer += 50000);
-}
-
-/* A load whose bulk overflows (limited) while the line delivers less than
- * its pace does not probe, with timed reports (ING_PROBE_DELIV_*): the
- * bucket emptied in bursts, not under a load the line could carry more
- * of.  Once the line delivers the pace, the probes go on. */
-static void test_pace_probe_delivered(void **state)
-{
-	struct ing_sched *s = learn_sched();
-	uint32_t rx = 0, seq = 1, peer = 7;
-	uint64_t t = 1000000;
-	uint32_t n;
-
-	(void)state;
-	learn_send(s, 200, 1424, t);
-	learn_grow(s, &seq, &rx, 200, 1424, 22000);
-	assert_int_equal(ing_sched_rate(s, 0), 38400);
-	ing_sched_set_up(s, 1, true);
-	/* the pace fed 98 % of 4.8 MB/s (157 packets of 1500 line bytes a
-	 * report), the peer counted 100 (3 MB/s, 62.5 %): no probe */
-	for (int i = 0; i < 40; i++) {
-		deliv_report(s, &t, &seq, &rx, &peer, 100);
-	}
-	assert_true(s->st.overflow > 40);
-	assert_int_equal(s->st.rate_probed, 0);
-	assert_int_equal(ing_sched_rate(s, 0), 38400);
-	assert_true(s->path[0].have_deliv);
-	assert_in_range((uint64_t)s->path[0].deliv_avg_Bps, 2999000, 3001000);
-	/* 150 (96 % of the learned rate): still none */
-	for (int i = 0; i < 40; i++) {
-		deliv_report(s, &t, &seq, &rx, &peer, 150);
-	}
-	assert_int_equal(s->st.rate_probed, 0);
-	/* all it was sent: the average climbs past 97 % (from 96 %, within
-	 * a few reports), and the probes go on from there */
-	for (n = 0; s->st.rate_probed == 0; n++) {
-		assert_true(n < 20);
-		deliv_report(s, &t, &seq, &rx, &peer, -1);
-	}
-	for (int i = 0; i < 20; i++) {
-		deliv_report(s, &t, &seq, &rx, &peer, -1);
-	}
-	assert_true(s->st.rate_probed > 15);
-	assert_true(ing_sched_rate(s, 0) > 38400);
-	/* a peer that restarted: not known until timed reports again */
-	ing_sched_peer_restarted(s);
-	assert_false(s->path[0].have_deliv);
-	free(s);
-}
-
 /* After a take-back the probes wait t_dwd_ms (5 reports here), twice as
  * long for each take-back in a row, up to ING_PROBE_WAIT_MAX_MS (40
  * reports); a measurement starts again from t_dwd_ms. */
@@ -1495,7 +1431,6 @@ int main(void)
 		cmocka_unit_test(test_pace_probe_back),
 		cmocka_unit_test(test_pace_probe_wait),
 		cmocka_unit_test(test_pace_probe_busy),
-		cmocka_unit_test(test_pace_probe_delivered),
 		cmocka_unit_test(test_pace_floor),
 		cmocka_unit_test(test_pace_train),
 		cmocka_unit_test(test_pace_lossy),
