@@ -366,6 +366,11 @@ static void walk_ingress(struct gw_sess *se, struct walker *w)
 		"probes: the line queued over half the target right after "
 		"them",
 		ss->rate_probe_backs);
+	counter(w, "rate_lossy",
+		"windows of REPORTs in which a paced fixed path lost 1 % or "
+		"more without a queue: its pace yielded to the weights for "
+		"t_dwd_ms (a broken line, not one at its rate)",
+		ss->rate_lossy);
 	counter(w, "rate_drop_capped",
 		"REPORTs that measured a fixed path under half its learned "
 		"rate: the pace took half (a line that got slower is measured "

@@ -806,6 +806,35 @@ static bool by_train(const struct ing_sched_path *p)
 	return p->meas.rule == ING_RATE_TRAIN;
 }
 
+/* The loss of the report (dlost of dlost + drx packets) in p's window
+ * (ING_LOSSY_*); true when the window closed at ING_LOSS_NOISE_PPM or
+ * more: the pace yields for t_dwd_ms from now (lossy_left).  Loss under a
+ * queue over the target is the buffer's (the rate's): the window starts
+ * again; so it does after a report missed or a peer restarted. */
+static bool lossy(struct ing_sched *s, struct ing_sched_path *p,
+		  int32_t dlost, int32_t drx, uint32_t q)
+{
+	uint32_t target = s->p.queue_target_us;
+
+	if (drx < 0 || dlost < 0 || !p->have_rx || (target && q > target)) {
+		p->lossy_pkts = p->lossy_lost = 0;
+		return false;
+	}
+	p->lossy_lost += (uint32_t)dlost;
+	p->lossy_pkts += (uint32_t)dlost + (uint32_t)drx;
+	if (p->lossy_lost < ING_LOSSY_LOST && p->lossy_pkts < ING_LOSSY_PKTS) {
+		return false;
+	}
+	bool broken = (uint64_t)p->lossy_lost * 1000000 >=
+		      (uint64_t)ING_LOSS_NOISE_PPM * p->lossy_pkts;
+	p->lossy_pkts = p->lossy_lost = 0;
+	if (broken) {
+		p->lossy_left = s->p.t_dwd_ms / s->p.t_report_ms + 1;
+		s->st.rate_lossy++;
+	}
+	return broken;
+}
+
 /* A fixed path's rate, learned (rate_auto).  While the line's standing
  * queue (over its floor) stays over target / ING_LEARN_DIV in consecutive
  * reports, it was busy throughout: an episode.  Its rate is measured only
@@ -877,12 +906,9 @@ static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
 	 * pace yields to the weights, which move traffic off it as the paper
 	 * does (AWI on the loss), until t_dwd_ms pass without such loss (a
 	 * paced DSL at 50 % random loss went on carrying all of a 40 Mbit/s
-	 * flow that fitted its pace: netns_failover_flap) */
-	if (dlost > 0 && drx >= 0 && (!target || q <= target) &&
-	    (uint64_t)dlost * 1000000 >=
-		    (uint64_t)ING_LOSS_NOISE_PPM * ((uint64_t)dlost + (uint32_t)drx)) {
-		p->lossy_left = s->p.t_dwd_ms / s->p.t_report_ms + 1;
-	} else if (p->lossy_left > 0) {
+	 * flow that fitted its pace: netns_failover_flap).  Judged over a
+	 * window of reports (ING_LOSSY_*): one report's count is too small */
+	if (!lossy(s, p, dlost, drx, q) && p->lossy_left > 0) {
 		p->lossy_left--;
 	}
 	p->rep_rx = e->rx_pkts;

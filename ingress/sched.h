@@ -43,6 +43,16 @@ enum {
 	 * congestion only from this ratio on (parts per million): under it,
 	 * it is the line's own errors. */
 	ING_LOSS_NOISE_PPM = 10000,
+	/* ... judged over a window of reports (learn_rate, lossy): closed
+	 * once it counts ING_LOSSY_LOST losses or ING_LOSSY_PKTS packets
+	 * (delivered and lost), not over one report, whose count is small:
+	 * a DSL losing 0.2 % at random lost 3 of 250 packets (1.2 %) in one
+	 * report every few seconds, and its pace then yielded to the
+	 * weights, which filled its buffer (46 packets dropped under a
+	 * single cubic download).  At 0.2 % a window of 2000 reads 1 % or
+	 * more about once in 30 000; at 50 % it closes within 20 packets. */
+	ING_LOSSY_LOST = 10,
+	ING_LOSSY_PKTS = 2000,
 	/* A mobile path's floor is the smallest standing queue of the last
 	 * one to two windows of this many reports (5 to 10 s at 50 ms). */
 	ING_FLOOR_REPORTS = 100,
@@ -236,6 +246,9 @@ struct ing_sched_path {
 	/* reports left in which the path's pace yields to the weights: it
 	 * lost ING_LOSS_NOISE_PPM or more without a queue (learn_rate) */
 	uint32_t lossy_left;
+	/* the window that judges it: packets delivered and lost, and lost,
+	 * in consecutive reports without a queue over the target */
+	uint32_t lossy_pkts, lossy_lost;
 	/* between the last two timed reports, B/s (0: not known): what the
 	 * path was fed, and what the peer counted it delivered (a train is
 	 * sized by both: ing_sched_train_due) */
@@ -278,6 +291,9 @@ struct ing_sched_stats {
 				    * the line queued right after them */
 	uint64_t rate_drop_capped; /* measurements under half the learned
 				    * rate, taken as half (ING_LEARN_MAX_DROP) */
+	uint64_t rate_lossy; /* windows in which a paced fixed path lost
+			      * ING_LOSS_NOISE_PPM or more without a queue:
+			      * its pace yielded to the weights */
 	uint64_t resent;   /* copies sent again (ing_sched_pick_resend) */
 	uint64_t repaired; /* copies of lost DATA the peer asked for
 			    * (ing_sched_pick_repair) */

@@ -1377,7 +1377,7 @@ static unsigned on_mobile(struct ing_sched *s, int n, uint64_t t_us)
  * queue is broken, not at its rate: its pace yields to the weights (which
  * the loss raised) until t_dwd_ms pass without such loss; then the pace
  * takes it again.  Under 1 % (line errors the repair covers) it stays
- * paced. */
+ * paced; the ratio is judged over a window of reports (ING_LOSSY_*). */
 static void test_pace_lossy(void **state)
 {
 	struct ing_sched *s = learn_sched();
@@ -1395,10 +1395,20 @@ static void test_pace_lossy(void **state)
 	lossy_report(s, seq++, rx += 995, lost += 5);
 	assert_int_equal(s->path[0].lossy_left, 0);
 	assert_int_equal(on_mobile(s, 20, t += 100000), 0);
+	/* 3 lost of 250 in one report (1.2 %) amid 1 in 250 (0.4 %): judged
+	 * over the window (it closes with its tenth loss, at 2000 packets:
+	 * 0.55 %), not one report's count: still paced */
+	for (int i = 0; i < 8; i++) {
+		lossy_report(s, seq++, rx += i == 3 ? 247 : 249,
+			     lost += i == 3 ? 3 : 1);
+		assert_int_equal(s->path[0].lossy_left, 0);
+	}
+	assert_int_equal(s->st.rate_lossy, 0);
 	/* 50 % lost without a queue: the weights split, the loss raised
 	 * w_mobile (45 against 50), whatever the bucket holds */
 	lossy_report(s, seq++, rx += 100, lost += 100);
 	assert_true(s->path[0].lossy_left > 0);
+	assert_int_equal(s->st.rate_lossy, 1);
 	assert_true(s->w_mobile > 0);
 	assert_true(on_mobile(s, 20, t += 100000) >= 5);
 	/* t_dwd_ms (5 reports) without such loss: paced again */
