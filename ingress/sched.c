@@ -339,6 +339,7 @@ static bool refill(struct ing_sched *s, uint64_t now_us)
 				add -= pay;
 			}
 			p->tokens += add;
+			p->credit += add;
 		}
 		p->tok_us = now_us;
 		if (p->tokens >= depth) {
@@ -806,6 +807,20 @@ static bool by_train(const struct ing_sched_path *p)
 	return p->meas.rule == ING_RATE_TRAIN;
 }
 
+/* The line was sent at least ING_PROBE_USE_PERMILLE of its pace's credit
+ * over the last ING_PROBE_USE_REPORTS reports (learn_rate: a load over the
+ * pace, not bursts of a lighter one) */
+static bool pace_used(const struct ing_sched_path *p)
+{
+	double sent = 0, credit = 0;
+
+	for (unsigned i = 0; i < ING_PROBE_USE_REPORTS; i++) {
+		sent += p->use_sent[i];
+		credit += p->use_credit[i];
+	}
+	return credit > 0 && sent * 1000 >= credit * ING_PROBE_USE_PERMILLE;
+}
+
 /* The loss of the report (dlost of dlost + drx packets) in p's window
  * (ING_LOSSY_*); true when the window closed at ING_LOSS_NOISE_PPM or
  * more: the pace yields for t_dwd_ms from now (lossy_left).  Loss under a
@@ -866,7 +881,8 @@ static bool lossy(struct ing_sched *s, struct ing_sched_path *p,
  * pacing just below the rate (ING_PACE_PERMILLE) keeps the line's buffer
  * empty with the excess going to the mobile paths at once, as with
  * rate_mbit.  While the pace holds bulk back, its bucket never full
- * (filled: a lighter load's bursts), and the line does not queue, the
+ * (filled: a lighter load's bursts), its credit used (pace_used,
+ * ING_PROBE_USE_*), and the line does not queue, the
  * rate grows (probes, ING_PROBE_*), so a line that got faster is
  * found again and one that got slower queues and is measured again; a
  * queue right after probes takes them back (ING_PROBE_LAG).  Like DWD, the
@@ -916,6 +932,10 @@ static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
 	p->rep_tx_bytes = p->tx_bytes;
 	p->rep_tx_pkts = p->tx_pkts;
 	p->limited = p->filled = false;
+	p->use_sent[p->use_i] = (double)db;
+	p->use_credit[p->use_i] = p->credit;
+	p->use_i = (p->use_i + 1) % ING_PROBE_USE_REPORTS;
+	p->credit = 0;
 	if (!s->p.rate_auto || !target || !p->up) {
 		p->ep_n = 0;
 		return;
@@ -1042,7 +1062,7 @@ static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
 		}
 		s->st.rate_probe_backs++;
 	} else if (p->learn_Bps > 0 && limited && q <= target / ING_PROBE_DIV &&
-		   ++p->since_learned > probe_wait(s, p)) {
+		   ++p->since_learned > probe_wait(s, p) && pace_used(p)) {
 		uint32_t pm = ING_PROBE_PERMILLE *
 			      (ING_PROBE_ACCEL + p->probes) / ING_PROBE_ACCEL;
 

@@ -1146,6 +1146,42 @@ static void test_pace_probe_busy(void **state)
 	free(s);
 }
 
+/* Bulk over the pace in bursts of a few reports, between which the load
+ * falls under it (the bucket fills): in the second and third reports of
+ * a burst the bucket never filled and bulk overflowed (limited), but over
+ * the last ING_PROBE_USE_REPORTS reports the line was sent under
+ * ING_PROBE_USE_PERMILLE of the pace's credit: no probe.  The same line
+ * loaded past its pace for that long probes (its wait is over). */
+static void test_pace_probe_used(void **state)
+{
+	struct ing_sched *s = learn_sched();
+	uint32_t rx = 0, seq = 1;
+	uint64_t t = 1000000;
+
+	(void)state;
+	learn_send(s, 200, 1424, t);
+	learn_grow(s, &seq, &rx, 200, 1424, 22000);
+	assert_int_equal(ing_sched_rate(s, 0), 38400);
+	ing_sched_set_up(s, 1, true);
+	/* the pace: 98 % of 4.8 MB/s; one report at half of it (a packet of
+	 * 1500 line bytes every 640 us), then three at 70 Mbit/s */
+	for (int i = 0; i <= 40; i++) {
+		t += 50000;
+		learn_50ms(s, t, i % 4 ? 170 : 640);
+		if (i % 4 >= 2) {
+			assert_true(s->path[0].limited);
+			assert_false(s->path[0].filled);
+		}
+		learn_report_qm(s, seq++, rx += 100, 0, 40000);
+	}
+	assert_int_equal(s->st.rate_probed, 0);
+	assert_int_equal(ing_sched_rate(s, 0), 38400);
+	/* 70 Mbit/s from the report after the last one at half: the
+	 * credit used over four reports, then a probe */
+	assert_int_equal(until_probe(s, &t, &seq, &rx), 3);
+	free(s);
+}
+
 /* After a take-back the probes wait t_dwd_ms (5 reports here), twice as
  * long for each take-back in a row, up to ING_PROBE_WAIT_MAX_MS (40
  * reports); a measurement starts again from t_dwd_ms. */
@@ -1441,6 +1477,7 @@ int main(void)
 		cmocka_unit_test(test_pace_probe_back),
 		cmocka_unit_test(test_pace_probe_wait),
 		cmocka_unit_test(test_pace_probe_busy),
+		cmocka_unit_test(test_pace_probe_used),
 		cmocka_unit_test(test_pace_floor),
 		cmocka_unit_test(test_pace_train),
 		cmocka_unit_test(test_pace_lossy),
