@@ -515,8 +515,9 @@ check "wrong key: site 2 still bonded (3 pings cli2 -> srv)" 'n == 3' \
 # ---- 5. SIGHUP: bob removed and added back during alice's flow ---------------
 
 settle_two() {
-	local i
-	for ((i = 0; i < 60; i++)); do
+	local t0
+	t0=$(now_ms)
+	while in_time "$t0" 30000; do
 		refresh conc
 		[ "$(st conc cpe.alice.w_mobile)" = 0 ] && return 0
 		sleep 0.1

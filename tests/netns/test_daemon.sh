@@ -411,7 +411,8 @@ tb_cut dsl
 # that checks "everything over lte" starts once the concentrator has the
 # dsl down.
 UDP_DURATION=1 udp srv cli "$TB_CLI_IP" cutwake --rate 1 --size 200
-for ((i = 0; i < 50; i++)); do
+t0=$(now_ms)
+while in_time "$t0" 20000; do
 	refresh conc
 	[ "$(st conc path.dsl.up)" = 0 ] && break
 	sleep 0.1
