@@ -11,7 +11,7 @@
 #
 # First a UDP flow srv -> cli at 20 Mbit/s for 2 s, which fits the DSL: no
 # queue, so nothing but the concentrator's train measures the DSL's rate
-# before the load comes (checked: the pace set from it, within 3 % of the
+# before the load comes (checked: the pace set from it, within 3 % over and 5 % under the
 # line's 63.2 Mbit/s of IP bytes; a train answered; none on the LTE, none
 # upstream, which carried nothing).  Then one UDP flow srv -> cli at 80 Mbit/s (more than the DSL: the excess must
 # go to the LTE) for 38 s; the DSL's downstream tbf goes to 32 Mbit/s at
@@ -87,9 +87,12 @@ echo "  train: $(st conc path.dsl.rate_rule), pace" \
 	"$(st conc path.dsl.pace_kbps) kbit/s, measured" \
 	"$(st conc path.dsl.rate_measured_kbps) over" \
 	"$(st conc path.dsl.rate_over_ms) ms"
-# (a bound of 3 %: counting the middle packet too would read 3.2 % high)
+# (a bound of 3 % over: counting the middle packet too would read 3.2 %
+# high; 5 % under: the bed's emulator releasing a packet of the 5-ms train
+# 0.2 ms late reads 4 % low, as in a CI run whose DSL emulator released
+# 2306 packets over 1 ms late, 60583 kbit/s)
 check "a train measured the DSL's rate before any queue" \
-	'r == 1 && p >= 61300 && p <= 65100 && o >= 1 && o <= 10 && g == 1' \
+	'r == 1 && p >= 60000 && p <= 65100 && o >= 1 && o <= 10 && g == 1' \
 	"r=$([ "$(st conc path.dsl.rate_rule)" = train ] && echo 1 || echo 0)" \
 	"p=$(st conc path.dsl.rate_measured_kbps)" \
 	"o=$(st conc path.dsl.rate_over_ms)" \
