@@ -825,7 +825,9 @@ static bool pace_used(const struct ing_sched_path *p)
  * (ING_LOSSY_*); true when the window closed at ING_LOSS_NOISE_PPM or
  * more: the pace yields for t_dwd_ms from now (lossy_left).  Loss under a
  * queue over the target is the buffer's (the rate's): the window starts
- * again; so it does after a report missed or a peer restarted. */
+ * again; so it does when the peer restarted (no count yet, or one that
+ * went back).  A report missed only makes the next one count two
+ * intervals. */
 static bool lossy(struct ing_sched *s, struct ing_sched_path *p,
 		  int32_t dlost, int32_t drx, uint32_t q)
 {
