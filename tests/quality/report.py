@@ -97,6 +97,14 @@ table("TCP (iperf3), goodput in Mbit/s", "tcp",
        ("LTE MB", "lte_mb", 0), ("DSL drops", "dsl_drops", 0),
        ("LTE drops", "lte_drops", 0)],
       ratio="goodput_mbit")
+# what the sender's TCP saw: its loss recoveries (each a cut of its
+# window, but those a DSACK undid) and its retransmits a DSACK showed
+# spurious (the packet was late, not lost)
+table("TCP: what the sender saw (recoveries, spurious retransmits)", "tcp",
+      [("recov", "snd_TCPSackRecovery", 0),
+       ("undone", "snd_TCPPartialUndo", 0),
+       ("DSACKs", "snd_TCPDSACKRecv", 0),
+       ("timeouts", "snd_TCPTimeouts", 0)])
 table("Latency under the RRUL load (4 TCP down + 4 up), ms added over "
       "idle", "rrul",
       [("ping p50", "ping_added_p50_ms", 1),

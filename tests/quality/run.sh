@@ -45,7 +45,7 @@
 #               [--modes "dsl paper l3bond weights rate norepair"]
 #               [--duration S]
 #               [--cases "tcp rrul ramp c40"] [--bed "KEY=VALUE ..."]
-#               [--tcp "DIR:CC:STREAMS ..."]
+#               [--tcp "DIR:CC:STREAMS ..."] [--conf "KEY = VALUE; ..."]
 #   --quick: one case of each kind, short runs, one buffer (50 ms) unless
 #   --buffers says otherwise (what CI runs: it checks that the benchmark
 #   works, it asserts no figure).
@@ -55,6 +55,9 @@
 #   DSL's utilisation in the ramp is still taken against 64 Mbit/s.
 #   --tcp: only these TCP cases, e.g. "down:cubic:1 up:cubic:1" (all
 #   eight by default).
+#   --conf: more top-level keys for both daemons in every mode but dsl,
+#   e.g. "repair_queue_ms = 15;" (a key the mode sets too is refused by
+#   the daemon as a duplicate).
 # Needs root, iperf3, irtt, ping (scripts/deps.sh), gnuplot for the plots.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -70,6 +73,7 @@ dur=30
 cases="tcp rrul ramp c40"
 bed=
 tcp_cases=
+xconf=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=1 ;;
@@ -81,11 +85,13 @@ while [ $# -gt 0 ]; do
 	--cases) cases=$2; shift ;;
 	--bed) bed=$2; shift ;;
 	--tcp) tcp_cases=$2; shift ;;
+	--conf) xconf=$2; shift ;;
 	*)
 		echo "usage: $0 [--quick] [--out DIR] [--build DIR]" \
 			"[--buffers LIST] [--modes LIST] [--duration S]" \
 			"[--cases LIST] [--bed \"KEY=VALUE ...\"]" \
-			"[--tcp \"DIR:CC:STREAMS ...\"]" >&2
+			"[--tcp \"DIR:CC:STREAMS ...\"]" \
+			"[--conf \"KEY = VALUE; ...\"]" >&2
 		exit 2
 		;;
 	esac
@@ -176,16 +182,16 @@ grade() { # added ms -> grade
 start_mode() {
 	case $mode in
 	dsl) return 0 ;;
-	paper) write_confs 0.5 "queue_target_ms = 0;" ;;
-	l3bond) write_confs 0.5 ;;
-	weights) write_confs 0.5 "rate_auto = false;" ;;
+	paper) write_confs 0.5 "queue_target_ms = 0; $xconf" ;;
+	l3bond) write_confs 0.5 "$xconf" ;;
+	weights) write_confs 0.5 "rate_auto = false; $xconf" ;;
 	# the defaults without the repair of line errors
-	norepair) write_confs 0.5 "repair_queue_ms = 0;" ;;
+	norepair) write_confs 0.5 "repair_queue_ms = 0; $xconf" ;;
 	# the defaults with the rate learned said, as when it was opt-in
-	auto) write_confs 0.5 "rate_auto = true;" ;;
+	auto) write_confs 0.5 "rate_auto = true; $xconf" ;;
 	rate)
 		# the DSL's rate known on both boxes: paced just below it
-		write_confs 0.5
+		write_confs 0.5 "$xconf"
 		conf_path_keys "$TB_DIR/cpe.conf" dsl "rate_mbit = 64;"
 		conf_path_keys "$TB_DIR/conc.conf" dsl "rate_mbit = 64;"
 		;;
@@ -249,6 +255,40 @@ keep_status() { # CASE
 	done
 }
 
+# A box's TCP counters (TcpExt and Tcp of /proc/net/{netstat,snmp}), one
+# "NAME VALUE" a line: what the sender and the receiver saw of a case.
+tcp_counters() { # BOX
+	tb_exec "$1" cat /proc/net/netstat /proc/net/snmp | awk '
+		$1 == "TcpExt:" || $1 == "Tcp:" {
+			if (!(($1) in hdr)) { hdr[$1] = 1; for (i = 2; i <= NF; i++) k[i] = $i; next }
+			for (i = 2; i <= NF; i++) print k[i], $i
+			delete hdr[$1]
+		}'
+}
+
+# What TCP saw of a case, from the counters before and after: the
+# sender's retransmits that were spurious (undone on a DSACK: a late
+# packet, reordering) against the losses it recovered from, its
+# timeouts, and what the receiver queued out of order.
+tcp_seen() { # CASE SENDER RECEIVER BEFORE-S BEFORE-R
+	local k
+	for k in TCPDSACKRecv TCPDSACKUndo TCPLossUndo TCPFullUndo \
+		TCPPartialUndo TCPTimeouts TCPLossProbes TCPSackRecovery \
+		TCPLostRetransmit RetransSegs TCPSACKReorder; do
+		put "$1" "snd_$k" "$(tcp_counters "$2" | awk -v k=$k -v f="$4" '
+			BEGIN { while ((getline l < f) > 0) { split(l, a, " "); b[a[1]] = a[2] } }
+			$1 == k { print $2 - b[k]; exit }')"
+	done
+	for k in TCPOFOQueue TCPDSACKOldSent TCPDSACKOfoSent; do
+		put "$1" "rcv_$k" "$(tcp_counters "$3" | awk -v k=$k -v f="$5" '
+			BEGIN { while ((getline l < f) > 0) { split(l, a, " "); b[a[1]] = a[2] } }
+			$1 == k { print $2 - b[k]; exit }')"
+	done
+	say "$buf ms $mode $1: TCP $(awk -F'\t' -v c="$1" -v b="$buf" -v m="$mode" '
+		$1 == b && $2 == m && $3 == c && $4 ~ /^(snd|rcv)_/ {
+			sub(/^(snd|rcv)_(TCP)?/, "", $4); printf "%s %s ", $4, $5 }' "$results")"
+}
+
 case_tcp() { # DIR CC STREAMS
 	local dir=$1 cc=$2 p=$3 s r ip name j d0 l0 d1 l1 dd0 ld0 dd ld
 	between
@@ -259,6 +299,8 @@ case_tcp() { # DIR CC STREAMS
 	l0=$(line_bytes lte "$dir")
 	dd0=$(line_drops dsl "$dir")
 	ld0=$(line_drops lte "$dir")
+	tcp_counters "$s" >"$TB_DIR/$name.snd0"
+	tcp_counters "$r" >"$TB_DIR/$name.rcv0"
 	tb_exec "$s" iperf3 -c "$ip" -p 5201 -t "$dur" -C "$cc" -P "$p" -J \
 		>"$j" 2>/dev/null || true
 	d1=$(line_bytes dsl "$dir")
@@ -272,6 +314,7 @@ case_tcp() { # DIR CC STREAMS
 	put "$name" lte_mb "$(((l1 - l0) / 1000000))"
 	put "$name" dsl_drops "$dd"
 	put "$name" lte_drops "$ld"
+	tcp_seen "$name" "$s" "$r" "$TB_DIR/$name.snd0" "$TB_DIR/$name.rcv0"
 	say "$buf ms $mode $name: $(jq -r '((.end.sum_received.bits_per_second // 0) / 1e6 | floor | tostring) + " Mbit/s, " + ((.end.sum_sent.retransmits // 0) | tostring) + " retransmits"' "$j"), DSL $(((d1 - d0) / 1000000)) MB (buffer dropped $dd), LTE $(((l1 - l0) / 1000000)) MB (dropped $ld)"
 }
 
