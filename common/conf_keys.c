@@ -853,7 +853,7 @@ const struct key conf_top_keys[] = {
 	{KEY("w_mobile_max", CONF_TOP, CONF_RUNTIME, CONF_KEY_SIM, 0, 1000,
 	     "45", "most weight the mobile paths share (0: none)"),
 	 INT_KEY(struct conf, sched.w_mobile_max, 1)},
-	{KEY("t_lto_ms", CONF_TOP, CONF_RUNTIME, CONF_KEY_SIM, 1, 10000, "50",
+	{KEY("t_lto_ms", CONF_TOP, CONF_RUNTIME, CONF_KEY_SIM, 1, 10000, "100",
 	     "longest wait for a missing packet, ms"),
 	 INT_KEY(struct conf, reseq.t_lto_us, 1000)},
 	{KEY("early_release", CONF_TOP, CONF_RUNTIME, CONF_KEY_SIM, NO_RANGE,

@@ -8,6 +8,8 @@ int egr_init(struct egr *e, const struct egr_reseq_params *p, unsigned npaths,
 	e->bad_path = 0;
 	e->lto_max_us = p->t_lto_us;
 	e->lto_back = 0;
+	e->lto_floor_us = 0;
+	e->lto_late = 0;
 	e->heals = 0;
 	e->nack.count = 0;
 	for (unsigned i = 0; i < WIRE_MAX_PATHS; i++) {
@@ -52,10 +54,31 @@ static bool repair(struct egr *e, const struct wire_hdr *h, uint32_t missing,
 	return true;
 }
 
+/* A late packet would have needed a wait of need_us: the floor rises to
+ * it and a margin (at most the ceiling), and the timeout with it at once,
+ * for the holes waiting now and the next ones (egr_adapt_lto). */
+static void late_floor(struct egr *e, uint32_t need_us)
+{
+	uint64_t f = (uint64_t)need_us + EGR_LTO_MARGIN_US;
+	struct egr_reseq_params rp = e->reseq.p;
+
+	f = f < e->lto_max_us ? f : e->lto_max_us;
+	if (f > e->lto_floor_us) {
+		e->lto_floor_us = (uint32_t)f;
+	}
+	if (e->lto_floor_us > rp.t_lto_us) {
+		rp.t_lto_us = e->lto_floor_us;
+		if (!egr_reseq_set_params(&e->reseq, &rp)) {
+			e->lto_late++;
+		}
+	}
+}
+
 enum egr_verdict egr_on_data(struct egr *e, const struct wire_hdr *h,
 			     uint64_t now_us, uint64_t cookie)
 {
-	uint32_t missing, q;
+	uint32_t missing, q, need;
+	enum egr_verdict v;
 	bool again;
 
 	if (h->path >= e->loss.n || h->path >= e->reseq.npaths) {
@@ -75,9 +98,13 @@ enum egr_verdict egr_on_data(struct egr *e, const struct wire_hdr *h,
 	missing = egr_loss_on_packet(&e->loss, h->path, h->lseq);
 	q = egr_loss_on_delay(&e->loss, h->path, h->tstamp, now_us);
 	again = repair(e, h, missing, q);
-	return egr_reseq_push_flow(&e->reseq, h->gseq, h->path, missing,
-				   h->pgap, again, h->fgap, h->flags, now_us,
-				   cookie);
+	v = egr_reseq_push_flow(&e->reseq, h->gseq, h->path, missing, h->pgap,
+				again, h->fgap, h->flags, now_us, cookie);
+	need = egr_reseq_take_late_need(&e->reseq);
+	if (need) {
+		late_floor(e, need);
+	}
+	return v;
 }
 
 void egr_path_heard(struct egr *e, unsigned path, uint64_t silent_us,
@@ -107,11 +134,16 @@ bool egr_adapt_lto(struct egr *e, const struct egr_lto_path *p,
 {
 	struct egr_reseq_params rp = e->reseq.p;
 	uint32_t cur = rp.t_lto_us;
+	uint32_t target = egr_lto_target(&e->loss, p, npaths, max_us);
 
 	e->lto_max_us = max_us;
-	rp.t_lto_us = egr_lto_step(cur, egr_lto_target(&e->loss, p, npaths,
-						       max_us),
-				   max_us);
+	e->lto_floor_us -= (e->lto_floor_us + EGR_LTO_FLOOR_DECAY - 1) /
+			   EGR_LTO_FLOOR_DECAY;
+	if (e->lto_floor_us > max_us) {
+		e->lto_floor_us = max_us; /* a reload lowered the ceiling */
+	}
+	target = target > e->lto_floor_us ? target : e->lto_floor_us;
+	rp.t_lto_us = egr_lto_step(cur, target, max_us);
 	if (rp.t_lto_us == cur || egr_reseq_set_params(&e->reseq, &rp)) {
 		return false; /* the latter cannot happen: only the timeout */
 	}

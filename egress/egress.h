@@ -40,6 +40,14 @@ enum {
 	 * a loss of 10 %: the failover's and the senders' business) */
 	EGR_REPAIR_PERMILLE = 20,
 	EGR_REPAIR_BURST = 32,
+	/* The reorder timeout's floor learned from late packets (egr_on_data):
+	 * the wait a late packet would have needed plus EGR_LTO_MARGIN_US,
+	 * at most t_lto; it goes 1/EGR_LTO_FLOOR_DECAY of itself a report
+	 * interval (256: halved in about 9 s at 50 ms), so that it outlives
+	 * the episodes that taught it (an LTE's queue and jitter come back
+	 * every few seconds under a bulk download; decayed at the
+	 * measurements' 1/8, it was gone before the next) */
+	EGR_LTO_FLOOR_DECAY = 256,
 };
 
 /* a burst the credit allows fits one NACK */
@@ -58,6 +66,8 @@ struct egr {
 	uint64_t bad_path; /* DATA dropped: path index out of range */
 	uint32_t lto_max_us; /* the configured t_lto (egr_adapt_lto) */
 	uint64_t lto_back;   /* paths back: the timeout raised to it */
+	uint32_t lto_floor_us; /* learned from late packets, decays */
+	uint64_t lto_late;     /* the timeout raised by a late packet */
 	uint64_t heals;      /* paths back from a cut: a late grace begun */
 	/* repair: a path's loss under a queueing delay of at most the
 	 * resequencer's repair_queue_us (0: off) is its line's errors; the
@@ -96,7 +106,10 @@ void egr_path_heard(struct egr *e, unsigned path, uint64_t silent_us,
 		    uint64_t now_us);
 
 /* The reorder timeout adapted to this interval's measurements (lto.h),
- * once per report interval before egr_loss_report: p[i] what is known of
+ * and not below the floor that late packets taught (egr_on_data: a packet
+ * that came to a hole given up raises the timeout at once to the wait it
+ * would have needed and a margin, lto_late), once per report interval
+ * before egr_loss_report: p[i] what is known of
  * path i besides its loss accounting, max_us the configured t_lto.  True
  * when the timeout went down: a hole waiting now may be due sooner (the
  * caller polls, or rearms its timer). */

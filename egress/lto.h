@@ -19,7 +19,10 @@
  * configured ceiling).  With nothing measured yet: t_lto.  Rises at once (a
  * hole given up too early loses a packet that was coming), decays by 1/8
  * per report (a timeout a little too long costs only delay while a hole
- * waits).
+ * waits).  The egress keeps it at or above a floor that the packets which
+ * came late to a hole given up taught (egress.h, EGR_LTO_FLOOR_DECAY):
+ * what neither measurement saw coming (a mobile queue that grew within a
+ * report interval, its jitter on top).
  *
  * Pure functions of the measurements: the daemon (with its PROBE round
  * trips) and the simulator (without) run this same code once per report

@@ -60,8 +60,10 @@ struct egr_reseq_slot {
 	uint32_t dep;
 	uint32_t w_of;
 	uint32_t waiter;
-	uint64_t arrival_us;
-	uint64_t skip_us; /* SLOT_SKIPPED: when it was given up */
+	uint64_t arrival_us; /* SLOT_SKIPPED: when its wait began (the first
+			      * packet beyond it arrived) if it was given up
+			      * for its timeout, 0 otherwise */
+	uint64_t skip_us;    /* SLOT_SKIPPED: when it was given up */
 	uint64_t cookie;
 };
 
@@ -250,6 +252,31 @@ static void release_flow(struct egr_reseq *r, uint32_t g, bool waited)
 	r->release(r->ctx, s->cookie, g);
 }
 
+/* A packet came to the hole of slot s, given up: the wait it would have
+ * needed, for the reorder timeout's floor (egress.h), if the hole was
+ * given up for its timeout (not a packet known lost that came after all:
+ * no timeout would have been right). */
+static void note_late(struct egr_reseq *r, const struct egr_reseq_slot *s)
+{
+	uint64_t need = r->now_us - s->arrival_us;
+
+	if (!s->arrival_us || r->now_us < r->late_grace_us) {
+		return; /* nor a heal's lag: the cut's queue, not the paths' */
+	}
+	need = need > UINT32_MAX ? UINT32_MAX : need;
+	if (need > r->late_need_us) {
+		r->late_need_us = (uint32_t)need;
+	}
+}
+
+uint32_t egr_reseq_take_late_need(struct egr_reseq *r)
+{
+	uint32_t n = r->late_need_us;
+
+	r->late_need_us = 0;
+	return n;
+}
+
 /* Hands out packet g, behind the head, whose hole was given up. */
 static enum egr_verdict release_late(struct egr_reseq *r, uint32_t g,
 				     uint64_t cookie, uint8_t flags)
@@ -265,8 +292,10 @@ static enum egr_verdict release_late(struct egr_reseq *r, uint32_t g,
 	return EGR_RELEASED;
 }
 
-/* Gives up the hole at the head. */
-static void skip_head(struct egr_reseq *r, uint64_t *counter)
+/* Gives up the hole at the head, whose wait began at from_us (its timeout;
+ * 0: given up for another reason). */
+static void skip_head_from(struct egr_reseq *r, uint64_t *counter,
+			   uint64_t from_us)
 {
 	struct egr_reseq_slot *s = slot_of(r, r->next);
 	uint32_t g = r->next;
@@ -274,10 +303,16 @@ static void skip_head(struct egr_reseq *r, uint64_t *counter)
 	s->state = SLOT_SKIPPED;
 	s->gseq = g;
 	s->skip_us = r->now_us;
+	s->arrival_us = from_us;
 	set_gone(r, g, true);
 	(*counter)++;
 	r->next++;
 	wake(r, g);
+}
+
+static void skip_head(struct egr_reseq *r, uint64_t *counter)
+{
+	skip_head_from(r, counter, 0);
 }
 
 /* The head reaches a packet already released for its flow. */
@@ -555,6 +590,9 @@ enum egr_verdict egr_reseq_push_flow(struct egr_reseq *r, uint32_t g,
 			 * need, as an AQM drops what sat too long (released,
 			 * cubic filled 200-ms buffers: 170 ms added to a
 			 * ping under RRUL instead of 80). */
+			if (!(flags & WIRE_F_RESENT)) {
+				note_late(r, slot_of(r, g));
+			}
 			slot_of(r, g)->state = SLOT_RELEASED;
 			slot_of(r, g)->resent = (flags & WIRE_F_RESENT) != 0;
 			return release_late(r, g, cookie, flags);
@@ -575,6 +613,12 @@ enum egr_verdict egr_reseq_push_flow(struct egr_reseq *r, uint32_t g,
 		} else if (flags & WIRE_F_RESENT) {
 			r->st.resent_too_old++;
 		} else {
+			if ((uint32_t) - (int64_t)d < r->p.capacity &&
+			    holds(r, g, SLOT_SKIPPED)) {
+				/* its hole is known: the floor may grow to
+				 * the ceiling, t_lto_ms (egress.h) */
+				note_late(r, slot_of(r, g));
+			}
 			r->st.too_old++;
 		}
 		return EGR_DROP_LATE;
@@ -686,7 +730,7 @@ void egr_reseq_poll(struct egr_reseq *r, uint64_t now_us)
 		} else if (due > first->arrival_us + r->p.t_lto_us) {
 			r->st.resend_waits++;
 		}
-		skip_head(r, &r->st.hole_timeout);
+		skip_head_from(r, &r->st.hole_timeout, first->arrival_us);
 		drain_normal(r);
 	}
 }
@@ -757,5 +801,6 @@ void egr_reseq_reset(struct egr_reseq *r)
 	r->arr_head = r->arr_tail = 0;
 	r->started = false;
 	r->late_grace_us = 0;
+	r->late_need_us = 0;
 	memset(r->path_seen, 0, sizeof(r->path_seen));
 }

@@ -159,6 +159,10 @@ struct egr_reseq {
 	uint32_t resend_wait_us; /* egr_reseq_set_resend_wait */
 	uint32_t repair_wait_us; /* egr_reseq_set_repair_wait */
 	uint64_t late_grace_us;	 /* egr_reseq_late_grace: until then */
+	/* the longest wait a hole given up would have needed, by the late
+	 * packets since the caller last took it (egr_reseq_take_late_need;
+	 * not a copy sent again: its wait is the repair's), 0 if none */
+	uint32_t late_need_us;
 	struct egr_reseq_stats st;
 };
 
@@ -180,6 +184,11 @@ int egr_reseq_set_params(struct egr_reseq *r, const struct egr_reseq_params *p);
  * dropped as too_old: a path back from a cut (egress.h,
  * EGR_HEAL_SILENCE_US). */
 void egr_reseq_late_grace(struct egr_reseq *r, uint64_t until_us);
+
+/* The longest wait the holes given up since the last call would have
+ * needed for the packets that came late to them (the reorder timeout, and
+ * how long after it they came), 0 if none; starts again. */
+uint32_t egr_reseq_take_late_need(struct egr_reseq *r);
 
 /* One DATA packet arrives.  missing: packets missing on its path just before
  * it (from egr_loss_on_packet); pgap: from its header. */

@@ -208,8 +208,13 @@ static void walk_session(struct gw_sess *se, struct walker *w)
 	gauge(w, "gseq", "next global sequence number to send", s->gseq);
 	gauge(w, "t_lto_eff_us",
 	      "reorder timeout in use: the live paths' delay spread plus a "
-	      "margin, at most t_lto_ms, us",
+	      "margin, at most t_lto_ms, and not below t_lto_floor_us, us",
 	      rp->t_lto_us);
+	gauge(w, "t_lto_floor_us",
+	      "the reorder timeout's floor: the wait late packets would have "
+	      "needed plus a margin, at most t_lto_ms, decays (halved in "
+	      "about 9 s), us",
+	      se->egr.lto_floor_us);
 }
 
 /* The ingress queue's own values, for all sessions. */
@@ -516,6 +521,11 @@ static void walk_egress(struct gw_sess *se, struct walker *w)
 		"paths whose DATA came again after a silence: the reorder "
 		"timeout raised to t_lto_ms",
 		se->egr.lto_back);
+	counter(w, "lto_late",
+		"packets that came to a hole given up (late or too_old) "
+		"and raised the reorder timeout at once to the wait they "
+		"needed (t_lto_floor_us)",
+		se->egr.lto_late);
 	counter(w, "heals",
 		"paths heard again after 500 ms without any packet while "
 		"others carried DATA (a cut healed): for a second a packet "

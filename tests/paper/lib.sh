@@ -101,6 +101,7 @@ paper_daemons() {
 	write_confs "$k" "t_dwd_ms = $dwd;
 		w_mobile_max = $wmax;
 		dwd_hold_ms = $hold;
+		t_lto_ms = 50;
 		w_fixed = 50;
 		t_report_ms = 50;"
 	daemon_start conc

@@ -3,7 +3,7 @@
 # tests/quality/run.sh: l3bond measured the way users measure it (entry:
 # scripts/quality.sh).  On the namespace testbed with both daemons real,
 # for each link buffer, in the same run: DSL alone (no daemon: the traffic
-# goes natively over the DSL), the paper's algorithm (queue target 0: loss
+# goes natively over the DSL), the paper's algorithm (queue target 0 and T_lto 50 ms: loss
 # is the only congestion signal), l3bond with its defaults (the DSL's rate
 # learned: rate_auto), l3bond with the DSL's rate configured on both boxes
 # (rate_mbit = 64: paced), and (mode weights) l3bond without either
@@ -182,7 +182,8 @@ grade() { # added ms -> grade
 start_mode() {
 	case $mode in
 	dsl) return 0 ;;
-	paper) write_confs 0.5 "queue_target_ms = 0; $xconf" ;;
+	# the paper's algorithm: loss its only signal, its T_lto of 50 ms
+	paper) write_confs 0.5 "queue_target_ms = 0; t_lto_ms = 50; $xconf" ;;
 	l3bond) write_confs 0.5 "$xconf" ;;
 	weights) write_confs 0.5 "rate_auto = false; $xconf" ;;
 	# the defaults without the repair of line errors

@@ -76,7 +76,7 @@ END {
 status=0
 for mode in paper l3bond; do
 	args=()
-	[ $mode = paper ] && args=(--queue-target-ms 0)
+	[ $mode = paper ] && args=(--queue-target-ms 0 --t-lto-ms 50)
 	start=$(date +%s)
 	if ! timeout 60 "$sim" --sweep paper --format tsv "${args[@]}" >"$out"; then
 		echo "FAIL ($mode): l3bond-sim --sweep paper failed or took over 60 s" >&2

@@ -871,7 +871,7 @@ static void test_defaults(void **state)
 	assert_int_equal(c.sched.t_report_ms, 50);
 	assert_true(c.sched.w_fixed == 50.0);
 	assert_true(c.sched.w_mobile_max == 45.0);
-	assert_int_equal(c.reseq.t_lto_us, 50000);
+	assert_int_equal(c.reseq.t_lto_us, 100000);
 	assert_true(c.reseq.early_release);
 	assert_int_equal(c.reseq.capacity, 4096);
 	assert_int_equal(c.sched.queue_target_us, 5000);
@@ -993,7 +993,7 @@ static void test_sample_cpe(void **state)
 	assert_int_equal(c.sched.t_report_ms, 50);
 	assert_true(c.sched.w_fixed == 50.0);
 	assert_true(c.sched.w_mobile_max == 45.0);
-	assert_int_equal(c.reseq.t_lto_us, 50000);
+	assert_int_equal(c.reseq.t_lto_us, 100000);
 	assert_true(c.reseq.early_release);
 	assert_int_equal(c.reseq.capacity, 4096);
 	assert_int_equal(c.npaths, 2);
@@ -1046,7 +1046,7 @@ static void test_sample_concentrator(void **state)
 	assert_int_equal(c.sched.t_report_ms, 50);
 	assert_true(c.sched.w_fixed == 50.0);
 	assert_true(c.sched.w_mobile_max == 45.0);
-	assert_int_equal(c.reseq.t_lto_us, 50000);
+	assert_int_equal(c.reseq.t_lto_us, 100000);
 	assert_true(c.reseq.early_release);
 	assert_int_equal(c.reseq.capacity, 4096);
 	assert_int_equal(c.npaths, 2);

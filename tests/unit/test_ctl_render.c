@@ -126,7 +126,7 @@ static const char *const old_lines[] = {
 	"w_fixed=50",
 	"w_mobile_max=45",
 	"queue_target_ms=5", /* dwd_hold_ms=3 before wire v3 */
-	"t_lto_ms=50",
+	"t_lto_ms=100",
 	"early_release=1",
 	"w_mobile=0",
 	"gseq=0",
@@ -217,7 +217,7 @@ static const char *const old_lines[] = {
 
 static const char *const new_lines[] = {
 	"probe_interval_ms=100",  "dead_after_ms=500",
-	"t_lto_eff_us=12000",	  "t_lto_ms=50",
+	"t_lto_eff_us=12000",	  "t_lto_ms=100",
 	"log_level=error",	  "egr.capacity=4096",
 	"egr.overflow=0",	  "path.dsl.class=fixed",
 	"path.lte.class=mobile",  "path.dsl.srtt_us=26000",

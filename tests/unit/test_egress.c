@@ -632,6 +632,113 @@ static void test_lto_back(void **state)
 	egr_free(&e);
 }
 
+/* A packet that comes to a hole given up for its timeout raises the
+ * timeout at once to the wait it would have needed and a margin: a floor
+ * under what the measurements call for, which decays slowly.  A packet
+ * later than a timeout after its hole (dropped too_old) teaches it too,
+ * up to the ceiling; a hole given up because it was known lost teaches
+ * nothing (no wait would have been right). */
+static void test_lto_floor(void **state)
+{
+	struct egr_reseq_params p = {
+		.t_lto_us = 100000, .capacity = 64, .early_release = true},
+				rp;
+	struct egr_lto_path lp[2] = {{.up = true}, {.up = true}};
+	uint64_t t0 = 1000000;
+	struct wire_hdr h;
+	struct egr e;
+
+	(void)state;
+	assert_int_equal(egr_init(&e, &p, 2, nop_release, NULL), 0);
+	rp = e.reseq.p;
+	rp.t_lto_us = 20000;
+	assert_int_equal(egr_reseq_set_params(&e.reseq, &rp), 0);
+	memset(&h, 0, sizeof(h));
+	h.type = WIRE_DATA;
+	/* 0 and 2 on path 0, 1 on path 1, 35 ms behind 2: given up after
+	 * 20 ms, released late; the one-way delays all 0 (no spread) */
+	h.path = 0;
+	h.gseq = 0;
+	h.lseq = 0;
+	h.tstamp = (uint32_t)t0;
+	assert_int_equal(egr_on_data(&e, &h, t0, 0), EGR_RELEASED);
+	h.gseq = 2;
+	h.lseq = 1;
+	h.tstamp = (uint32_t)(t0 + 1000);
+	assert_int_equal(egr_on_data(&e, &h, t0 + 1000, 0), EGR_BUFFERED);
+	egr_reseq_poll(&e.reseq, t0 + 21000);
+	assert_int_equal(e.reseq.st.hole_timeout, 1);
+	assert_int_equal(e.lto_floor_us, 0);
+	h.path = 1;
+	h.gseq = 1;
+	h.lseq = 0;
+	h.tstamp = (uint32_t)(t0 + 36000);
+	assert_int_equal(egr_on_data(&e, &h, t0 + 36000, 0), EGR_RELEASED);
+	assert_int_equal(e.reseq.st.late, 1);
+	assert_int_equal(e.lto_late, 1);
+	assert_int_equal(e.lto_floor_us, 35000 + EGR_LTO_MARGIN_US);
+	assert_int_equal(e.reseq.p.t_lto_us, 35000 + EGR_LTO_MARGIN_US);
+	/* the measurements call for the floor (3 ms): the floor holds, 1/256
+	 * less a report */
+	egr_adapt_lto(&e, lp, 2, 100000);
+	egr_loss_report(&e.loss, &(struct wire_report){0});
+	assert_int_equal(e.lto_floor_us, 37000 - (37000 + 255) / 256);
+	assert_true(e.reseq.p.t_lto_us >= e.lto_floor_us &&
+		    e.reseq.p.t_lto_us < 37000);
+	for (unsigned k = 0; k < 2000; k++) {
+		egr_adapt_lto(&e, lp, 2, 100000);
+		egr_loss_report(&e.loss, &(struct wire_report){0});
+	}
+	assert_int_equal(e.lto_floor_us, 0);
+	assert_int_equal(e.reseq.p.t_lto_us, EGR_LTO_MIN_US);
+
+	/* too_old: 3 on path 0 given up 3 ms after 4 came, 4 came 200 ms
+	 * later: the floor at the ceiling */
+	h.path = 0;
+	h.gseq = 4;
+	h.lseq = 2;
+	h.tstamp = (uint32_t)(t0 + 100000);
+	assert_int_equal(egr_on_data(&e, &h, t0 + 100000, 0), EGR_BUFFERED);
+	egr_reseq_poll(&e.reseq, t0 + 103000);
+	assert_int_equal(e.reseq.st.hole_timeout, 2);
+	h.path = 1;
+	h.gseq = 3;
+	h.lseq = 1;
+	h.tstamp = (uint32_t)(t0 + 300000);
+	assert_int_equal(egr_on_data(&e, &h, t0 + 300000, 0), EGR_DROP_LATE);
+	assert_int_equal(e.reseq.st.too_old, 1);
+	assert_int_equal(e.lto_floor_us, 100000);
+	assert_int_equal(e.reseq.p.t_lto_us, 100000);
+	/* (path 1, silent for 264 ms, raised it first: lto_back) */
+	assert_int_equal(e.lto_back, 1);
+	assert_int_equal(e.lto_late, 1);
+
+	/* known lost (path 0 skips lseq 3, the packet 5 it names by pgap),
+	 * then it comes after all: late, but no lesson */
+	h.path = 0;
+	h.gseq = 6;
+	h.lseq = 4;
+	h.pgap = 1;
+	h.tstamp = (uint32_t)(t0 + 400000);
+	assert_int_equal(egr_on_data(&e, &h, t0 + 400000, 0), EGR_RELEASED);
+	assert_int_equal(e.reseq.st.hole_early, 1);
+	e.lto_floor_us = 0;
+	rp = e.reseq.p;
+	rp.t_lto_us = 20000;
+	assert_int_equal(egr_reseq_set_params(&e.reseq, &rp), 0);
+	h.pgap = 0;
+	h.path = 0;
+	h.gseq = 5;
+	h.lseq = 3;
+	h.tstamp = (uint32_t)(t0 + 405000);
+	assert_int_equal(egr_on_data(&e, &h, t0 + 405000, 0), EGR_RELEASED);
+	assert_int_equal(e.reseq.st.late, 2);
+	assert_int_equal(e.lto_floor_us, 0);
+	assert_int_equal(e.reseq.p.t_lto_us, 20000);
+	assert_int_equal(e.lto_late, 1);
+	egr_free(&e);
+}
+
 /* A path back from a cut (egr_path_heard): for EGR_HEAL_GRACE_US a packet
  * of the other path whose hole was given up is released late however
  * late it comes (the queue the survivor built while it carried
@@ -850,6 +957,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_init),
 		cmocka_unit_test(test_lto_back),
+		cmocka_unit_test(test_lto_floor),
 		cmocka_unit_test(test_heal_grace),
 		cmocka_unit_test(test_path_out_of_range),
 		cmocka_unit_test(test_missing_reaches_reseq),
