@@ -859,7 +859,7 @@ const struct key conf_top_keys[] = {
 	{KEY("early_release", CONF_TOP, CONF_RUNTIME, CONF_KEY_SIM, NO_RANGE,
 	     "true", "give a packet known lost up at once"),
 	 .parse = parse_early_release, AT(struct conf, reseq.early_release)},
-	{KEY("repair_queue_ms", CONF_TOP, CONF_RUNTIME, 0, 0, 1000, "5",
+	{KEY("repair_queue_ms", CONF_TOP, CONF_RUNTIME, 0, 0, 1000, "15",
 	     "a path's loss under at most this much queue is its line's "
 	     "errors: the peer sends the packets again, ms (0: never)"),
 	 INT_KEY(struct conf, reseq.repair_queue_us, 1000)},
