@@ -5,6 +5,8 @@
 int egr_init(struct egr *e, const struct egr_reseq_params *p, unsigned npaths,
 	     egr_release_fn fn, void *ctx)
 {
+	int rc;
+
 	e->bad_path = 0;
 	e->lto_max_us = p->t_lto_us;
 	e->lto_back = 0;
@@ -17,7 +19,11 @@ int egr_init(struct egr *e, const struct egr_reseq_params *p, unsigned npaths,
 	}
 	e->repair_asked = e->repair_queued = e->repair_capped = 0;
 	egr_loss_init(&e->loss, npaths);
-	return egr_reseq_init(&e->reseq, p, npaths, fn, ctx);
+	rc = egr_reseq_init(&e->reseq, p, npaths, fn, ctx);
+	if (rc == 0) {
+		egr_reseq_set_late_window(&e->reseq, p->t_lto_us);
+	}
+	return rc;
 }
 
 void egr_free(struct egr *e)
@@ -137,6 +143,7 @@ bool egr_adapt_lto(struct egr *e, const struct egr_lto_path *p,
 	uint32_t target = egr_lto_target(&e->loss, p, npaths, max_us);
 
 	e->lto_max_us = max_us;
+	egr_reseq_set_late_window(&e->reseq, max_us);
 	e->lto_floor_us -= (e->lto_floor_us + EGR_LTO_FLOOR_DECAY - 1) /
 			   EGR_LTO_FLOOR_DECAY;
 	if (e->lto_floor_us > max_us) {

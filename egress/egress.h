@@ -43,11 +43,13 @@ enum {
 	/* The reorder timeout's floor learned from late packets (egr_on_data):
 	 * the wait a late packet would have needed plus EGR_LTO_MARGIN_US,
 	 * at most t_lto; it goes 1/EGR_LTO_FLOOR_DECAY of itself a report
-	 * interval (256: halved in about 9 s at 50 ms), so that it outlives
-	 * the episodes that taught it (an LTE's queue and jitter come back
-	 * every few seconds under a bulk download; decayed at the
-	 * measurements' 1/8, it was gone before the next) */
-	EGR_LTO_FLOOR_DECAY = 256,
+	 * interval (1024: halved in about 35 s at 50 ms), so that it
+	 * outlives the episodes that taught it (an LTE's queue and jitter
+	 * come back every few seconds under a bulk download, a cubic epoch
+	 * is 5-10 s; decayed at the measurements' 1/8 a floor was gone
+	 * before the next episode, at 1/256 (9 s) it had halved, and 6-15
+	 * packets a 30-s download still came late) */
+	EGR_LTO_FLOOR_DECAY = 1024,
 };
 
 /* a burst the credit allows fits one NACK */

@@ -252,6 +252,15 @@ static void release_flow(struct egr_reseq *r, uint32_t g, bool waited)
 	r->release(r->ctx, s->cookie, g);
 }
 
+/* How long after its hole was given up a packet is still released late:
+ * the timeout, or the longest it may grow to (egr_reseq_set_late_window)
+ * if that is longer. */
+static uint32_t late_window(const struct egr_reseq *r)
+{
+	return r->late_window_us > r->p.t_lto_us ? r->late_window_us
+						 : r->p.t_lto_us;
+}
+
 /* A packet came to the hole of slot s, given up: the wait it would have
  * needed, for the reorder timeout's floor (egress.h), if the hole was
  * given up for its timeout (not a packet known lost that came after all:
@@ -575,7 +584,8 @@ enum egr_verdict egr_reseq_push_flow(struct egr_reseq *r, uint32_t g,
 		if ((uint32_t) - (int64_t)d < r->p.capacity &&
 		    holds(r, g, SLOT_SKIPPED) &&
 		    ((flags & WIRE_F_RESENT) || r->now_us < r->late_grace_us ||
-		     r->now_us - slot_of(r, g)->skip_us <= r->p.t_lto_us)) {
+		     r->now_us <= slot_of(r, g)->skip_us ||
+		     r->now_us - slot_of(r, g)->skip_us <= late_window(r))) {
 			/* after its hole was given up (the reorder timeout
 			 * was shorter than this path's lag, or a copy sent
 			 * again after its path failed): out of order is
@@ -584,12 +594,15 @@ enum egr_verdict egr_reseq_push_flow(struct egr_reseq *r, uint32_t g,
 			 * buffer as a late packet; dropped, it would be a
 			 * loss to repair.  Its slot says released so that
 			 * another copy is a dup.  Not a packet that comes
-			 * more than a timeout after that: its path is
-			 * bloated (a queue far longer than the others'), and
-			 * the drop is the congestion signal its TCP senders
-			 * need, as an AQM drops what sat too long (released,
-			 * cubic filled 200-ms buffers: 170 ms added to a
-			 * ping under RRUL instead of 80). */
+			 * more than the longest timeout after that: its path
+			 * is bloated (a queue far longer than the others'),
+			 * and the drop is the congestion signal its TCP
+			 * senders need, as an AQM drops what sat too long
+			 * (released, cubic filled 200-ms buffers: 170 ms
+			 * added to a ping under RRUL instead of 80).  One
+			 * that arrived (its kernel stamp) before the hole was
+			 * given up came in time, read after the timeout
+			 * fired: late, however the clock wrapped. */
 			if (!(flags & WIRE_F_RESENT)) {
 				note_late(r, slot_of(r, g));
 			}
@@ -738,6 +751,11 @@ void egr_reseq_poll(struct egr_reseq *r, uint64_t now_us)
 void egr_reseq_set_resend_wait(struct egr_reseq *r, uint32_t us)
 {
 	r->resend_wait_us = us;
+}
+
+void egr_reseq_set_late_window(struct egr_reseq *r, uint32_t us)
+{
+	r->late_window_us = us;
 }
 
 void egr_reseq_set_repair_wait(struct egr_reseq *r, uint32_t us)

@@ -26,7 +26,8 @@
  *      copy was asked for (repair): then only a), and not before the
  *      repair wait after the request;
  * - a packet behind the head is dropped as a duplicate if it was released;
- *   one that comes at most t_lto after its hole was given up is released
+ *   one that comes at most t_lto (or the late window, if longer: the
+ *   egress's t_lto_ms) after its hole was given up is released
  *   at once, out of order (late: the hole's timeout was shorter than its
  *   path's lag, e.g. behind a mobile queue that filled while the other
  *   path was down; late is better than lost); it is dropped (too_old)
@@ -83,7 +84,8 @@ struct egr_reseq_stats {
 				 * after its hole was given up (also in
 				 * released) */
 	uint64_t too_old;	/* dropped: behind the head, more than
-				 * t_lto after its hole was given up, or
+				 * t_lto (or the late window) after its
+				 * hole was given up, or
 				 * its slot reused (capacity or more
 				 * behind: late or dup, it cannot tell) */
 	uint64_t dup;		/* dropped: duplicate */
@@ -158,6 +160,7 @@ struct egr_reseq {
 	uint64_t path_last_us[WIRE_MAX_PATHS]; /* its last delivery */
 	uint32_t resend_wait_us; /* egr_reseq_set_resend_wait */
 	uint32_t repair_wait_us; /* egr_reseq_set_repair_wait */
+	uint32_t late_window_us; /* egr_reseq_set_late_window */
 	uint64_t late_grace_us;	 /* egr_reseq_late_grace: until then */
 	/* the longest wait a hole given up would have needed, by the late
 	 * packets since the caller last took it (egr_reseq_take_late_need;
@@ -227,6 +230,12 @@ void egr_reseq_set_resend_wait(struct egr_reseq *r, uint32_t us);
  * request (the round trip of a NACK and its copy on the fastest path),
  * however short the reorder timeout. */
 void egr_reseq_set_repair_wait(struct egr_reseq *r, uint32_t us);
+
+/* A packet whose hole was given up is released out of order (late) if it
+ * comes at most the reorder timeout after, or us if that is longer (the
+ * egress: t_lto_ms, the longest the timeout may grow to); later, it is
+ * dropped (too_old).  0 by default: the timeout. */
+void egr_reseq_set_late_window(struct egr_reseq *r, uint32_t us);
 
 /* A path goes down or comes back.  Down: its holes are not waited for. */
 void egr_reseq_set_path_up(struct egr_reseq *r, unsigned path, bool up);

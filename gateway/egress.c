@@ -430,12 +430,22 @@ void gw_egr_settle(struct gw_sess *s)
 	}
 }
 
+static int drain_once(struct gw *gw);
+
+/* A hole is due: first what the kernel has received already (the timer
+ * may come before the queue's readable event in the same loop round, or
+ * after a stall): a packet that came in time must not find its hole given
+ * up (it was dropped as too_old, its stamp before the give-up: 6-12 a
+ * 30-s download on the busy bed). */
 static void on_timer(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	struct gw_sess *s = container_of(w, struct gw_sess, reseq_timer);
 
 	(void)loop;
 	(void)revents;
+	if (s->gw->egr.q.nl) {
+		drain_once(s->gw);
+	}
 	egr_reseq_poll(&s->egr.reseq, gw_now_us());
 	gw_egr_settle(s);
 }

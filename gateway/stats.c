@@ -213,7 +213,7 @@ static void walk_session(struct gw_sess *se, struct walker *w)
 	gauge(w, "t_lto_floor_us",
 	      "the reorder timeout's floor: the wait late packets would have "
 	      "needed plus a margin, at most t_lto_ms, decays (halved in "
-	      "about 9 s), us",
+	      "about 35 s), us",
 	      se->egr.lto_floor_us);
 }
 
@@ -496,7 +496,7 @@ static void walk_egress(struct gw_sess *se, struct walker *w)
 		"it came, packets",
 		rs->late);
 	counter(w, "too_old",
-		"DATA dropped: more than t_lto after its hole was given up "
+		"DATA dropped: more than t_lto_ms after its hole was given up "
 		"(a bloated path: the drop is its senders' congestion "
 		"signal), or too far behind to tell late from duplicate, "
 		"packets",

@@ -632,6 +632,21 @@ static void test_lto_back(void **state)
 	egr_free(&e);
 }
 
+/* DATA gseq g, local sequence lseq on path, sent and arrived at t_us (a
+ * one-way delay of 0: no spread), pgap as given. */
+static enum egr_verdict data_at(struct egr *e, unsigned path, uint32_t g,
+				uint32_t lseq, uint32_t pgap, uint64_t t_us)
+{
+	struct wire_hdr h = {.type = WIRE_DATA,
+			     .path = (uint8_t)path,
+			     .gseq = g,
+			     .lseq = lseq,
+			     .pgap = (uint16_t)pgap,
+			     .tstamp = (uint32_t)t_us};
+
+	return egr_on_data(e, &h, t_us, 0);
+}
+
 /* A packet that comes to a hole given up for its timeout raises the
  * timeout at once to the wait it would have needed and a margin: a floor
  * under what the measurements call for, which decays slowly.  A packet
@@ -645,7 +660,6 @@ static void test_lto_floor(void **state)
 				rp;
 	struct egr_lto_path lp[2] = {{.up = true}, {.up = true}};
 	uint64_t t0 = 1000000;
-	struct wire_hdr h;
 	struct egr e;
 
 	(void)state;
@@ -653,59 +667,41 @@ static void test_lto_floor(void **state)
 	rp = e.reseq.p;
 	rp.t_lto_us = 20000;
 	assert_int_equal(egr_reseq_set_params(&e.reseq, &rp), 0);
-	memset(&h, 0, sizeof(h));
-	h.type = WIRE_DATA;
 	/* 0 and 2 on path 0, 1 on path 1, 35 ms behind 2: given up after
-	 * 20 ms, released late; the one-way delays all 0 (no spread) */
-	h.path = 0;
-	h.gseq = 0;
-	h.lseq = 0;
-	h.tstamp = (uint32_t)t0;
-	assert_int_equal(egr_on_data(&e, &h, t0, 0), EGR_RELEASED);
-	h.gseq = 2;
-	h.lseq = 1;
-	h.tstamp = (uint32_t)(t0 + 1000);
-	assert_int_equal(egr_on_data(&e, &h, t0 + 1000, 0), EGR_BUFFERED);
+	 * 20 ms, released late */
+	assert_int_equal(data_at(&e, 0, 0, 0, 0, t0), EGR_RELEASED);
+	assert_int_equal(data_at(&e, 0, 2, 1, 0, t0 + 1000), EGR_BUFFERED);
 	egr_reseq_poll(&e.reseq, t0 + 21000);
 	assert_int_equal(e.reseq.st.hole_timeout, 1);
 	assert_int_equal(e.lto_floor_us, 0);
-	h.path = 1;
-	h.gseq = 1;
-	h.lseq = 0;
-	h.tstamp = (uint32_t)(t0 + 36000);
-	assert_int_equal(egr_on_data(&e, &h, t0 + 36000, 0), EGR_RELEASED);
+	assert_int_equal(data_at(&e, 1, 1, 0, 0, t0 + 36000), EGR_RELEASED);
 	assert_int_equal(e.reseq.st.late, 1);
 	assert_int_equal(e.lto_late, 1);
 	assert_int_equal(e.lto_floor_us, 35000 + EGR_LTO_MARGIN_US);
 	assert_int_equal(e.reseq.p.t_lto_us, 35000 + EGR_LTO_MARGIN_US);
-	/* the measurements call for the floor (3 ms): the floor holds, 1/256
-	 * less a report */
+	/* the measurements call for the floor (3 ms): the floor holds, a
+	 * 1/EGR_LTO_FLOOR_DECAY less a report */
 	egr_adapt_lto(&e, lp, 2, 100000);
 	egr_loss_report(&e.loss, &(struct wire_report){0});
-	assert_int_equal(e.lto_floor_us, 37000 - (37000 + 255) / 256);
+	assert_int_equal(e.lto_floor_us,
+			 37000 - (37000 + EGR_LTO_FLOOR_DECAY - 1) /
+					 EGR_LTO_FLOOR_DECAY);
 	assert_true(e.reseq.p.t_lto_us >= e.lto_floor_us &&
 		    e.reseq.p.t_lto_us < 37000);
-	for (unsigned k = 0; k < 2000; k++) {
+	for (unsigned k = 0; k < 20 * EGR_LTO_FLOOR_DECAY; k++) {
 		egr_adapt_lto(&e, lp, 2, 100000);
 		egr_loss_report(&e.loss, &(struct wire_report){0});
 	}
 	assert_int_equal(e.lto_floor_us, 0);
 	assert_int_equal(e.reseq.p.t_lto_us, EGR_LTO_MIN_US);
 
-	/* too_old: 3 on path 0 given up 3 ms after 4 came, 4 came 200 ms
-	 * later: the floor at the ceiling */
-	h.path = 0;
-	h.gseq = 4;
-	h.lseq = 2;
-	h.tstamp = (uint32_t)(t0 + 100000);
-	assert_int_equal(egr_on_data(&e, &h, t0 + 100000, 0), EGR_BUFFERED);
+	/* too_old: 3 on path 1 given up 3 ms after 4 came, 3 came 197 ms
+	 * after that, more than the ceiling (the late window): the floor at
+	 * the ceiling */
+	assert_int_equal(data_at(&e, 0, 4, 2, 0, t0 + 100000), EGR_BUFFERED);
 	egr_reseq_poll(&e.reseq, t0 + 103000);
 	assert_int_equal(e.reseq.st.hole_timeout, 2);
-	h.path = 1;
-	h.gseq = 3;
-	h.lseq = 1;
-	h.tstamp = (uint32_t)(t0 + 300000);
-	assert_int_equal(egr_on_data(&e, &h, t0 + 300000, 0), EGR_DROP_LATE);
+	assert_int_equal(data_at(&e, 1, 3, 1, 0, t0 + 300000), EGR_DROP_LATE);
 	assert_int_equal(e.reseq.st.too_old, 1);
 	assert_int_equal(e.lto_floor_us, 100000);
 	assert_int_equal(e.reseq.p.t_lto_us, 100000);
@@ -715,27 +711,47 @@ static void test_lto_floor(void **state)
 
 	/* known lost (path 0 skips lseq 3, the packet 5 it names by pgap),
 	 * then it comes after all: late, but no lesson */
-	h.path = 0;
-	h.gseq = 6;
-	h.lseq = 4;
-	h.pgap = 1;
-	h.tstamp = (uint32_t)(t0 + 400000);
-	assert_int_equal(egr_on_data(&e, &h, t0 + 400000, 0), EGR_RELEASED);
+	assert_int_equal(data_at(&e, 0, 6, 4, 1, t0 + 400000), EGR_RELEASED);
 	assert_int_equal(e.reseq.st.hole_early, 1);
 	e.lto_floor_us = 0;
 	rp = e.reseq.p;
 	rp.t_lto_us = 20000;
 	assert_int_equal(egr_reseq_set_params(&e.reseq, &rp), 0);
-	h.pgap = 0;
-	h.path = 0;
-	h.gseq = 5;
-	h.lseq = 3;
-	h.tstamp = (uint32_t)(t0 + 405000);
-	assert_int_equal(egr_on_data(&e, &h, t0 + 405000, 0), EGR_RELEASED);
+	assert_int_equal(data_at(&e, 0, 5, 3, 0, t0 + 405000), EGR_RELEASED);
 	assert_int_equal(e.reseq.st.late, 2);
 	assert_int_equal(e.lto_floor_us, 0);
 	assert_int_equal(e.reseq.p.t_lto_us, 20000);
 	assert_int_equal(e.lto_late, 1);
+
+	/* 7, given up after 20 ms, comes 60 ms after that: over the
+	 * timeout, within the ceiling (the late window): released late, not
+	 * dropped (straight to the resequencer: path 1's silence would
+	 * raise the timeout to the ceiling, lto_back) */
+	assert_int_equal(data_at(&e, 0, 8, 5, 0, t0 + 410000), EGR_BUFFERED);
+	egr_reseq_poll(&e.reseq, t0 + 430000);
+	assert_int_equal(e.reseq.st.hole_timeout, 3);
+	assert_int_equal(e.reseq.p.t_lto_us, 20000);
+	assert_int_equal(egr_reseq_push_flow(&e.reseq, 7, 1, 0, 0, false, 0, 0,
+					     t0 + 490000, 0),
+			 EGR_RELEASED);
+	assert_int_equal(e.reseq.st.late, 3);
+	assert_int_equal(e.reseq.st.too_old, 1);
+	assert_int_equal(egr_reseq_take_late_need(&e.reseq), 80000);
+
+	/* 9 arrived (its kernel stamp) 5 ms before its hole was given up,
+	 * read after the timer fired: late, not too_old (the age would
+	 * wrap); what it teaches, 15 ms, is under the timeout */
+	assert_int_equal(egr_reseq_push_flow(&e.reseq, 10, 0, 0, 0, false, 0,
+					     0, t0 + 500000, 0),
+			 EGR_BUFFERED);
+	egr_reseq_poll(&e.reseq, t0 + 530000);
+	assert_int_equal(e.reseq.st.hole_timeout, 4);
+	assert_int_equal(egr_reseq_push_flow(&e.reseq, 9, 1, 0, 0, false, 0, 0,
+					     t0 + 515000, 0),
+			 EGR_RELEASED);
+	assert_int_equal(e.reseq.st.late, 4);
+	assert_int_equal(e.reseq.st.too_old, 1);
+	assert_int_equal(egr_reseq_take_late_need(&e.reseq), 15000);
 	egr_free(&e);
 }
 
