@@ -647,6 +647,31 @@ static enum egr_verdict data_at(struct egr *e, unsigned path, uint32_t g,
 	return egr_on_data(e, &h, t_us, 0);
 }
 
+/* Straight to the resequencer: g + 1 arrives on path 0 at beyond_us,
+ * the hole g is given up by the poll at poll_us, g comes on path 1 at
+ * late_us (its stamp); the verdict on g. */
+static enum egr_verdict hole_then(struct egr_reseq *r, uint32_t g,
+				  uint64_t beyond_us, uint64_t poll_us,
+				  uint64_t late_us)
+{
+	assert_int_equal(egr_reseq_push_flow(r, g + 1, 0, 0, 0, false, 0, 0,
+					     beyond_us, 0),
+			 EGR_BUFFERED);
+	egr_reseq_poll(r, poll_us);
+	return egr_reseq_push_flow(r, g, 1, 0, 0, false, 0, 0, late_us, 0);
+}
+
+/* The resequencer's holes given up, late, too old, and the wait the late
+ * packets needed (taken). */
+static void late_counts(struct egr_reseq *r, uint64_t holes, uint64_t late,
+			uint64_t too_old, uint32_t need_us)
+{
+	assert_int_equal(r->st.hole_timeout, holes);
+	assert_int_equal(r->st.late, late);
+	assert_int_equal(r->st.too_old, too_old);
+	assert_int_equal(egr_reseq_take_late_need(r), need_us);
+}
+
 /* A packet that comes to a hole given up for its timeout raises the
  * timeout at once to the wait it would have needed and a margin: a floor
  * under what the measurements call for, which decays slowly.  A packet
@@ -727,31 +752,19 @@ static void test_lto_floor(void **state)
 	 * timeout, within the ceiling (the late window): released late, not
 	 * dropped (straight to the resequencer: path 1's silence would
 	 * raise the timeout to the ceiling, lto_back) */
-	assert_int_equal(data_at(&e, 0, 8, 5, 0, t0 + 410000), EGR_BUFFERED);
-	egr_reseq_poll(&e.reseq, t0 + 430000);
-	assert_int_equal(e.reseq.st.hole_timeout, 3);
 	assert_int_equal(e.reseq.p.t_lto_us, 20000);
-	assert_int_equal(egr_reseq_push_flow(&e.reseq, 7, 1, 0, 0, false, 0, 0,
-					     t0 + 490000, 0),
+	assert_int_equal(hole_then(&e.reseq, 7, t0 + 410000, t0 + 430000,
+				   t0 + 490000),
 			 EGR_RELEASED);
-	assert_int_equal(e.reseq.st.late, 3);
-	assert_int_equal(e.reseq.st.too_old, 1);
-	assert_int_equal(egr_reseq_take_late_need(&e.reseq), 80000);
+	late_counts(&e.reseq, 3, 3, 1, 80000);
 
 	/* 9 arrived (its kernel stamp) 5 ms before its hole was given up,
 	 * read after the timer fired: late, not too_old (the age would
 	 * wrap); what it teaches, 15 ms, is under the timeout */
-	assert_int_equal(egr_reseq_push_flow(&e.reseq, 10, 0, 0, 0, false, 0,
-					     0, t0 + 500000, 0),
-			 EGR_BUFFERED);
-	egr_reseq_poll(&e.reseq, t0 + 530000);
-	assert_int_equal(e.reseq.st.hole_timeout, 4);
-	assert_int_equal(egr_reseq_push_flow(&e.reseq, 9, 1, 0, 0, false, 0, 0,
-					     t0 + 515000, 0),
+	assert_int_equal(hole_then(&e.reseq, 9, t0 + 500000, t0 + 530000,
+				   t0 + 515000),
 			 EGR_RELEASED);
-	assert_int_equal(e.reseq.st.late, 4);
-	assert_int_equal(e.reseq.st.too_old, 1);
-	assert_int_equal(egr_reseq_take_late_need(&e.reseq), 15000);
+	late_counts(&e.reseq, 4, 4, 1, 15000);
 	egr_free(&e);
 }
 
