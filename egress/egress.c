@@ -2,13 +2,25 @@
 /* One direction's egress: loss accounting in front of the resequencer. */
 #include "egress/egress.h"
 
+/* The configured t_lto: the ceiling of the floor and of the late window
+ * (a reload may lower it: the floor follows at once, not at the next
+ * report interval, or a late packet meanwhile would raise the timeout
+ * over the new ceiling). */
+static void set_ceiling(struct egr *e, uint32_t max_us)
+{
+	e->lto_max_us = max_us;
+	if (e->lto_floor_us > max_us) {
+		e->lto_floor_us = max_us;
+	}
+	egr_reseq_set_late_window(&e->reseq, max_us);
+}
+
 int egr_init(struct egr *e, const struct egr_reseq_params *p, unsigned npaths,
 	     egr_release_fn fn, void *ctx)
 {
 	int rc;
 
 	e->bad_path = 0;
-	e->lto_max_us = p->t_lto_us;
 	e->lto_back = 0;
 	e->lto_floor_us = 0;
 	e->lto_late = 0;
@@ -21,7 +33,17 @@ int egr_init(struct egr *e, const struct egr_reseq_params *p, unsigned npaths,
 	egr_loss_init(&e->loss, npaths);
 	rc = egr_reseq_init(&e->reseq, p, npaths, fn, ctx);
 	if (rc == 0) {
-		egr_reseq_set_late_window(&e->reseq, p->t_lto_us);
+		set_ceiling(e, p->t_lto_us);
+	}
+	return rc;
+}
+
+int egr_set_params(struct egr *e, const struct egr_reseq_params *p)
+{
+	int rc = egr_reseq_set_params(&e->reseq, p);
+
+	if (rc == 0) {
+		set_ceiling(e, p->t_lto_us);
 	}
 	return rc;
 }
@@ -142,13 +164,9 @@ bool egr_adapt_lto(struct egr *e, const struct egr_lto_path *p,
 	uint32_t cur = rp.t_lto_us;
 	uint32_t target = egr_lto_target(&e->loss, p, npaths, max_us);
 
-	e->lto_max_us = max_us;
-	egr_reseq_set_late_window(&e->reseq, max_us);
 	e->lto_floor_us -= (e->lto_floor_us + EGR_LTO_FLOOR_DECAY - 1) /
 			   EGR_LTO_FLOOR_DECAY;
-	if (e->lto_floor_us > max_us) {
-		e->lto_floor_us = max_us; /* a reload lowered the ceiling */
-	}
+	set_ceiling(e, max_us);
 	target = target > e->lto_floor_us ? target : e->lto_floor_us;
 	rp.t_lto_us = egr_lto_step(cur, target, max_us);
 	if (rp.t_lto_us == cur || egr_reseq_set_params(&e->reseq, &rp)) {

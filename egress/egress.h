@@ -88,6 +88,11 @@ int egr_init(struct egr *e, const struct egr_reseq_params *p, unsigned npaths,
 	     egr_release_fn fn, void *ctx);
 void egr_free(struct egr *e);
 
+/* New resequencer parameters at runtime (a reload): p->t_lto_us is the
+ * configured t_lto, the ceiling of the adapted timeout, of the floor late
+ * packets teach and of the late window, all of which follow it at once. */
+int egr_set_params(struct egr *e, const struct egr_reseq_params *p);
+
 /* A validated DATA header arrives; see egr_reseq_push.  A gap in its
  * path's local sequence under a queue of at most repair_queue_us, within
  * the path's repair credit, sets nack (the caller sends it) and makes

@@ -12,7 +12,9 @@
  * pass_out) or given up (skip_head), which writes its bit.
  *
  * A hole's wait starts when the first packet beyond it arrives, which is the
- * earliest arrival among buffered packets.  Arrivals are monotonic, so a
+ * earliest arrival among buffered packets.  Arrivals are taken as monotonic
+ * (the daemon passes kernel stamps, which may come a little out of order:
+ * note_late guards the age it takes from them), so a
  * FIFO of buffered sequence numbers in arrival order, pruned lazily of the
  * ones already released, gives that earliest arrival in O(1) amortised.
  * While its front packet stays buffered every entry lies within two
@@ -264,14 +266,21 @@ static uint32_t late_window(const struct egr_reseq *r)
 /* A packet came to the hole of slot s, given up: the wait it would have
  * needed, for the reorder timeout's floor (egress.h), if the hole was
  * given up for its timeout (not a packet known lost that came after all:
- * no timeout would have been right). */
+ * no timeout would have been right; nor one given up in a heal's grace:
+ * skip_head_from's 0) and came after the wait began: kernel stamps are
+ * not read in their order (a packet held on another CPU's backlog, a
+ * realtime clock stepped between two drains), and one stamped before the
+ * first packet beyond its hole came in time; its age would wrap and set
+ * the floor at the ceiling. */
 static void note_late(struct egr_reseq *r, const struct egr_reseq_slot *s)
 {
-	uint64_t need = r->now_us - s->arrival_us;
+	uint64_t need;
 
-	if (!s->arrival_us || r->now_us < r->late_grace_us) {
+	if (!s->arrival_us || r->now_us <= s->arrival_us ||
+	    r->now_us < r->late_grace_us) {
 		return; /* nor a heal's lag: the cut's queue, not the paths' */
 	}
+	need = r->now_us - s->arrival_us;
 	need = need > UINT32_MAX ? UINT32_MAX : need;
 	if (need > r->late_need_us) {
 		r->late_need_us = (uint32_t)need;
@@ -743,7 +752,10 @@ void egr_reseq_poll(struct egr_reseq *r, uint64_t now_us)
 		} else if (due > first->arrival_us + r->p.t_lto_us) {
 			r->st.resend_waits++;
 		}
-		skip_head_from(r, &r->st.hole_timeout, first->arrival_us);
+		/* in a heal's grace the wait teaches nothing (note_late) */
+		skip_head_from(r, &r->st.hole_timeout,
+			       now_us < r->late_grace_us ? 0
+							 : first->arrival_us);
 		drain_normal(r);
 	}
 }

@@ -33,7 +33,9 @@
  *   path was down; late is better than lost); it is dropped (too_old)
  *   when it comes later than that (its path is bloated: the drop is its
  *   senders' congestion signal) or its slot was reused since (it cannot
- *   tell late from duplicate);
+ *   tell late from duplicate); one stamped (now_us) at or before the
+ *   moment its hole was given up came in time, read after the timeout
+ *   fired, and is released late whatever the window;
  * - a copy sent again after its path failed (WIRE_F_RESENT) is a packet
  *   like its original: it fills the hole, or is dropped when the other
  *   copy came first, counted apart (resent_dup); one that comes after its
@@ -51,7 +53,8 @@
  *   buffered packets released in order), in at most capacity steps however
  *   far it jumps.
  *
- * Memory is allocated once at init.  The release callback must not call back
+ * Memory is allocated once, at the first packet (or egr_reseq_alloc), and
+ * kept.  The release callback must not call back
  * into the resequencer.
  */
 #ifndef L3BOND_RESEQ_H
@@ -188,9 +191,11 @@ int egr_reseq_set_params(struct egr_reseq *r, const struct egr_reseq_params *p);
  * EGR_HEAL_SILENCE_US). */
 void egr_reseq_late_grace(struct egr_reseq *r, uint64_t until_us);
 
-/* The longest wait the holes given up since the last call would have
- * needed for the packets that came late to them (the reorder timeout, and
- * how long after it they came), 0 if none; starts again. */
+/* The longest wait the holes given up for their timeout since the last
+ * call would have needed for the packets that came late to them (from the
+ * first packet beyond the hole to the late one's arrival: the timeout and
+ * more, or less for a packet that came in time and was read after the
+ * timeout fired), 0 if none; starts again. */
 uint32_t egr_reseq_take_late_need(struct egr_reseq *r);
 
 /* One DATA packet arrives.  missing: packets missing on its path just before

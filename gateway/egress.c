@@ -434,9 +434,10 @@ static int drain_once(struct gw *gw);
 
 /* A hole is due: first what the kernel has received already (the timer
  * may come before the queue's readable event in the same loop round, or
- * after a stall): a packet that came in time must not find its hole given
- * up (it was dropped as too_old, its stamp before the give-up: 6-12 a
- * 30-s download on the busy bed). */
+ * after a stall), one drain's worth: a packet that came in time should not
+ * find its hole given up (it was dropped as too_old, its stamp before the
+ * give-up: 6-12 a 30-s download on the busy bed; one read after a deeper
+ * stall still can, and is released late: egr_reseq_push). */
 static void on_timer(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	struct gw_sess *s = container_of(w, struct gw_sess, reseq_timer);

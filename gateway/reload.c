@@ -67,7 +67,7 @@ static int set_params(struct gw *gw, const struct conf *c)
 			ing_sched_set_rate(&s->sched, i, c->path[i].rate_kbps);
 		}
 		if (!ret) {
-			ret = egr_reseq_set_params(&s->egr.reseq, &c->reseq);
+			ret = egr_set_params(&s->egr, &c->reseq);
 		}
 		if (ret) {
 			return ret;

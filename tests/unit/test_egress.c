@@ -765,6 +765,63 @@ static void test_lto_floor(void **state)
 				   t0 + 515000),
 			 EGR_RELEASED);
 	late_counts(&e.reseq, 4, 4, 1, 15000);
+
+	/* 11 stamped 1 ms before 12, the first packet beyond its hole, read
+	 * after the timer gave the hole up (kernel stamps out of their
+	 * order): late, and it teaches nothing (its age would wrap, and set
+	 * the floor at the ceiling) */
+	assert_int_equal(hole_then(&e.reseq, 11, t0 + 600000, t0 + 630000,
+				   t0 + 599000),
+			 EGR_RELEASED);
+	late_counts(&e.reseq, 5, 5, 1, 0);
+
+	/* a hole given up in a heal's grace teaches nothing, even for a
+	 * packet that comes after the grace (too_old then) */
+	egr_reseq_late_grace(&e.reseq, t0 + 735000);
+	assert_int_equal(hole_then(&e.reseq, 13, t0 + 700000, t0 + 730000,
+				   t0 + 840000),
+			 EGR_DROP_LATE);
+	late_counts(&e.reseq, 6, 5, 2, 0);
+	egr_free(&e);
+}
+
+/* A reload that lowers t_lto_ms (egr_set_params) lowers the ceiling of the
+ * floor and of the late window at once: a late packet before the next
+ * report interval raises the timeout to the new ceiling at most, and one
+ * later than it is too_old. */
+static void test_lto_reload(void **state)
+{
+	struct egr_reseq_params p = {.t_lto_us = 100000, .capacity = 64},
+				rp;
+	uint64_t t0 = 1000000;
+	struct egr e;
+
+	(void)state;
+	assert_int_equal(egr_init(&e, &p, 2, nop_release, NULL), 0);
+	rp = e.reseq.p;
+	rp.t_lto_us = 10000;
+	assert_int_equal(egr_reseq_set_params(&e.reseq, &rp), 0);
+	/* 1 comes 80 ms after its hole's wait began: the floor at 82 ms */
+	assert_int_equal(data_at(&e, 0, 0, 0, 0, t0), EGR_RELEASED);
+	assert_int_equal(data_at(&e, 0, 2, 1, 0, t0 + 1000), EGR_BUFFERED);
+	egr_reseq_poll(&e.reseq, t0 + 11000);
+	assert_int_equal(data_at(&e, 1, 1, 0, 0, t0 + 81000), EGR_RELEASED);
+	assert_int_equal(e.lto_floor_us, 80000 + EGR_LTO_MARGIN_US);
+	/* the reload: t_lto_ms 20 */
+	rp.t_lto_us = 20000;
+	assert_int_equal(egr_set_params(&e, &rp), 0);
+	assert_int_equal(e.lto_max_us, 20000);
+	assert_int_equal(e.lto_floor_us, 20000);
+	assert_int_equal(e.reseq.p.t_lto_us, 20000);
+	/* 3, given up 20 ms after 4 came, comes 30 ms after that: over the
+	 * new window (too_old), and the timeout stays at the new ceiling */
+	assert_int_equal(hole_then(&e.reseq, 3, t0 + 100000, t0 + 120000,
+				   t0 + 150000),
+			 EGR_DROP_LATE);
+	assert_int_equal(e.reseq.st.too_old, 1);
+	assert_int_equal(data_at(&e, 0, 5, 2, 0, t0 + 151000), EGR_RELEASED);
+	assert_true(e.reseq.p.t_lto_us <= 20000);
+	assert_true(e.lto_floor_us <= 20000);
 	egr_free(&e);
 }
 
@@ -987,6 +1044,7 @@ int main(void)
 		cmocka_unit_test(test_init),
 		cmocka_unit_test(test_lto_back),
 		cmocka_unit_test(test_lto_floor),
+		cmocka_unit_test(test_lto_reload),
 		cmocka_unit_test(test_heal_grace),
 		cmocka_unit_test(test_path_out_of_range),
 		cmocka_unit_test(test_missing_reaches_reseq),
