@@ -124,6 +124,13 @@ void ing_sched_set_backup(struct ing_sched *s, unsigned path, bool backup)
 		return;
 	}
 	p = &s->path[path];
+	if ((backup ? PATH_BACKUP : p->cfg_cls) != p->cls) {
+		/* learn_rates skipped it meanwhile: its counts at the last
+		 * report it took are stale, the next only sets them again
+		 * (not consecutive: learn_rate) */
+		p->have_rx = false;
+		p->ep_n = 0;
+	}
 	p->cls = backup ? PATH_BACKUP : p->cfg_cls;
 	p->cur = 0;
 }
@@ -309,6 +316,24 @@ static double pace_depth(const struct ing_sched_path *p)
 	return depth < 3000 ? 3000 : depth;
 }
 
+/* Path p carries a packet of len bytes (the tunnel's bytes on the line):
+ * the rate it delivers counts it (rate_auto), and a paced path's bucket
+ * pays for it, into debt if it must (a sparse packet, a repair, a copy:
+ * the bulk waits), but not beyond a bucket deep: what goes on a paced
+ * path with nowhere to overflow (no mobile path up) or a redundant class
+ * over the pace must not leave a debt that starves it once that ends (a
+ * queue owed, learn_rate, is paid apart: owed). */
+static void carry(struct ing_sched_path *p, uint32_t len)
+{
+	double line = (double)len + WIRE_OVERHEAD;
+
+	if (p->rate_Bps > 0 && p->tokens > -pace_depth(p)) {
+		p->tokens -= line;
+	}
+	p->tx_bytes += (uint64_t)line;
+	p->tx_pkts++;
+}
+
 /* Refills the token buckets of the paced paths; true if one is up and
  * its pace holds (not lossy: learn_rate). */
 static bool refill(struct ing_sched *s, uint64_t now_us)
@@ -352,9 +377,11 @@ static bool refill(struct ing_sched *s, uint64_t now_us)
 }
 
 /* A bulk packet of len bytes with paced fixed paths: the first that is up
- * and has the tokens, else the mobile path that is up and carried least,
- * else (no mobile path, or w_mobile_max 0) the first paced path up, which
- * queues it. */
+ * and has the tokens, else the mobile paths that are up in turn (the one
+ * after the last overflow's: not the one that carried least since start,
+ * which gave every overflow to a second LTE back from an hour down, its
+ * buffer overflowing, until its count caught up), else (no mobile path,
+ * or w_mobile_max 0) the first paced path up, which queues it. */
 static int paced(struct ing_sched *s, uint32_t len)
 {
 	len += WIRE_OVERHEAD;
@@ -363,10 +390,8 @@ static int paced(struct ing_sched *s, uint32_t len)
 	for (unsigned i = 0; i < s->n; i++) {
 		struct ing_sched_path *p = &s->path[i];
 
-		if (!p->up) {
-			continue;
-		}
-		if (p->cls == PATH_FIXED && p->rate_Bps > 0 && !p->lossy_left) {
+		if (p->up && p->cls == PATH_FIXED && p->rate_Bps > 0 &&
+		    !p->lossy_left) {
 			if (p->tokens >= len) {
 				s->st.paced++;
 				return (int)i;
@@ -374,12 +399,17 @@ static int paced(struct ing_sched *s, uint32_t len)
 			if (first < 0) {
 				first = (int)i;
 			}
-		} else if (p->cls == PATH_MOBILE &&
-			   (mob < 0 || p->sent < s->path[mob].sent)) {
+		}
+	}
+	for (unsigned k = 1; k <= s->n && mob < 0; k++) {
+		unsigned i = (s->ovf_last + k) % s->n;
+
+		if (s->path[i].up && s->path[i].cls == PATH_MOBILE) {
 			mob = (int)i;
 		}
 	}
 	if (mob >= 0 && s->p.w_mobile_max > 0) {
+		s->ovf_last = (unsigned)mob;
 		/* the pace holds bulk back (ing_sched_on_report probes) */
 		for (unsigned i = 0; i < s->n; i++) {
 			if (s->path[i].cls == PATH_FIXED && s->path[i].rate_Bps > 0) {
@@ -434,18 +464,7 @@ static int pick_flow(struct ing_sched *s, struct wire_hdr *h, uint32_t hash,
 		}
 		b->path = (uint8_t)(best + 1);
 	}
-	if (s->path[best].rate_Bps > 0 &&
-	    s->path[best].tokens > -pace_depth(&s->path[best])) {
-		/* the line carries the tunnel's packet; a sparse packet may
-		 * take the bucket into debt: the bulk waits.  A bucket a
-		 * bucket deep in debt is not charged more: what goes on a
-		 * paced path with nowhere to overflow (no mobile path up)
-		 * must not leave a debt that starves it once one is back
-		 * (a queue owed, learn_rate, is paid apart: owed) */
-		s->path[best].tokens -= len + WIRE_OVERHEAD;
-	}
-	s->path[best].tx_bytes += len + WIRE_OVERHEAD;
-	s->path[best].tx_pkts++;
+	carry(&s->path[best], len);
 	consume(s, best, h);
 	ing_flow_sent(b, h->gseq, &h->fgap, &h->flags);
 	return best;
@@ -485,12 +504,7 @@ static int pick_again(struct ing_sched *s, struct wire_hdr *h, uint32_t len,
 		return -ENETDOWN;
 	}
 	p = &s->path[best];
-	if (p->rate_Bps > 0 && (!repair || p->tokens > -pace_depth(p))) {
-		p->tokens -= len + WIRE_OVERHEAD;
-	}
-	/* the line carries it: the rate it delivers counts it (rate_auto) */
-	p->tx_bytes += len + WIRE_OVERHEAD;
-	p->tx_pkts++;
+	carry(p, len);
 	h->path = (uint8_t)best;
 	h->lseq = p->lseq++;
 	h->pgap = 0;
@@ -527,11 +541,7 @@ int ing_sched_pick_copy(struct ing_sched *s, struct wire_hdr *h,
 		return -ENETDOWN;
 	}
 	p = &s->path[path];
-	if (p->rate_Bps > 0) {
-		p->tokens -= len + WIRE_OVERHEAD;
-	}
-	p->tx_bytes += len + WIRE_OVERHEAD;
-	p->tx_pkts++;
+	carry(p, len);
 	h->path = (uint8_t)path;
 	h->lseq = p->lseq++;
 	h->pgap = 0;
@@ -554,7 +564,9 @@ void ing_sched_set_delay(struct ing_sched *s, unsigned path, uint32_t us)
 
 void ing_sched_set_rate(struct ing_sched *s, unsigned path, uint32_t kbps)
 {
-	if (path < s->n && s->path[path].cls == PATH_FIXED) {
+	/* as configured: a fixed path used as a backup now (its data budget
+	 * spent) keeps the rate a reload gives it for when it is back */
+	if (path < s->n && s->path[path].cfg_cls == PATH_FIXED) {
 		s->path[path].cfg_Bps = kbps * 125.0;
 		set_pace(&s->path[path]);
 	}
@@ -908,6 +920,15 @@ static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
 	bool limited = p->limited && !p->filled;
 	enum ing_rate_rule rule = ING_RATE_NONE;
 	double got = 0, dt, dt_tx, rx_Bps = 0, sent_Bps = 0;
+
+	/* what a cut lost (forgive: fixed_loss, after this, forgives it for
+	 * the weights) is not the line's errors nor its buffer's: counted,
+	 * it closed the lossy window of a DSL back from a cut (200 lost
+	 * against 50 counted), and its pace yielded to weights the cut had
+	 * not moved, which put every bulk packet on it unpaced */
+	if (p->forgive && dlost > 0) {
+		dlost = 0;
+	}
 
 	/* what the line was fed since the report before, and what it
 	 * delivered over the peer's time (a floor of its rate: every DATA

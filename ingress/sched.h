@@ -336,6 +336,8 @@ struct ing_sched {
 	uint32_t gseq;		/* next global sequence number */
 	uint64_t picks;		/* picks since start, never wraps */
 	uint32_t fixed_sent;	/* sent on fixed paths since the last report */
+	unsigned ovf_last;	/* the mobile path the last overflow took
+				 * (paced: the next takes the one after) */
 	uint32_t quiet_reports; /* consecutive loss-free reports */
 	uint32_t prev_qf;	/* the fixed paths' standing queue in the
 				 * previous report, us */

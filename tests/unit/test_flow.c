@@ -1458,6 +1458,83 @@ static void test_pace_lossy(void **state)
 	free(s);
 }
 
+/* The loss of a cut (the path suspect, then back: forgive) is neither the
+ * line's errors nor its rate: a paced DSL back from a cut keeps its pace,
+ * its excess on the mobile path, where the cut's gap would have closed
+ * the lossy window and put every bulk packet on it unpaced (the weights,
+ * which the cut did not move, give the mobile path nothing). */
+static void test_pace_cut_forgiven(void **state)
+{
+	struct ing_sched *s = learn_sched();
+	uint32_t rx = 0, lost = 0, seq = 1;
+	uint64_t t = 1000000;
+
+	(void)state;
+	ing_sched_set_up(s, 1, true);
+	ing_sched_set_rate(s, 0, 64000); /* 8 MB/s, a 40-KB bucket */
+	lossy_report(s, seq++, rx, lost);
+	on_mobile(s, 20, t); /* the flow's first packets are sparse */
+	assert_int_equal(on_mobile(s, 20, t += 100000), 0);
+	/* cut and back: 200 of what it carried lost at the cut, 50 since */
+	ing_sched_set_suspect(s, 0, true);
+	ing_sched_set_suspect(s, 0, false);
+	lossy_report(s, seq++, rx += 50, lost += 200);
+	assert_int_equal(s->st.forgiven, 200);
+	assert_int_equal(s->st.rate_lossy, 0);
+	assert_int_equal(s->path[0].lossy_left, 0);
+	/* still paced: a full bucket's worth on the DSL, the rest on the
+	 * LTE */
+	assert_int_equal(on_mobile(s, 20, t += 100000), 0);
+	assert_true(on_mobile(s, 40, t) > 0);
+	free(s);
+}
+
+/* What overflows a paced fixed path goes to the mobile paths up in turn,
+ * whatever they carried before: a second LTE back after a long time down
+ * takes its half at once, not all of it until its count catches up. */
+static void test_pace_overflow_turns(void **state)
+{
+	enum path_class cls[3] = {PATH_FIXED, PATH_MOBILE, PATH_MOBILE};
+	struct ing_sched_params p = params();
+	struct ing_sched *s = calloc(1, sizeof(*s));
+	unsigned on[3] = {0, 0, 0};
+	uint64_t t = 1000000;
+	struct wire_hdr h;
+
+	(void)state;
+	assert_non_null(s);
+	p.queue_target_us = 5000;
+	assert_int_equal(ing_sched_init(s, &p, 3, cls), 0);
+	ing_sched_set_rate(s, 0, 64000); /* 8 MB/s, a 40-KB bucket */
+	ing_sched_set_up(s, 2, false);
+	for (int i = 0; i < 1000; i++) {
+		on[ing_sched_pick_flow(s, &h, 9, 1424, t)]++;
+	}
+	assert_int_equal(on[2], 0);
+	assert_true(on[1] > 900);
+	ing_sched_set_up(s, 2, true);
+	on[0] = on[1] = on[2] = 0;
+	for (int i = 0; i < 100; i++) {
+		on[ing_sched_pick_flow(s, &h, 9, 1424, t)]++;
+	}
+	assert_int_equal(on[0], 0); /* the bucket is empty at t */
+	assert_int_equal(on[1], 50);
+	assert_int_equal(on[2], 50);
+	/* a rate set while the fixed path is a backup (a reload while its
+	 * budget is spent) holds when it is back */
+	ing_sched_set_backup(s, 0, true);
+	ing_sched_set_rate(s, 0, 32000);
+	ing_sched_set_backup(s, 0, false);
+	assert_int_equal(ing_sched_rate(s, 0), 32000);
+	/* copies (a redundant class over the pace) take the bucket a bucket
+	 * deep into debt at most (and a packet): 5 ms at 32 Mbit/s, 20 KB */
+	for (int i = 0; i < 10000; i++) {
+		assert_int_equal(ing_sched_pick_copy(s, &h, 0, 1424), 0);
+	}
+	assert_true(s->path[0].tokens >= -20000 - 1500);
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1481,6 +1558,8 @@ int main(void)
 		cmocka_unit_test(test_pace_floor),
 		cmocka_unit_test(test_pace_train),
 		cmocka_unit_test(test_pace_lossy),
+		cmocka_unit_test(test_pace_cut_forgiven),
+		cmocka_unit_test(test_pace_overflow_turns),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
