@@ -672,6 +672,26 @@ static void late_counts(struct egr_reseq *r, uint64_t holes, uint64_t late,
 	assert_int_equal(egr_reseq_take_late_need(r), need_us);
 }
 
+/* An egress whose ceiling is 100 ms and timeout t_lto_us now: 0 and 2
+ * come on path 0 at t0 and 1 ms later, the hole 1 is given up by a poll
+ * at t0 + 21 ms (past the timeout), 1 comes on path 1 at late_us. */
+static void lesson(struct egr *e, uint32_t t_lto_us, uint64_t t0,
+		   uint64_t late_us)
+{
+	struct egr_reseq_params p = {
+		.t_lto_us = 100000, .capacity = 64, .early_release = true};
+
+	assert_int_equal(egr_init(e, &p, 2, nop_release, NULL), 0);
+	p.t_lto_us = t_lto_us;
+	assert_int_equal(egr_reseq_set_params(&e->reseq, &p), 0);
+	assert_int_equal(data_at(e, 0, 0, 0, 0, t0), EGR_RELEASED);
+	assert_int_equal(data_at(e, 0, 2, 1, 0, t0 + 1000), EGR_BUFFERED);
+	egr_reseq_poll(&e->reseq, t0 + 21000);
+	assert_int_equal(e->reseq.st.hole_timeout, 1);
+	assert_int_equal(e->lto_floor_us, 0);
+	assert_int_equal(data_at(e, 1, 1, 0, 0, late_us), EGR_RELEASED);
+}
+
 /* A packet that comes to a hole given up for its timeout raises the
  * timeout at once to the wait it would have needed and a margin: a floor
  * under what the measurements call for, which decays slowly.  A packet
@@ -680,26 +700,15 @@ static void late_counts(struct egr_reseq *r, uint64_t holes, uint64_t late,
  * nothing (no wait would have been right). */
 static void test_lto_floor(void **state)
 {
-	struct egr_reseq_params p = {
-		.t_lto_us = 100000, .capacity = 64, .early_release = true},
-				rp;
+	struct egr_reseq_params rp;
 	struct egr_lto_path lp[2] = {{.up = true}, {.up = true}};
 	uint64_t t0 = 1000000;
 	struct egr e;
 
 	(void)state;
-	assert_int_equal(egr_init(&e, &p, 2, nop_release, NULL), 0);
-	rp = e.reseq.p;
-	rp.t_lto_us = 20000;
-	assert_int_equal(egr_reseq_set_params(&e.reseq, &rp), 0);
 	/* 0 and 2 on path 0, 1 on path 1, 35 ms behind 2: given up after
 	 * 20 ms, released late */
-	assert_int_equal(data_at(&e, 0, 0, 0, 0, t0), EGR_RELEASED);
-	assert_int_equal(data_at(&e, 0, 2, 1, 0, t0 + 1000), EGR_BUFFERED);
-	egr_reseq_poll(&e.reseq, t0 + 21000);
-	assert_int_equal(e.reseq.st.hole_timeout, 1);
-	assert_int_equal(e.lto_floor_us, 0);
-	assert_int_equal(data_at(&e, 1, 1, 0, 0, t0 + 36000), EGR_RELEASED);
+	lesson(&e, 20000, t0, t0 + 36000);
 	assert_int_equal(e.reseq.st.late, 1);
 	assert_int_equal(e.lto_late, 1);
 	assert_int_equal(e.lto_floor_us, 35000 + EGR_LTO_MARGIN_US);
@@ -791,23 +800,16 @@ static void test_lto_floor(void **state)
  * later than it is too_old. */
 static void test_lto_reload(void **state)
 {
-	struct egr_reseq_params p = {.t_lto_us = 100000, .capacity = 64},
-				rp;
+	struct egr_reseq_params rp;
 	uint64_t t0 = 1000000;
 	struct egr e;
 
 	(void)state;
-	assert_int_equal(egr_init(&e, &p, 2, nop_release, NULL), 0);
-	rp = e.reseq.p;
-	rp.t_lto_us = 10000;
-	assert_int_equal(egr_reseq_set_params(&e.reseq, &rp), 0);
 	/* 1 comes 80 ms after its hole's wait began: the floor at 82 ms */
-	assert_int_equal(data_at(&e, 0, 0, 0, 0, t0), EGR_RELEASED);
-	assert_int_equal(data_at(&e, 0, 2, 1, 0, t0 + 1000), EGR_BUFFERED);
-	egr_reseq_poll(&e.reseq, t0 + 11000);
-	assert_int_equal(data_at(&e, 1, 1, 0, 0, t0 + 81000), EGR_RELEASED);
+	lesson(&e, 10000, t0, t0 + 81000);
 	assert_int_equal(e.lto_floor_us, 80000 + EGR_LTO_MARGIN_US);
 	/* the reload: t_lto_ms 20 */
+	rp = e.reseq.p;
 	rp.t_lto_us = 20000;
 	assert_int_equal(egr_set_params(&e, &rp), 0);
 	assert_int_equal(e.lto_max_us, 20000);

@@ -1409,6 +1409,22 @@ static unsigned on_mobile(struct ing_sched *s, int n, uint64_t t_us)
 	return m;
 }
 
+/* learn_sched with the mobile path up and the fixed path 0 paced at 64
+ * Mbit/s (8 MB/s, a 40-KB bucket), its baseline report taken and the
+ * flow's first (sparse) packets sent at *t; then, 100 ms on, a full
+ * bucket: 20 packets of 1500 line bytes fit, on the DSL. */
+static struct ing_sched *paced_sched(uint32_t *seq, uint64_t *t)
+{
+	struct ing_sched *s = learn_sched();
+
+	ing_sched_set_up(s, 1, true);
+	ing_sched_set_rate(s, 0, 64000);
+	lossy_report(s, (*seq)++, 0, 0);
+	on_mobile(s, 20, *t);
+	assert_int_equal(on_mobile(s, 20, *t += 100000), 0);
+	return s;
+}
+
 /* A paced fixed path that loses 1 % or more of what it carries without a
  * queue is broken, not at its rate: its pace yields to the weights (which
  * the loss raised) until t_dwd_ms pass without such loss; then the pace
@@ -1416,17 +1432,11 @@ static unsigned on_mobile(struct ing_sched *s, int n, uint64_t t_us)
  * paced; the ratio is judged over a window of reports (ING_LOSSY_*). */
 static void test_pace_lossy(void **state)
 {
-	struct ing_sched *s = learn_sched();
 	uint32_t rx = 0, lost = 0, seq = 1;
 	uint64_t t = 1000000;
+	struct ing_sched *s = paced_sched(&seq, &t);
 
 	(void)state;
-	ing_sched_set_up(s, 1, true);
-	ing_sched_set_rate(s, 0, 64000); /* 8 MB/s, a 40-KB bucket */
-	lossy_report(s, seq++, rx, lost);
-	on_mobile(s, 20, t); /* the flow's first packets are sparse */
-	/* a full bucket: 20 packets of 1500 line bytes fit, on the DSL */
-	assert_int_equal(on_mobile(s, 20, t += 100000), 0);
 	/* 0.5 % lost: line errors, still paced */
 	lossy_report(s, seq++, rx += 995, lost += 5);
 	assert_int_equal(s->path[0].lossy_left, 0);
@@ -1465,16 +1475,11 @@ static void test_pace_lossy(void **state)
  * which the cut did not move, give the mobile path nothing). */
 static void test_pace_cut_forgiven(void **state)
 {
-	struct ing_sched *s = learn_sched();
 	uint32_t rx = 0, lost = 0, seq = 1;
 	uint64_t t = 1000000;
+	struct ing_sched *s = paced_sched(&seq, &t);
 
 	(void)state;
-	ing_sched_set_up(s, 1, true);
-	ing_sched_set_rate(s, 0, 64000); /* 8 MB/s, a 40-KB bucket */
-	lossy_report(s, seq++, rx, lost);
-	on_mobile(s, 20, t); /* the flow's first packets are sparse */
-	assert_int_equal(on_mobile(s, 20, t += 100000), 0);
 	/* cut and back: 200 of what it carried lost at the cut, 50 since */
 	ing_sched_set_suspect(s, 0, true);
 	ing_sched_set_suspect(s, 0, false);
