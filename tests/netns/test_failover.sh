@@ -245,6 +245,7 @@ settle
 sus0=$(st conc path.dsl.suspects)
 lsus0=$(st conc path.lte.suspect_by_data)
 res0=$(st conc ing.resent)
+lossy0=$(st conc ing.rate_lossy)
 fill0f=$(st cpe egr.resent_filled)
 fill0=$((fill0f + $(st cpe egr.resent_late) + $(st cpe egr.resent_dup)))
 phase dslcut dsl 40
@@ -262,6 +263,12 @@ check "dsl cut: the concentrator found the dsl suspect" \
 # suspect by its data (ing_detect_mark_alone), whatever its queue
 check "dsl cut: the lte, the last usable path, not suspect by its data" \
 	's1 == s0' "s0=${lsus0:-0}" "s1=$(st conc path.lte.suspect_by_data)"
+# what the cut lost is forgiven (DESIGN.md, "Failure detection"): not the
+# line's errors, so the dsl's pace does not yield to the weights after the
+# heal (ing.rate_lossy: every bulk packet on the dsl, unpaced, for t_dwd_ms)
+refresh conc
+check "dsl cut: the cut's loss not taken as a broken line (its pace held)" \
+	'l1 == l0' "l0=${lossy0:-0}" "l1=$(st conc ing.rate_lossy)"
 check "dsl cut: traffic moved within dead_after_ms / 2" \
 	'lu > 0 && lu <= d / 2' "lu=$(res dslcut last_use_ms)" "d=$DEAD_MS"
 check "dsl cut: less lost than dead_after_ms / 2 of the flow" \
