@@ -34,6 +34,9 @@ excluded=(
 	'\.md$'
 	# the license text itself
 	'^LICENSE$'
+	# a benchmark's results kept with its report: the plots and the data
+	# as the run wrote them
+	'^tests/[a-z]+/results-[^/]+/'
 	# fuzzer inputs: bytes fed to the targets as they are
 	'^tests/fuzz/corpus/'
 	'^tests/fuzz/regress/'
