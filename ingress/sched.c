@@ -119,19 +119,21 @@ void ing_sched_set_suspect(struct ing_sched *s, unsigned path, bool suspect)
 void ing_sched_set_backup(struct ing_sched *s, unsigned path, bool backup)
 {
 	struct ing_sched_path *p;
+	enum path_class cls;
 
 	if (path >= s->n) {
 		return;
 	}
 	p = &s->path[path];
-	if ((backup ? PATH_BACKUP : p->cfg_cls) != p->cls) {
+	cls = backup ? PATH_BACKUP : p->cfg_cls;
+	if (cls != p->cls) {
 		/* learn_rates skipped it meanwhile: its counts at the last
 		 * report it took are stale, the next only sets them again
 		 * (not consecutive: learn_rate) */
 		p->have_rx = false;
 		p->ep_n = 0;
 	}
-	p->cls = backup ? PATH_BACKUP : p->cfg_cls;
+	p->cls = cls;
 	p->cur = 0;
 }
 
@@ -160,23 +162,26 @@ static bool frozen(struct ing_sched *s)
 }
 
 /* The loss d that a report shows for path p, less what the cut that made
- * it suspect lost: the egress counts that gap when the first packet after
- * it arrives, so the report whose lseq_next reaches forgive_to is the last
- * one that can hold it. */
+ * it suspect lost (0 while that is forgiven): neither the weights
+ * (fixed_loss) nor the pace (learn_rate, before it) take it. */
+static int32_t cut_free(const struct ing_sched_path *p, int32_t d)
+{
+	return p->forgive && d > 0 ? 0 : d;
+}
+
+/* cut_free, counted: the egress counts the cut's gap when the first
+ * packet after it arrives, so the report whose lseq_next reaches
+ * forgive_to is the last one that can hold it. */
 static int32_t forgive(struct ing_sched *s, struct ing_sched_path *p,
 		       const struct wire_report_path *e, int32_t d)
 {
-	if (!p->forgive) {
-		return d;
-	}
-	if (!seq_before(e->lseq_next, p->forgive_to)) {
+	int32_t kept = cut_free(p, d);
+
+	s->st.forgiven += (uint32_t)(d - kept);
+	if (p->forgive && !seq_before(e->lseq_next, p->forgive_to)) {
 		p->forgive = false;
 	}
-	if (d > 0) {
-		s->st.forgiven += (uint32_t)d;
-		return 0;
-	}
-	return d;
+	return kept;
 }
 
 /* Paths up, per class. */
@@ -325,12 +330,12 @@ static double pace_depth(const struct ing_sched_path *p)
  * queue owed, learn_rate, is paid apart: owed). */
 static void carry(struct ing_sched_path *p, uint32_t len)
 {
-	double line = (double)len + WIRE_OVERHEAD;
+	uint32_t line = len + WIRE_OVERHEAD;
 
 	if (p->rate_Bps > 0 && p->tokens > -pace_depth(p)) {
 		p->tokens -= line;
 	}
-	p->tx_bytes += (uint64_t)line;
+	p->tx_bytes += line;
 	p->tx_pkts++;
 }
 
@@ -908,7 +913,13 @@ static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
 		       bool mobile_full, const struct rep_time *t)
 {
 	uint32_t target = s->p.queue_target_us, q = fixed_queue(s, p, e->delay_us);
-	int32_t dlost = p->have_report ? seq_diff(e->lost_pkts, p->rep_lost) : 0;
+	/* what a cut lost is not the line's errors nor its buffer's:
+	 * counted, it closed the lossy window of a DSL back from a cut (200
+	 * lost against 50 counted), and its pace yielded to weights the cut
+	 * had not moved, which put every bulk packet on it unpaced */
+	int32_t dlost = p->have_report
+				? cut_free(p, seq_diff(e->lost_pkts, p->rep_lost))
+				: 0;
 	uint64_t db = p->tx_bytes - p->rep_tx_bytes;
 	uint64_t dp = p->tx_pkts - p->rep_tx_pkts;
 	int32_t drx = seq_diff(e->rx_pkts, p->rep_rx);
@@ -920,15 +931,6 @@ static void learn_rate(struct ing_sched *s, struct ing_sched_path *p,
 	bool limited = p->limited && !p->filled;
 	enum ing_rate_rule rule = ING_RATE_NONE;
 	double got = 0, dt, dt_tx, rx_Bps = 0, sent_Bps = 0;
-
-	/* what a cut lost (forgive: fixed_loss, after this, forgives it for
-	 * the weights) is not the line's errors nor its buffer's: counted,
-	 * it closed the lossy window of a DSL back from a cut (200 lost
-	 * against 50 counted), and its pace yielded to weights the cut had
-	 * not moved, which put every bulk packet on it unpaced */
-	if (p->forgive && dlost > 0) {
-		dlost = 0;
-	}
 
 	/* what the line was fed since the report before, and what it
 	 * delivered over the peer's time (a floor of its rate: every DATA
