@@ -439,8 +439,18 @@ static void test_pick_sticky(void **state)
 	free(s);
 }
 
+/* A paced path's bucket at kbps kbit/s, bytes: ING_PACE_BURST_US of the
+ * rate, at least two full packets (3000 bytes) */
+static uint32_t pace_depth_at(uint32_t kbps)
+{
+	uint32_t d = (uint32_t)((uint64_t)kbps * 1000 / 8 * ING_PACE_BURST_US /
+				1000000);
+
+	return d < 3000 ? 3000 : d;
+}
+
 /* Pacing: a fixed path with a rate takes bulk packets while its bucket
- * allows (98 % of the rate, a 5 ms burst, outer bytes counted) and the
+ * allows (98 % of the rate, ING_PACE_BURST_US deep, outer bytes counted) and the
  * rest overflows to the mobile path at once; sparse packets take it
  * whatever (into debt); without a mobile path up, or with w_mobile_max 0,
  * nothing overflows; rate 0 is the weighted round robin. */
@@ -452,6 +462,7 @@ static void test_pace(void **state)
 	struct wire_hdr h;
 	double fixed_bytes = 0, want;
 	uint64_t t = 1000000, n = 0;
+	uint32_t left;
 	int path;
 
 	(void)state;
@@ -483,12 +494,17 @@ static void test_pace(void **state)
 	ing_sched_set_delay(s, 1, 9000);
 	t += 2000000 + 100000; /* the bucket full again, flow 9 still bulk */
 	for (int i = 0; i < 3; i++) {
-		assert_int_equal(ing_sched_pick_flow(s, &h, 77, 1400, t), 0);
+		assert_int_equal(ing_sched_pick_flow(s, &h, 77, 300, t), 0);
 	}
-	/* ... and the bulk pays: 6250 - 3 * 1476 leaves 1822 bytes, less
-	 * than a 2000-byte packet needs (a 1424-byte one would still go) */
-	assert_int_equal(ing_sched_pick_flow(s, &h, 9, 2000, t), 1);
-	assert_int_equal(ing_sched_pick_flow(s, &h, 9, 1424, t), 0);
+	/* ... and the bulk pays: the bucket less 3 * 376 bytes is a byte
+	 * short of the first bulk packet, and just enough for the second */
+	left = pace_depth_at(10000) - 3 * (300 + WIRE_OVERHEAD);
+	assert_int_equal(ing_sched_pick_flow(s, &h, 9,
+					     left - WIRE_OVERHEAD + 1, t),
+			 1);
+	assert_int_equal(ing_sched_pick_flow(s, &h, 9, left - WIRE_OVERHEAD,
+					     t),
+			 0);
 	/* w_mobile_max 0: never overflow */
 	p.w_mobile_max = 0;
 	assert_int_equal(ing_sched_set_params(s, &p), 0);
@@ -1131,7 +1147,7 @@ static void test_pace_probe_busy(void **state)
 	assert_int_equal(ing_sched_rate(s, 0), 38400);
 	ing_sched_set_up(s, 1, true);
 	/* 100 packets at once every 50 ms: 24 Mbit/s of line bytes, the
-	 * pace's 5-ms bucket takes some, the rest overflows */
+	 * pace's bucket takes some, the rest overflows */
 	overflow = s->st.overflow;
 	for (int i = 0; i < 40; i++) {
 		t += 50000;
@@ -1409,10 +1425,17 @@ static unsigned on_mobile(struct ing_sched *s, int n, uint64_t t_us)
 	return m;
 }
 
+/* The 1424-byte packets (1500 line bytes) a full bucket of 64 Mbit/s
+ * holds: 10 */
+static int full64(void)
+{
+	return (int)(pace_depth_at(64000) / (1424 + WIRE_OVERHEAD));
+}
+
 /* learn_sched with the mobile path up and the fixed path 0 paced at 64
- * Mbit/s (8 MB/s, a 40-KB bucket), its baseline report taken and the
- * flow's first (sparse) packets sent at *t; then, 100 ms on, a full
- * bucket: 20 packets of 1500 line bytes fit, on the DSL. */
+ * Mbit/s (8 MB/s), its baseline report taken and the flow's first
+ * (sparse) packets sent at *t; then, 100 ms on, a full bucket: full64()
+ * packets fit, on the DSL. */
 static struct ing_sched *paced_sched(uint32_t *seq, uint64_t *t)
 {
 	struct ing_sched *s = learn_sched();
@@ -1421,7 +1444,7 @@ static struct ing_sched *paced_sched(uint32_t *seq, uint64_t *t)
 	ing_sched_set_rate(s, 0, 64000);
 	lossy_report(s, (*seq)++, 0, 0);
 	on_mobile(s, 20, *t);
-	assert_int_equal(on_mobile(s, 20, *t += 100000), 0);
+	assert_int_equal(on_mobile(s, full64(), *t += 100000), 0);
 	return s;
 }
 
@@ -1440,7 +1463,7 @@ static void test_pace_lossy(void **state)
 	/* 0.5 % lost: line errors, still paced */
 	lossy_report(s, seq++, rx += 995, lost += 5);
 	assert_int_equal(s->path[0].lossy_left, 0);
-	assert_int_equal(on_mobile(s, 20, t += 100000), 0);
+	assert_int_equal(on_mobile(s, full64(), t += 100000), 0);
 	/* 3 lost of 250 in one report (1.2 %) amid 1 in 250 (0.4 %): judged
 	 * over the window (it closes with its tenth loss, at 2000 packets:
 	 * 0.55 %), not one report's count: still paced */
@@ -1464,7 +1487,7 @@ static void test_pace_lossy(void **state)
 	}
 	lossy_report(s, seq++, rx += 100, lost);
 	assert_int_equal(s->path[0].lossy_left, 0);
-	assert_int_equal(on_mobile(s, 20, t += 100000), 0);
+	assert_int_equal(on_mobile(s, full64(), t += 100000), 0);
 	free(s);
 }
 
@@ -1489,7 +1512,7 @@ static void test_pace_cut_forgiven(void **state)
 	assert_int_equal(s->path[0].lossy_left, 0);
 	/* still paced: a full bucket's worth on the DSL, the rest on the
 	 * LTE */
-	assert_int_equal(on_mobile(s, 20, t += 100000), 0);
+	assert_int_equal(on_mobile(s, full64(), t += 100000), 0);
 	assert_true(on_mobile(s, 40, t) > 0);
 	free(s);
 }
@@ -1510,7 +1533,7 @@ static void test_pace_overflow_turns(void **state)
 	assert_non_null(s);
 	p.queue_target_us = 5000;
 	assert_int_equal(ing_sched_init(s, &p, 3, cls), 0);
-	ing_sched_set_rate(s, 0, 64000); /* 8 MB/s, a 40-KB bucket */
+	ing_sched_set_rate(s, 0, 64000); /* 8 MB/s */
 	ing_sched_set_up(s, 2, false);
 	for (int i = 0; i < 1000; i++) {
 		on[ing_sched_pick_flow(s, &h, 9, 1424, t)]++;
@@ -1532,11 +1555,11 @@ static void test_pace_overflow_turns(void **state)
 	ing_sched_set_backup(s, 0, false);
 	assert_int_equal(ing_sched_rate(s, 0), 32000);
 	/* copies (a redundant class over the pace) take the bucket a bucket
-	 * deep into debt at most (and a packet): 5 ms at 32 Mbit/s, 20 KB */
+	 * deep into debt at most (and a packet) */
 	for (int i = 0; i < 10000; i++) {
 		assert_int_equal(ing_sched_pick_copy(s, &h, 0, 1424), 0);
 	}
-	assert_true(s->path[0].tokens >= -20000 - 1500);
+	assert_true(s->path[0].tokens >= -(double)pace_depth_at(32000) - 1500);
 	free(s);
 }
 
