@@ -450,8 +450,8 @@ static uint32_t pace_depth_at(uint32_t kbps)
 }
 
 /* Pacing: a fixed path with a rate takes bulk packets while its bucket
- * allows (98 % of the rate, ING_PACE_BURST_US deep, outer bytes counted) and the
- * rest overflows to the mobile path at once; sparse packets take it
+ * allows (98 % of the rate, ING_PACE_BURST_US deep, outer bytes counted)
+ * and the rest overflows to the mobile path at once; sparse packets take it
  * whatever (into debt); without a mobile path up, or with w_mobile_max 0,
  * nothing overflows; rate 0 is the weighted round robin. */
 static void test_pace(void **state)
