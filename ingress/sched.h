@@ -72,8 +72,8 @@ enum {
 	 * the bucket gathered while the daemon waited for its next drain
 	 * goes on the line at once, and stands in its buffer as a queue that
 	 * every packet after it waits for, pings and calls included: at 5
-	 * ms, the RRUL load's pings were 4.2-12.1 ms over idle at p50 and
-	 * 10.4-37.8 at p99 on the 2-core bed; at 2 ms, 1.2-4.0 and 7.3-17.8,
+	 * ms, the RRUL load's pings were 1.7-12.1 ms over idle at p50 and
+	 * 10.4-37.8 at p99 on the 2-core bed; at 2 ms, 1.1-4.0 and 7.3-17.8,
 	 * with the same goodput (the drains come more often than every 2 ms
 	 * there, even on busy cores). */
 	ING_PACE_PERMILLE = 980,
