@@ -74,8 +74,9 @@ enum {
 	 * every packet after it waits for, pings and calls included: at 5
 	 * ms, the RRUL load's pings were 1.7-12.1 ms over idle at p50 and
 	 * 10.4-37.8 at p99 on the 2-core bed; at 2 ms, 1.1-4.0 and 7.3-17.8,
-	 * with the same goodput (the drains come more often than every 2 ms
-	 * there, even on busy cores). */
+	 * with the same goodput (the drains there mostly come within 2 ms
+	 * of each other, even on busy cores: the LTE carried 0-1 % more of
+	 * the ramp). */
 	ING_PACE_PERMILLE = 980,
 	ING_PACE_BURST_US = 2000,
 	/* The queue a fixed line holds when its rate is measured is owed:
