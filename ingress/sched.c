@@ -313,12 +313,12 @@ int ing_sched_pick(struct ing_sched *s, struct wire_hdr *h)
 }
 
 /* A paced path's bucket size, bytes: ING_PACE_BURST_US of its rate, at
- * least two full packets. */
+ * least ING_PACE_BURST_MIN. */
 static double pace_depth(const struct ing_sched_path *p)
 {
 	double depth = p->rate_Bps * ING_PACE_BURST_US / 1e6;
 
-	return depth < 3000 ? 3000 : depth;
+	return depth < ING_PACE_BURST_MIN ? ING_PACE_BURST_MIN : depth;
 }
 
 /* Path p carries a packet of len bytes (the tunnel's bytes on the line):

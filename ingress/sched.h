@@ -68,7 +68,8 @@ enum {
 	/* A paced path is fed at this share of its rate (per mille), so that
 	 * its line's buffer (the modem's, the DSLAM's) stays empty and the
 	 * excess goes to the mobile paths at once; its bucket holds
-	 * ING_PACE_BURST_US of the rate (at least two full packets).  What
+	 * ING_PACE_BURST_US of the rate, at least ING_PACE_BURST_MIN bytes
+	 * (two full packets).  What
 	 * the bucket gathered while the daemon waited for its next drain
 	 * goes on the line at once, and stands in its buffer as a queue that
 	 * every packet after it waits for, pings and calls included: at 5
@@ -79,6 +80,7 @@ enum {
 	 * the ramp). */
 	ING_PACE_PERMILLE = 980,
 	ING_PACE_BURST_US = 2000,
+	ING_PACE_BURST_MIN = 3000,
 	/* The queue a fixed line holds when its rate is measured is owed:
 	 * paid with this share (1/n) of the pace's refill, so the line drains
 	 * over n times the queue's length while still carrying the rest of

@@ -440,13 +440,14 @@ static void test_pick_sticky(void **state)
 }
 
 /* A paced path's bucket at kbps kbit/s, bytes: ING_PACE_BURST_US of the
- * rate, at least two full packets (3000 bytes) */
+ * rate, at least ING_PACE_BURST_MIN (what sched.c's pace_depth is to
+ * give, computed here apart) */
 static uint32_t pace_depth_at(uint32_t kbps)
 {
 	uint32_t d = (uint32_t)((uint64_t)kbps * 1000 / 8 * ING_PACE_BURST_US /
 				1000000);
 
-	return d < 3000 ? 3000 : d;
+	return d < ING_PACE_BURST_MIN ? ING_PACE_BURST_MIN : d;
 }
 
 /* Pacing: a fixed path with a rate takes bulk packets while its bucket
@@ -1426,7 +1427,7 @@ static unsigned on_mobile(struct ing_sched *s, int n, uint64_t t_us)
 }
 
 /* The 1424-byte packets (1500 line bytes) a full bucket of 64 Mbit/s
- * holds: 10 */
+ * holds (10 with a 2-ms bucket) */
 static int full64(void)
 {
 	return (int)(pace_depth_at(64000) / (1424 + WIRE_OVERHEAD));
