@@ -102,6 +102,14 @@ static void late_floor(struct egr *e, uint32_t need_us)
 	}
 }
 
+/* How long ago then was, at now; 0 when then is later: a packet is timed
+ * by its kernel stamp, one without a stamp by the drain that read it, so
+ * a path's last delivery may be timed after the packet that follows it. */
+static uint64_t since_us(uint64_t now_us, uint64_t then_us)
+{
+	return now_us > then_us ? now_us - then_us : 0;
+}
+
 enum egr_verdict egr_on_data(struct egr *e, const struct wire_hdr *h,
 			     uint64_t now_us, uint64_t cookie)
 {
@@ -114,7 +122,8 @@ enum egr_verdict egr_on_data(struct egr *e, const struct wire_hdr *h,
 		return EGR_DROP_PATH;
 	}
 	if (e->reseq.path_seen[h->path] &&
-	    now_us - e->reseq.path_last_us[h->path] > EGR_LTO_BACK_US &&
+	    since_us(now_us, e->reseq.path_last_us[h->path]) >
+		    EGR_LTO_BACK_US &&
 	    e->reseq.p.t_lto_us < e->lto_max_us) {
 		struct egr_reseq_params rp = e->reseq.p;
 
@@ -143,12 +152,13 @@ void egr_path_heard(struct egr *e, unsigned path, uint64_t silent_us,
 
 	if (silent_us <= EGR_HEAL_SILENCE_US || path >= r->npaths ||
 	    !r->path_seen[path] ||
-	    now_us - r->path_last_us[path] > silent_us + EGR_HEAL_SILENCE_US) {
+	    since_us(now_us, r->path_last_us[path]) >
+		    silent_us + EGR_HEAL_SILENCE_US) {
 		return;
 	}
 	for (unsigned i = 0; i < r->npaths; i++) {
 		busy = busy || (i != path && r->path_seen[i] &&
-				now_us - r->path_last_us[i] <
+				since_us(now_us, r->path_last_us[i]) <
 					EGR_HEAL_GRACE_US);
 	}
 	if (busy) {

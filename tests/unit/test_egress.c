@@ -629,6 +629,17 @@ static void test_lto_back(void **state)
 			 EGR_RELEASED);
 	assert_int_equal(e.reseq.p.t_lto_us, 50000);
 	assert_int_equal(e.lto_back, 2);
+	/* a packet timed before the path's last (its kernel stamp, after an
+	 * unstamped one timed by the drain): no silence, no change */
+	rp = e.reseq.p;
+	rp.t_lto_us = 5000;
+	assert_int_equal(egr_reseq_set_params(&e.reseq, &rp), 0);
+	h.gseq = g++;
+	h.lseq = 3;
+	assert_int_equal(egr_on_data(&e, &h, 2100000 + EGR_LTO_BACK_US, 0),
+			 EGR_RELEASED);
+	assert_int_equal(e.reseq.p.t_lto_us, 5000);
+	assert_int_equal(e.lto_back, 2);
 	egr_free(&e);
 }
 
