@@ -613,11 +613,23 @@ const char *ing_rate_rule_name(enum ing_rate_rule r)
  * whatever it queues is queue; the rate it learns counts from its floor
  * too (learn_rate: a receiver whose CPU is busy delays every packet, and
  * that is no queue of the line's). */
-static void track_floor(struct ing_sched_path *p, uint32_t d)
+static void track_floor(struct ing_sched_path *p,
+			const struct wire_report_path *e)
 {
-	uint32_t step = d > p->rep_qdelay_us ? d - p->rep_qdelay_us
-					     : p->rep_qdelay_us - d;
+	uint32_t d = e->delay_us, step;
 
+	/* no DATA came on a mobile path over the interval: its 0 is no
+	 * measurement (taken as one, an idle LTE's floor was 0, and its
+	 * first busy reports read its jitter as queue, and jumped into its
+	 * variation).  A fixed path's floor of 0 counts its whole queue,
+	 * as the weights do (fixed_queue). */
+	if (p->cls == PATH_MOBILE && d == 0 && e->rx_pkts == p->floor_rx) {
+		return;
+	}
+	p->floor_rx = e->rx_pkts;
+	step = d > p->floor_last_us ? d - p->floor_last_us
+				    : p->floor_last_us - d;
+	p->floor_last_us = d;
 	if (!p->have_floor) {
 		p->floor_cur = p->floor_prev = d;
 		p->floor_left = ING_FLOOR_REPORTS;
@@ -697,7 +709,7 @@ static uint32_t class_qdelay(struct ing_sched *s, const struct wire_report *r,
 			continue;
 		}
 		p = &s->path[e->path];
-		track_floor(p, e->delay_us);
+		track_floor(p, e);
 		p->rep_qdelay_us = e->delay_us;
 		x = queue_excess(s, p);
 		if (p->up && x > q) {

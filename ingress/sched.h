@@ -292,6 +292,9 @@ struct ing_sched_path {
 	bool have_floor;
 	uint32_t floor_cur, floor_prev, floor_left;
 	uint32_t qdev_us;
+	/* the last measurement taken, and the peer's rx count then (a
+	 * report of an interval without DATA is none: track_floor) */
+	uint32_t floor_last_us, floor_rx;
 };
 
 struct ing_sched_stats {

@@ -555,7 +555,10 @@ static void learn_report_qm(struct ing_sched *s, uint32_t seq, uint32_t rx,
 
 	r.p[0] = (struct wire_report_path){.path = 0, .rx_pkts = rx,
 					   .delay_us = q};
-	r.p[1] = (struct wire_report_path){.path = 1, .delay_us = qm};
+	/* the mobile path delivered something in every interval: its
+	 * delay, 0 too, is a measurement (sched.c, track_floor) */
+	r.p[1] = (struct wire_report_path){.path = 1, .rx_pkts = seq,
+					   .delay_us = qm};
 	ing_sched_on_report(s, seq, &r);
 }
 

@@ -767,6 +767,51 @@ static void test_mobile_floor(void **state)
 	assert_int_equal(s.path[0].rep_qdelay_us, 15000);
 }
 
+/* A mobile path that carried no DATA over an interval reports 0 (the
+ * egress had no delay to measure): no measurement of its floor.  An LTE
+ * measured at 30 ms, idle for more than a floor window, then back at 30
+ * ms has no queue; with the idle 0s taken as its floor it had 30 ms of
+ * it, over four targets, and withheld the fixed path's increase. */
+static void test_mobile_floor_idle(void **state)
+{
+	struct ing_sched_params p = prm(0.5, 250, 50, 45);
+	enum path_class cls[2] = {PATH_FIXED, PATH_MOBILE};
+	struct wire_report r = {.n = 2, .p = {{.path = 0}, {.path = 1}}};
+	struct ing_sched s;
+	uint32_t seq = 0;
+
+	(void)state;
+	p.queue_target_us = 5000;
+	assert_int_equal(ing_sched_init(&s, &p, 2, cls), 0);
+	for (int i = 0; i < 20; i++) {
+		r.p[1].rx_pkts += 50;
+		r.p[1].delay_us = 30000;
+		ing_sched_on_report(&s, ++seq, &r);
+	}
+	r.p[1].delay_us = 0;
+	for (int i = 0; i < 3 * ING_FLOOR_REPORTS; i++) {
+		ing_sched_on_report(&s, ++seq, &r);
+	}
+	/* back, with the fixed path queueing */
+	r.p[0].delay_us = 15000;
+	for (int i = 0; i < 10; i++) {
+		r.p[1].rx_pkts += 50;
+		r.p[1].delay_us = 30000;
+		ing_sched_on_report(&s, ++seq, &r);
+	}
+	assert_int_equal(s.st.mobile_full, 0);
+	assert_true(s.st.qwi > 0);
+	/* a report with DATA at 0 is a measurement: 30 ms over it is a
+	 * queue */
+	r.p[1].rx_pkts += 50;
+	r.p[1].delay_us = 0;
+	ing_sched_on_report(&s, ++seq, &r);
+	r.p[1].rx_pkts += 50;
+	r.p[1].delay_us = 30000;
+	ing_sched_on_report(&s, ++seq, &r);
+	assert_int_equal(s.st.mobile_full, 1);
+}
+
 /* Peer restarted: report baselines and report sequence are forgotten (its
  * counters and sequence start again), our numbering goes on. */
 static void test_peer_restarted(void **state)
@@ -1905,6 +1950,7 @@ int main(void)
 		cmocka_unit_test(test_queue_target),
 		cmocka_unit_test(test_queue_from_zero),
 		cmocka_unit_test(test_mobile_floor),
+		cmocka_unit_test(test_mobile_floor_idle),
 		cmocka_unit_test(test_peer_restarted),
 		cmocka_unit_test(test_fixed_sent_and_loss_sum),
 		cmocka_unit_test(test_report_seq),
