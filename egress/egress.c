@@ -168,15 +168,14 @@ void egr_path_heard(struct egr *e, unsigned path, uint64_t silent_us,
 }
 
 bool egr_adapt_lto(struct egr *e, const struct egr_lto_path *p,
-		   unsigned npaths, uint32_t max_us)
+		   unsigned npaths)
 {
 	struct egr_reseq_params rp = e->reseq.p;
-	uint32_t cur = rp.t_lto_us;
+	uint32_t cur = rp.t_lto_us, max_us = e->lto_max_us;
 	uint32_t target = egr_lto_target(&e->loss, p, npaths, max_us);
 
 	e->lto_floor_us -= (e->lto_floor_us + EGR_LTO_FLOOR_DECAY - 1) /
 			   EGR_LTO_FLOOR_DECAY;
-	set_ceiling(e, max_us);
 	target = target > e->lto_floor_us ? target : e->lto_floor_us;
 	rp.t_lto_us = egr_lto_step(cur, target, max_us);
 	if (rp.t_lto_us == cur || egr_reseq_set_params(&e->reseq, &rp)) {

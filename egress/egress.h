@@ -117,10 +117,11 @@ void egr_path_heard(struct egr *e, unsigned path, uint64_t silent_us,
  * that came to a hole given up raises the timeout at once to the wait it
  * would have needed and a margin, lto_late), once per report interval
  * before egr_loss_report: p[i] what is known of
- * path i besides its loss accounting, max_us the configured t_lto.  True
- * when the timeout went down: a hole waiting now may be due sooner (the
- * caller polls, or rearms its timer). */
+ * path i besides its loss accounting.  Never above the configured t_lto
+ * (egr_init, egr_set_params: lto_max_us).  True when the timeout went
+ * down: a hole waiting now may be due sooner (the caller polls, or
+ * rearms its timer). */
 bool egr_adapt_lto(struct egr *e, const struct egr_lto_path *p,
-		   unsigned npaths, uint32_t max_us);
+		   unsigned npaths);
 
 #endif

@@ -521,8 +521,7 @@ static void adapt_lto(struct gw_sess *s)
 	}
 	wait = rtt ? rtt + rtt / 4 + GW_REPAIR_SLACK_US : max;
 	egr_reseq_set_repair_wait(&s->egr.reseq, wait < max ? wait : max);
-	if (egr_adapt_lto(&s->egr, p, s->gw->npaths,
-			  s->gw->conf.reseq.t_lto_us)) {
+	if (egr_adapt_lto(&s->egr, p, s->gw->npaths)) {
 		/* a hole waiting now may be due sooner */
 		gw_egr_settle(s);
 	}

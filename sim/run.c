@@ -663,7 +663,7 @@ static void on_report(struct run *r)
 		lp[i].up = r->sched.path[i].up;
 		lp[i].rtt = r->rtt[i];
 	}
-	if (egr_adapt_lto(&r->egr, lp, c->npaths, c->reseq.t_lto_us)) {
+	if (egr_adapt_lto(&r->egr, lp, c->npaths)) {
 		arm_poll(r);
 	}
 	seq = egr_loss_report(&r->egr.loss, &rep);

@@ -595,7 +595,7 @@ static void test_lto_back(void **state)
 		/* a constant one-way delay: no spread */
 		h.tstamp = (uint32_t)(k * 50000);
 		egr_on_data(&e, &h, 1000 + k * 50000ULL, 0);
-		egr_adapt_lto(&e, lp, 2, 50000);
+		egr_adapt_lto(&e, lp, 2);
 		egr_loss_report(&e.loss, &(struct wire_report){0});
 	}
 	assert_true(e.reseq.p.t_lto_us < 10000);
@@ -726,7 +726,7 @@ static void test_lto_floor(void **state)
 	assert_int_equal(e.reseq.p.t_lto_us, 35000 + EGR_LTO_MARGIN_US);
 	/* the measurements call for the floor (3 ms): the floor holds, a
 	 * 1/EGR_LTO_FLOOR_DECAY less a report */
-	egr_adapt_lto(&e, lp, 2, 100000);
+	egr_adapt_lto(&e, lp, 2);
 	egr_loss_report(&e.loss, &(struct wire_report){0});
 	assert_int_equal(e.lto_floor_us,
 			 37000 - (37000 + EGR_LTO_FLOOR_DECAY - 1) /
@@ -734,7 +734,7 @@ static void test_lto_floor(void **state)
 	assert_true(e.reseq.p.t_lto_us >= e.lto_floor_us &&
 		    e.reseq.p.t_lto_us < 37000);
 	for (unsigned k = 0; k < 20 * EGR_LTO_FLOOR_DECAY; k++) {
-		egr_adapt_lto(&e, lp, 2, 100000);
+		egr_adapt_lto(&e, lp, 2);
 		egr_loss_report(&e.loss, &(struct wire_report){0});
 	}
 	assert_int_equal(e.lto_floor_us, 0);

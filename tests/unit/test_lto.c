@@ -227,23 +227,30 @@ static void test_adapt(void **state)
 	assert_true(egr_reseq_deadline(&e.reseq, &when));
 	assert_int_equal(when, 1000 + MAX);
 	/* target 32 ms: down by (50 - 32) / 8 rounded up */
-	assert_true(egr_adapt_lto(&e, p, 2, MAX));
+	assert_true(egr_adapt_lto(&e, p, 2));
 	assert_int_equal(e.reseq.p.t_lto_us, MAX - 2250);
 	assert_true(egr_reseq_deadline(&e.reseq, &when));
 	assert_int_equal(when, 1000 + MAX - 2250);
 	for (i = 0; i < 100; i++) {
-		egr_adapt_lto(&e, p, 2, MAX);
+		egr_adapt_lto(&e, p, 2);
 	}
 	assert_int_equal(e.reseq.p.t_lto_us, 32000);
 	/* there: no change, nothing to say */
-	assert_false(egr_adapt_lto(&e, p, 2, MAX));
+	assert_false(egr_adapt_lto(&e, p, 2));
 	/* the slow path's jitter grows: up at once, and not "went down" */
 	p[1].rtt.rttvar_us = 9000;
-	assert_false(egr_adapt_lto(&e, p, 2, MAX));
+	assert_false(egr_adapt_lto(&e, p, 2));
 	assert_int_equal(e.reseq.p.t_lto_us, 40000);
-	/* the ceiling lowered (reload): down at once */
-	assert_true(egr_adapt_lto(&e, p, 2, 30000));
+	/* the ceiling lowered (reload): down at once, and adapted under
+	 * it */
+	rp.t_lto_us = 30000;
+	assert_int_equal(egr_set_params(&e, &rp), 0);
 	assert_int_equal(e.reseq.p.t_lto_us, 30000);
+	assert_false(egr_adapt_lto(&e, p, 2));
+	assert_int_equal(e.reseq.p.t_lto_us, 30000);
+	p[1].rtt.rttvar_us = 2000;
+	assert_true(egr_adapt_lto(&e, p, 2));
+	assert_true(e.reseq.p.t_lto_us < 30000);
 	egr_free(&e);
 }
 
