@@ -85,7 +85,8 @@
 #                               shell, not in $(...): the PID must be ours)
 #   tb_wait PID [SECONDS]       waits for it (kills it at the timeout: 124)
 #   tb_linkem_set PATH DIR PARAMS...   e.g. delay 25 jitter 20 loss 0.01
-#   tb_linkem_stats PATH DIR    prints the emulator's counters (JSON)
+#   tb_linkem_stats PATH DIR [mark]  prints the emulator's counters (JSON);
+#                               mark: its late_mark_max_us starts again
 #   tb_rate PATH DIR MBIT       changes the tbf rate at run time
 #   tb_cut PATH / tb_heal PATH  link down / up, both directions
 #   tb_flap PATH CUT_MS HEAL_MS SECS   cut and healed in turn, for SECS s
@@ -603,7 +604,7 @@ tb_linkem_set() {
 
 tb_linkem_stats() {
 	tb__path "$1" || return 1
-	"$TB_LINKEM" ctl "$TB_DIR/$1-$2.sock" stats
+	"$TB_LINKEM" ctl "$TB_DIR/$1-$2.sock" stats "${@:3}"
 }
 
 tb_rate() {

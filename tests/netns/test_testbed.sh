@@ -9,7 +9,7 @@
 #
 # Traffic cli <-> srv goes natively over dsl (13 ms, 64 Mbit/s).  Checks:
 # ping; 13 ms one-way delay; tbf rate, also changed at run time; jitter
-# keeps FIFO order; 1 % loss;
+# keeps FIFO order; 1 % loss; a stalled emulator counts its lateness;
 # cut and heal; lte path with delay 25-45 ms and carrier NAT; teardown
 # leaves nothing, also when a script fails half-way.
 #
@@ -90,6 +90,23 @@ jcheck "linkem counted the losses" "$TB_DIR/loss.linkem.json" \
 	'dropped_loss > 0 && kernel_queue_dropped == 0 &&
 	 kernel_user_dropped == 0 && verdict_errors == 0'
 tb_linkem_set dsl up loss 0
+
+# 5b. An emulator that stalls says by how much, since the mark a bench
+# sets at a case's start (tests/quality: emu_late_max_ms): 60 ms stopped
+# (our own process) in a 2-s flow.
+tb_linkem_stats dsl up mark >/dev/null
+emu=$(pgrep -f -- "--stats $TB_DIR/dsl-up.stats")
+(sleep 0.5 && kill -STOP "$emu" && sleep 0.06 && kill -CONT "$emu") &
+stall=$!
+UDP_DURATION=2 udp cli srv "$TB_SRV_IP" stall --rate 10 --size 1000
+wait $stall || kill -CONT "$emu"
+tb_linkem_stats dsl up mark >"$TB_DIR/stall.linkem.json"
+jcheck "stall: released up to 40 ms late or more since the mark" \
+	"$TB_DIR/stall.linkem.json" 'late_mark_max_us >= 40000'
+tb_linkem_stats dsl up >"$TB_DIR/stall2.linkem.json"
+jcheck "stall: the mark starts again, the lifetime's stays" \
+	"$TB_DIR/stall2.linkem.json" \
+	'late_mark_max_us < 40000 && late_max_us >= 40000'
 
 # 6. Cut drops everything, heal restores.
 tb_cut dsl

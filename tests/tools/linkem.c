@@ -33,8 +33,9 @@
  * later packet: a dead emulator is a cut link.
  *
  * Control: a UNIX datagram socket (--ctl) takes commands such as
- * "delay 25 jitter 20 loss 0.01", "down", "up", "stats" and answers with one
- * JSON object.  The ctl subcommand is its client.  SIGTERM/SIGINT end the
+ * "delay 25 jitter 20 loss 0.01", "down", "up", "stats", "mark" (the
+ * latest release, late_mark_max_us, counts again from this answer on) and
+ * answers with one JSON object, the counters in it.  The ctl subcommand is its client.  SIGTERM/SIGINT end the
  * process and print the counters as JSON on stdout (and to --stats);
  * SIGUSR1 prints them without ending.
  */
@@ -389,7 +390,8 @@ static int stats_json(struct emu *e, char *buf, size_t len)
 		",\"kernel_user_dropped\":%" PRIu64
 		",\"rx_lag_1ms\":%" PRIu64 ",\"rx_lag_5ms\":%" PRIu64
 		",\"rx_lag_max_us\":%" PRIu64 ",\"late_1ms\":%" PRIu64
-		",\"late_5ms\":%" PRIu64 ",\"late_max_us\":%" PRIu64 ",%s}",
+		",\"late_5ms\":%" PRIu64 ",\"late_max_us\":%" PRIu64
+		",\"late_mark_max_us\":%" PRIu64 ",%s}",
 		e->queue, s->packets, s->released,
 		s->dropped_loss + s->dropped_down + s->dropped_full +
 			s->flushed,
@@ -397,7 +399,8 @@ static int stats_json(struct emu *e, char *buf, size_t len)
 		lk_held(&e->link), s->max_held, e->io.batches,
 		e->io.verdict_errors, e->io.send_errors, e->io.recv_errors, kd,
 		kud, s->rx_lag_1ms, s->rx_lag_5ms, s->rx_lag_max_ns / 1000,
-		s->late_1ms, s->late_5ms, s->late_max_ns / 1000, params);
+		s->late_1ms, s->late_5ms, s->late_max_ns / 1000,
+		s->late_mark_max_ns / 1000, params);
 }
 
 static void write_stats(struct emu *e)
@@ -436,7 +439,7 @@ static void on_ctl(struct emu *e)
 	ssize_t n;
 
 	for (;;) {
-		bool want_stats;
+		unsigned what = 0;
 		bool was_down = e->link.p.down;
 		int len;
 
@@ -448,7 +451,7 @@ static void on_ctl(struct emu *e)
 		}
 		cmd[n] = '\0';
 		e->io.ctl_commands++;
-		if (lk_parse(cmd, &e->link.p, &want_stats, err, sizeof(err))) {
+		if (lk_parse(cmd, &e->link.p, &what, err, sizeof(err))) {
 			e->io.ctl_errors++;
 			len = snprintf(reply, sizeof(reply),
 				       "{\"ok\":false,\"error\":\"%s\"}", err);
@@ -467,6 +470,9 @@ static void on_ctl(struct emu *e)
 		if (flen > sizeof(sa_family_t)) {
 			sendto(e->cfd, reply, (size_t)len, MSG_DONTWAIT,
 			       (struct sockaddr *)&from, flen);
+		}
+		if (what & LK_CMD_MARK) {
+			lk_mark(&e->link);
 		}
 	}
 }
@@ -640,7 +646,7 @@ static void usage(void)
 		"[--down] [--rt PRIO]\n"
 		"       l3b-linkem ctl SOCK COMMAND...\n"
 		"commands: delay MS | jitter MS | loss P | ge P R LB LG | "
-		"down | up | stats\n");
+		"down | up | stats | mark\n");
 }
 
 static int parse_u64(const char *s, uint64_t max, uint64_t *out)
@@ -867,7 +873,7 @@ int main(int argc, char **argv)
 {
 	static struct emu e;
 	struct opts o = {0};
-	bool stats;
+	unsigned what;
 	char err[256];
 	int ret;
 
@@ -888,7 +894,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "l3b-linkem: out of memory\n");
 		return 1;
 	}
-	if (lk_parse(o.model, &e.link.p, &stats, err, sizeof(err))) {
+	if (lk_parse(o.model, &e.link.p, &what, err, sizeof(err))) {
 		fprintf(stderr, "l3b-linkem: %s\n", err);
 		lk_free(&e.link);
 		return 2;

@@ -75,6 +75,9 @@ struct lk_stats {
 	uint64_t late_1ms;
 	uint64_t late_5ms;
 	uint64_t late_max_ns;
+	/* the latest release since the last "mark" (lk_parse): a bench
+	 * marks each case's start and reads how far the bed stalled in it */
+	uint64_t late_mark_max_ns;
 };
 
 struct lk_link {
@@ -119,17 +122,30 @@ bool lk_next(const struct lk_link *l, uint64_t *t_ns);
 /* Drops everything held (link cut).  Returns how many; *last_id as above. */
 uint32_t lk_flush(struct lk_link *l, uint32_t *last_id);
 
+/* Starts late_mark_max_ns again ("mark"). */
+static inline void lk_mark(struct lk_link *l)
+{
+	l->st.late_mark_max_ns = 0;
+}
+
 static inline uint32_t lk_held(const struct lk_link *l)
 {
 	return l->tail - l->head;
 }
 
+/* What a control command asks besides parameters (lk_parse's *what). */
+enum {
+	LK_CMD_STATS = 1, /* "stats": the counters (every answer has them) */
+	LK_CMD_MARK = 2,  /* "mark": late_mark_max_ns starts again, after
+			   * this answer */
+};
+
 /* Parses a control command into *p, all or nothing:
  *	"delay 25 jitter 20 loss 0.01 ge 0.01 0.3 1 0 down|up"
- * Keys may come in any order; "stats" alone sets *stats and changes
- * nothing.  On error returns -EINVAL with a message quoting the bad token
- * in err. */
-int lk_parse(const char *cmd, struct lk_params *p, bool *stats, char *err,
+ * Keys may come in any order; "stats" and "mark" set their LK_CMD_* bit in
+ * *what and change nothing.  On error returns -EINVAL with a message
+ * quoting the bad token in err. */
+int lk_parse(const char *cmd, struct lk_params *p, unsigned *what, char *err,
 	     size_t errlen);
 
 /* Writes the parameters as JSON members ("delay_ms":25.000,...), without

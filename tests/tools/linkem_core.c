@@ -171,6 +171,9 @@ uint32_t lk_release(struct lk_link *l, uint64_t now_ns, uint32_t *last_id)
 		if (late > l->st.late_max_ns) {
 			l->st.late_max_ns = late;
 		}
+		if (late > l->st.late_mark_max_ns) {
+			l->st.late_mark_max_ns = late;
+		}
 		*last_id = s->id;
 		l->head++;
 		n++;
@@ -221,7 +224,7 @@ static int num(const char *tok, double lo, double hi, double *out, char *err,
 	return 0;
 }
 
-int lk_parse(const char *cmd, struct lk_params *p, bool *stats, char *err,
+int lk_parse(const char *cmd, struct lk_params *p, unsigned *what, char *err,
 	     size_t errlen)
 {
 	struct lk_params n = *p;
@@ -230,7 +233,7 @@ int lk_parse(const char *cmd, struct lk_params *p, bool *stats, char *err,
 	char *tok;
 	int ret = 0;
 
-	*stats = false;
+	*what = 0;
 	if (strlen(cmd) >= sizeof(buf)) {
 		snprintf(err, errlen, "command too long");
 		return -EINVAL;
@@ -260,7 +263,9 @@ int lk_parse(const char *cmd, struct lk_params *p, bool *stats, char *err,
 		} else if (!strcmp(tok, "up")) {
 			n.down = false;
 		} else if (!strcmp(tok, "stats")) {
-			*stats = true;
+			*what |= LK_CMD_STATS;
+		} else if (!strcmp(tok, "mark")) {
+			*what |= LK_CMD_MARK;
 		} else {
 			snprintf(err, errlen, "unknown key '%s'", tok);
 			ret = -EINVAL;

@@ -84,7 +84,7 @@ static void test_linkem_delay_change_keeps_order(void **state)
 }
 
 /* What the emulator releases after its time is counted late, by how
- * much: on time, 2 ms and 7 ms after. */
+ * much: on time, 2 ms and 7 ms after; and since a mark, 2 ms. */
 static void test_linkem_late(void **state)
 {
 	struct lk_link l;
@@ -105,6 +105,14 @@ static void test_linkem_late(void **state)
 	assert_int_equal(last, 3);
 	assert_int_equal(l.st.late_1ms, 2);
 	assert_int_equal(l.st.late_5ms, 1);
+	assert_int_equal(l.st.late_max_ns, 7 * MS);
+	assert_int_equal(l.st.late_mark_max_ns, 7 * MS);
+	/* a mark starts the case's maximum again, not the lifetime's */
+	lk_mark(&l);
+	assert_int_equal(l.st.late_mark_max_ns, 0);
+	lk_arrive(&l, 4, 20 * MS);
+	assert_int_equal(lk_release(&l, 32 * MS, &last), 1);
+	assert_int_equal(l.st.late_mark_max_ns, 2 * MS);
 	assert_int_equal(l.st.late_max_ns, 7 * MS);
 	lk_free(&l);
 }
@@ -205,37 +213,40 @@ static void test_linkem_ring_full(void **state)
 static void test_linkem_parse(void **state)
 {
 	struct lk_params p = {0};
-	bool stats;
+	unsigned what;
 	char err[256];
 
 	(void)state;
 	assert_int_equal(lk_parse("delay 25 jitter 20 loss 0.01 down", &p,
-				  &stats, err, sizeof(err)),
+				  &what, err, sizeof(err)),
 			 0);
 	assert_true(p.delay_ms == 25 && p.jitter_ms == 20 && p.loss == 0.01);
-	assert_true(p.down && !stats);
+	assert_true(p.down && !what);
 	assert_int_equal(
-		lk_parse("up ge 0.01 0.3 1 0", &p, &stats, err, sizeof(err)),
+		lk_parse("up ge 0.01 0.3 1 0", &p, &what, err, sizeof(err)),
 		0);
 	assert_true(!p.down && p.ge_p == 0.01 && p.ge_r == 0.3);
 	assert_true(p.ge_loss_bad == 1 && p.ge_loss_good == 0);
 	/* All or nothing: the valid delay before the bad loss is not kept. */
 	assert_int_equal(
-		lk_parse("delay 1 loss 1.5", &p, &stats, err, sizeof(err)),
+		lk_parse("delay 1 loss 1.5", &p, &what, err, sizeof(err)),
 		-EINVAL);
 	assert_true(p.delay_ms == 25);
 	assert_non_null(strstr(err, "'1.5'"));
-	assert_int_equal(lk_parse("delay", &p, &stats, err, sizeof(err)),
+	assert_int_equal(lk_parse("delay", &p, &what, err, sizeof(err)),
 			 -EINVAL);
-	assert_int_equal(lk_parse("delay -1", &p, &stats, err, sizeof(err)),
+	assert_int_equal(lk_parse("delay -1", &p, &what, err, sizeof(err)),
 			 -EINVAL);
-	assert_int_equal(lk_parse("bogus", &p, &stats, err, sizeof(err)),
+	assert_int_equal(lk_parse("bogus", &p, &what, err, sizeof(err)),
 			 -EINVAL);
 	assert_non_null(strstr(err, "'bogus'"));
-	assert_int_equal(lk_parse("ge 0.1 0.2 1", &p, &stats, err, sizeof(err)),
+	assert_int_equal(lk_parse("ge 0.1 0.2 1", &p, &what, err, sizeof(err)),
 			 -EINVAL);
-	assert_int_equal(lk_parse("stats", &p, &stats, err, sizeof(err)), 0);
-	assert_true(stats);
+	assert_int_equal(lk_parse("stats", &p, &what, err, sizeof(err)), 0);
+	assert_int_equal(what, LK_CMD_STATS);
+	assert_int_equal(lk_parse("stats mark", &p, &what, err, sizeof(err)),
+			 0);
+	assert_int_equal(what, LK_CMD_STATS | LK_CMD_MARK);
 }
 
 static void test_pattern(void **state)
