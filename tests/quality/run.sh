@@ -36,7 +36,8 @@
 #          utilisation while the offered line rate exceeds the DSL's;
 #   c40    40 Mbit/s constant (fits the DSL): the LTE share.
 # With each case, how many packets the link emulators released late
-# (emu_late_1ms_pct, emu_late_5ms): a bed that stalled says so.
+# (emu_late_1ms_pct, emu_late_5ms) and the latest by how much
+# (emu_late_max_ms): a bed that stalled says so.
 # Prints a line per case and writes OUT/report.md, OUT/results.tsv,
 # plots (goodput bars and ping CDFs under the RRUL load, per buffer) and
 # both daemons' status after each case (OUT/status/).
@@ -220,27 +221,34 @@ between() {
 	emu_mark
 }
 
-# The emulators' own lag over a case, summed over the four of them: what
-# they released late is delay the lines would not have had (this machine
-# is shared).
-emu_counts() {
+# The emulators' own lag over a case, summed over the four of them, and
+# the latest of their releases since the case's mark (ctl "stats mark" at
+# its start): what they released late is delay the lines would not have
+# had (this machine is shared; a host that stalls for 60 ms shows here,
+# and in every figure of the case).
+emu_counts() { # [mark]
 	local p d
 	for p in dsl lte; do
 		for d in up down; do
-			tb_linkem_stats $p $d
+			tb_linkem_stats $p $d "$@"
 		done
 	done | jq -rs '[(map(.delayed) | add), (map(.late_1ms) | add),
-		(map(.late_5ms) | add)] | @tsv'
+		(map(.late_5ms) | add), (map(.late_mark_max_us) | max)] | @tsv'
 }
 emu_mark() {
-	read -r EMU0 EMU1 EMU5 <<<"$(emu_counts)"
+	read -r EMU0 EMU1 EMU5 _ <<<"$(emu_counts mark)"
 }
 emu_put() { # CASE
-	local n l1 l5
-	read -r n l1 l5 <<<"$(emu_counts)"
+	local n l1 l5 lmax
+	read -r n l1 l5 lmax <<<"$(emu_counts)"
 	put "$1" emu_late_1ms_pct "$(awk -v n=$((n - EMU0)) -v l=$((l1 - EMU1)) \
 		'BEGIN { printf "%.3f", n ? l * 100 / n : 0 }')"
 	put "$1" emu_late_5ms "$((l5 - EMU5))"
+	lmax=$(awk -v u="$lmax" 'BEGIN { printf "%.1f", u / 1000 }')
+	put "$1" emu_late_max_ms "$lmax"
+	if awk -v m="$lmax" 'BEGIN { exit !(m > 10) }'; then
+		say "$buf ms $mode $1: the bed stalled: an emulator released a packet $lmax ms late (this case's figures carry it)"
+	fi
 }
 
 # Both daemons' status after a case, for what the figures do not say:
