@@ -36,7 +36,7 @@
 #          utilisation while the offered line rate exceeds the DSL's;
 #   c40    40 Mbit/s constant (fits the DSL): the LTE share.
 # With each case, how many packets the link emulators released late
-# (emu_late_1ms_pct, emu_late_5ms) and the latest by how much
+# (emu_late_1ms_pct, emu_late_5ms) and how late the most late was
 # (emu_late_max_ms): a bed that stalled says so.
 # Prints a line per case and writes OUT/report.md, OUT/results.tsv,
 # plots (goodput bars and ping CDFs under the RRUL load, per buffer) and
@@ -222,8 +222,8 @@ between() {
 }
 
 # The emulators' own lag over a case, summed over the four of them, and
-# the latest of their releases since the case's mark (ctl "stats mark" at
-# its start): what they released late is delay the lines would not have
+# how late the most late of their releases since the case's mark (ctl
+# "stats mark" at its start) was: what they released late is delay the lines would not have
 # had (this machine is shared; a host that stalls for 60 ms shows here,
 # and in every figure of the case).
 emu_counts() { # [mark]

@@ -33,11 +33,12 @@
  * later packet: a dead emulator is a cut link.
  *
  * Control: a UNIX datagram socket (--ctl) takes commands such as
- * "delay 25 jitter 20 loss 0.01", "down", "up", "stats", "mark" (the
- * latest release, late_mark_max_us, counts again from this answer on) and
- * answers with one JSON object, the counters in it.  The ctl subcommand is its client.  SIGTERM/SIGINT end the
- * process and print the counters as JSON on stdout (and to --stats);
- * SIGUSR1 prints them without ending.
+ * "delay 25 jitter 20 loss 0.01", "down", "up", "stats", "mark" (how
+ * late the most late release was, late_mark_max_us, counts again from
+ * this answer on) and answers with one JSON object, the counters in it.
+ * The ctl subcommand is its client.  SIGTERM/SIGINT end the process and
+ * print the counters as JSON on stdout (and to --stats); SIGUSR1 prints
+ * them without ending.
  */
 #define _GNU_SOURCE
 #include "linkem.h"

@@ -75,8 +75,9 @@ struct lk_stats {
 	uint64_t late_1ms;
 	uint64_t late_5ms;
 	uint64_t late_max_ns;
-	/* the latest release since the last "mark" (lk_parse): a bench
-	 * marks each case's start and reads how far the bed stalled in it */
+	/* how late the most late release since the last "mark" (lk_parse)
+	 * was: a bench marks each case's start and reads how far the bed
+	 * stalled in it */
 	uint64_t late_mark_max_ns;
 };
 
