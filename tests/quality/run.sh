@@ -223,9 +223,9 @@ between() {
 
 # The emulators' own lag over a case, summed over the four of them, and
 # how late the most late of their releases since the case's mark (ctl
-# "stats mark" at its start) was: what they released late is delay the lines would not have
-# had (this machine is shared; a host that stalls for 60 ms shows here,
-# and in every figure of the case).
+# "stats mark" at its start) was: what they released late is delay the
+# lines would not have had (this machine is shared; a host that stalls
+# for 60 ms shows here, and in every figure of the case).
 emu_counts() { # [mark]
 	local p d
 	for p in dsl lte; do
