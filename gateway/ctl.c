@@ -49,6 +49,8 @@ enum ctl_limits {
 	CTL_CONN_MAX = 16,	 /* clients at once */
 	CTL_LINE_MAX = 256,	 /* request line, newline included */
 	CTL_REPLY_MAX = 16 << 20, /* reply, bytes: ~2,500 CPEs' status data */
+	CTL_REPLY_KEEP = 256 << 10, /* a slot keeps a reply buffer this big */
+	CTL_STDIO_BUF = 4096,	    /* the reply stream's buffer */
 	CTL_TIMEOUT_S = 2,	 /* no progress for this long: closed */
 	CTL_ACCEPT_BUDGET = 32,	 /* accepts per wake-up */
 	CTL_BACKLOG = 32,
@@ -59,7 +61,10 @@ enum ctl_limits {
 #define CTL_E_PERM "error: permission denied\n"
 #define CTL_E_BUSY "error: too many connections, try again\n"
 
-/* A reply being made (a memory stream) or going out. */
+/* A reply being made (a stream into out) or going out.  The buffer stays
+ * with the slot when the connection closes, up to CTL_REPLY_KEEP bytes: a
+ * poller asking for status every few ms allocates nothing, and the heap
+ * does not fragment under the churn of a new 32-KiB buffer per reply. */
 struct ctl_conn {
 	struct gw_ctl *ctl;
 	int fd; /* -1: free */
@@ -67,8 +72,11 @@ struct ctl_conn {
 	ev_timer timer;
 	char line[CTL_LINE_MAX + 1];
 	size_t llen;
-	char *out; /* the reply, once made */
+	bool replying; /* out holds the reply: reading is over */
+	int err;       /* 0, or why the reply could not be made */
+	char *out;     /* the reply */
 	size_t olen;
+	size_t cap; /* out's size, kept between connections */
 	size_t off; /* bytes of out already written */
 };
 
@@ -82,6 +90,10 @@ struct gw_ctl {
 	gid_t gid;
 	unsigned nconn;
 	struct ctl_conn conn[CTL_CONN_MAX];
+	/* one reply is made at a time, to its end: one stream buffer and
+	 * one table of the status's descriptions serve them all */
+	char stdio_buf[CTL_STDIO_BUF];
+	struct facts_writer facts;
 };
 
 /* ---- requests --------------------------------------------------------- */
@@ -127,7 +139,7 @@ static void do_help(FILE *out)
  * which must be one of the config's (a worker's config has them all). */
 static bool do_status(struct gw *gw, FILE *out, const char *only)
 {
-	struct facts_writer w;
+	struct facts_writer *w = &gw->ctl->facts;
 	unsigned i;
 
 	for (i = 0; only && *only && i < gw->conf.ncpes; i++) {
@@ -141,9 +153,9 @@ static bool do_status(struct gw *gw, FILE *out, const char *only)
 		return true;
 	}
 	fprintf(out, "ok\n");
-	facts_begin(&w, out, L3BOND_VERSION);
-	gw_stats_walk_only(gw, only, facts_put, &w);
-	return facts_end(&w) == 0;
+	facts_begin(w, out, L3BOND_VERSION);
+	gw_stats_walk_only(gw, only, facts_put, w);
+	return facts_end(w) == 0;
 }
 
 static void do_set(struct gw *gw, FILE *out, const char *key,
@@ -272,23 +284,68 @@ static bool handle(struct gw *gw, char *line, FILE *out)
 	return true;
 }
 
-/* A one-line reply made here (errors about the connection). */
+/* Room in out for n more bytes: 0, -EFBIG past CTL_REPLY_MAX, -ENOMEM. */
+static int out_room(struct ctl_conn *cn, size_t n)
+{
+	size_t cap = cn->cap ? cn->cap : CTL_STDIO_BUF;
+	char *p;
+
+	if (n <= cn->cap - cn->olen) {
+		return 0;
+	}
+	if (n > CTL_REPLY_MAX - cn->olen) {
+		return -EFBIG;
+	}
+	while (cap - cn->olen < n) {
+		cap *= 2;
+	}
+	p = realloc(cn->out, cap);
+	if (!p) {
+		return -ENOMEM;
+	}
+	cn->out = p;
+	cn->cap = cap;
+	return 0;
+}
+
+/* The reply stream's write (fopencookie): appends to out.  Past the cap or
+ * out of memory it fails, and the stream with it; cn->err says why. */
+static ssize_t out_write(void *cookie, const char *buf, size_t n)
+{
+	struct ctl_conn *cn = cookie;
+	int err = cn->err ? cn->err : out_room(cn, n);
+
+	if (err) {
+		cn->err = err;
+		errno = -err;
+		return -1;
+	}
+	memcpy(cn->out + cn->olen, buf, n);
+	cn->olen += n;
+	return (ssize_t)n;
+}
+
+/* A one-line reply made here (errors about the connection and the
+ * request's own failures), in place of anything out held. */
 static void __attribute__((format(printf, 2, 3)))
 set_reply(struct ctl_conn *cn, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
 
-	free(cn->out);
-	va_start(ap, fmt);
-	n = vasprintf(&cn->out, fmt, ap);
-	va_end(ap);
-	if (n < 0) {
-		cn->out = NULL;
-		n = 0;
-	}
-	cn->olen = (size_t)n;
+	cn->replying = true;
+	cn->olen = 0;
 	cn->off = 0;
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || out_room(cn, (size_t)n + 1)) {
+		return; /* nothing to say: the client sees the close */
+	}
+	va_start(ap, fmt);
+	vsnprintf(cn->out, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	cn->olen = (size_t)n;
 }
 
 /* ---- connections ------------------------------------------------------ */
@@ -302,9 +359,13 @@ static void conn_close(struct ctl_conn *cn)
 	ev_timer_stop(loop, &cn->timer);
 	close(cn->fd);
 	cn->fd = -1;
-	free(cn->out);
-	cn->out = NULL;
+	if (cn->cap > CTL_REPLY_KEEP) {
+		free(cn->out);
+		cn->out = NULL;
+		cn->cap = 0;
+	}
 	cn->olen = 0;
+	cn->replying = false;
 	ctl->nconn--;
 }
 
@@ -334,25 +395,33 @@ static void conn_on_write(struct ev_loop *loop, ev_io *w, int revents);
 
 static void conn_reply(struct ctl_conn *cn)
 {
-	struct ev_loop *loop = cn->ctl->gw->loop;
+	static const cookie_io_functions_t io = {.write = out_write};
+	struct gw_ctl *ctl = cn->ctl;
+	struct ev_loop *loop = ctl->gw->loop;
 	bool made;
 	FILE *f;
 
 	cn->line[cn->llen] = '\0';
-	f = open_memstream(&cn->out, &cn->olen);
+	cn->replying = true;
+	cn->olen = 0;
+	cn->off = 0;
+	cn->err = 0;
+	f = fopencookie(cn, "w", io);
 	if (!f) {
 		set_reply(cn, "error: %s\n", strerror(errno));
 	} else {
-		made = handle(cn->ctl->gw, cn->line, f);
-		if (fclose(f) || !made) {
-			set_reply(cn, "error: %s\n", strerror(ENOMEM));
-		} else if (cn->olen > CTL_REPLY_MAX) {
+		setvbuf(f, ctl->stdio_buf, _IOFBF, sizeof(ctl->stdio_buf));
+		made = handle(ctl->gw, cn->line, f);
+		made = fclose(f) == 0 && made;
+		if (!made && cn->err == -EFBIG) {
 			set_reply(cn,
 				  "error: reply longer than %d bytes (the "
 				  "status of many CPEs: ask for one, or "
 				  "none: l3bondctl status --cpe NAME, "
 				  "--totals)\n",
 				  CTL_REPLY_MAX);
+		} else if (!made) {
+			set_reply(cn, "error: %s\n", strerror(ENOMEM));
 		}
 	}
 	ev_io_stop(loop, &cn->io);
@@ -433,7 +502,7 @@ static void conn_on_timeout(struct ev_loop *loop, ev_timer *w, int revents)
 
 	(void)loop;
 	(void)revents;
-	if (!cn->out) {
+	if (!cn->replying) {
 		/* still reading: tell it why, if it listens */
 		set_reply(cn, "error: no request within %d s\n",
 			CTL_TIMEOUT_S);
@@ -539,8 +608,8 @@ static void on_accept(struct ev_loop *loop, ev_io *w, int revents)
 		cn->fd = fd;
 		cn->llen = 0;
 		cn->off = 0;
-		cn->out = NULL;
 		cn->olen = 0;
+		cn->replying = false;
 		ctl->nconn++;
 		ev_io_init(&cn->io, conn_on_read, fd, EV_READ);
 		ev_io_start(loop, &cn->io);
@@ -730,7 +799,9 @@ void gw_ctl_close(struct gw *gw)
 		if (ctl->conn[i].fd >= 0) {
 			conn_close(&ctl->conn[i]);
 		}
+		free(ctl->conn[i].out);
 	}
+	facts_writer_free(&ctl->facts);
 	ev_io_stop(gw->loop, &ctl->io);
 	ev_timer_stop(gw->loop, &ctl->pause);
 	close(ctl->fd);

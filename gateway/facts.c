@@ -52,8 +52,10 @@ static const char *type_name(enum gw_stat_type type, bool is_float)
 
 void facts_begin(struct facts_writer *w, FILE *f, const char *version)
 {
-	memset(w, 0, sizeof(*w));
 	w->f = f;
+	w->n = 0;
+	w->next = 0;
+	w->err = 0;
 	fprintf(f, "l3bond-status %d", FACTS_VERSION);
 	field(f, version);
 	fputc('\n', f);
@@ -157,10 +159,14 @@ void facts_put(void *arg, const struct gw_stat *st)
 
 int facts_end(struct facts_writer *w)
 {
-	free(w->d);
-	w->d = NULL;
-	w->n = w->cap = 0;
+	w->f = NULL;
 	return w->err;
+}
+
+void facts_writer_free(struct facts_writer *w)
+{
+	free(w->d);
+	memset(w, 0, sizeof(*w));
 }
 
 /* ---- reading ------------------------------------------------------------- */

@@ -51,7 +51,9 @@ struct facts_desc {
 };
 
 /* What has been described so far: the walk's names are its own string
- * constants, compared by pointer first. */
+ * constants, compared by pointer first.  Zeroed before its first reply;
+ * the table's memory stays from one reply to the next (a poller's requests
+ * allocate nothing) until facts_writer_free. */
 struct facts_writer {
 	FILE *f;
 	struct facts_desc *d;
@@ -61,11 +63,14 @@ struct facts_writer {
 	int err;     /* 0, or -ENOMEM */
 };
 
+/* A reply into f: nothing described yet */
 void facts_begin(struct facts_writer *w, FILE *f, const char *version);
 /* gw_stat_fn: one value of the walk (described first if need be) */
 void facts_put(void *arg, const struct gw_stat *st);
-/* 0, or -ENOMEM; frees what the writer holds (not f) */
+/* 0, or -ENOMEM; the reply is over (f is the caller's) */
 int facts_end(struct facts_writer *w);
+/* frees the table: the writer may begin again, zeroed */
+void facts_writer_free(struct facts_writer *w);
 
 /* ---- reading (the clients) ---- */
 

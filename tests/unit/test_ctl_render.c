@@ -392,19 +392,53 @@ static void test_stat_key(void **state)
 
 /* ---- the status data ------------------------------------------------------ */
 
-/* The walk of g as the daemon sends it (without its "ok" line). */
-static char *facts_text(size_t *len)
+/* The walk of g as the daemon sends it (without its "ok" line), by w. */
+static char *facts_reply(struct facts_writer *w, size_t *len)
 {
-	struct facts_writer w;
 	char *text = NULL;
 	FILE *f = open_memstream(&text, len);
 
 	assert_non_null(f);
-	facts_begin(&w, f, "9.8.7");
-	gw_stats_walk(&g, facts_put, &w);
-	assert_int_equal(facts_end(&w), 0);
+	facts_begin(w, f, "9.8.7");
+	gw_stats_walk(&g, facts_put, w);
+	assert_int_equal(facts_end(w), 0);
 	assert_int_equal(fclose(f), 0);
 	return text;
+}
+
+/* ... by a writer of its own */
+static char *facts_text(size_t *len)
+{
+	struct facts_writer w = {0};
+	char *text = facts_reply(&w, len);
+
+	facts_writer_free(&w);
+	return text;
+}
+
+/* The daemon keeps one writer for every reply (gateway/ctl.c): what one
+ * reply described, the next describes again, with the table's memory
+ * kept, not grown. */
+static void test_facts_writer_again(void **state)
+{
+	struct facts_writer w = {0};
+	char *a, *b;
+	size_t alen, blen, cap;
+
+	(void)state;
+	fake_gw();
+	a = facts_reply(&w, &alen);
+	cap = w.cap;
+	assert_true(cap > 0);
+	b = facts_reply(&w, &blen);
+	assert_int_equal(blen, alen);
+	assert_memory_equal(a, b, alen);
+	assert_int_equal(w.cap, cap);
+	facts_writer_free(&w);
+	assert_null(w.d);
+	assert_int_equal(w.cap, 0);
+	free(a);
+	free(b);
 }
 
 /* ... parsed back, as a client has it */
@@ -516,7 +550,7 @@ static void test_facts_format(void **state)
 			     .cpe = "c\\d",
 			     .path = "a\tb\nc",
 			     .text = "x\x01y\x7f"};
-	struct facts_writer w;
+	struct facts_writer w = {0};
 	struct facts s;
 	char *text = NULL, err[160];
 	size_t len;
@@ -542,6 +576,7 @@ static void test_facts_format(void **state)
 	facts_begin(&w, f, "1");
 	facts_put(&w, &st);
 	assert_int_equal(facts_end(&w), 0);
+	facts_writer_free(&w);
 	assert_int_equal(fclose(f), 0);
 	assert_non_null(strstr(text, "\tc\\\\d\ta\\x09b\\x0ac\t"));
 	assert_int_equal(count(text, "\n"), 3);
@@ -710,7 +745,7 @@ static void test_json(void **state)
 /* gw_stats put into a snapshot through the status data */
 static void snap_of(struct facts *s, const struct gw_stat *st, size_t n)
 {
-	struct facts_writer w;
+	struct facts_writer w = {0};
 	char *text = NULL, err[160] = "";
 	size_t len, i;
 	FILE *f = open_memstream(&text, &len);
@@ -721,6 +756,7 @@ static void snap_of(struct facts *s, const struct gw_stat *st, size_t n)
 		facts_put(&w, &st[i]);
 	}
 	assert_int_equal(facts_end(&w), 0);
+	facts_writer_free(&w);
 	assert_int_equal(fclose(f), 0);
 	if (facts_parse(s, text, len, err, sizeof(err))) {
 		fail_msg("%s", err);
@@ -978,6 +1014,7 @@ int main(void)
 		cmocka_unit_test(test_stat_key),
 		cmocka_unit_test(test_facts_round_trip),
 		cmocka_unit_test(test_facts_format),
+		cmocka_unit_test(test_facts_writer_again),
 		cmocka_unit_test(test_facts_bad),
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_json),
