@@ -103,24 +103,6 @@ static int parse_k(struct loader *l, const config_setting_t *s, void *obj,
 			       &c->sched.k);
 }
 
-static int parse_early_release(struct loader *l, const config_setting_t *s,
-			       void *obj, const struct key *k)
-{
-	struct conf *c = obj;
-
-	(void)k;
-	return conf_get_bool(l, s, &c->reseq.early_release);
-}
-
-static int parse_rate_auto(struct loader *l, const config_setting_t *s,
-			   void *obj, const struct key *k)
-{
-	struct conf *c = obj;
-
-	(void)k;
-	return conf_get_bool(l, s, &c->sched.rate_auto);
-}
-
 static int parse_reorder_capacity(struct loader *l, const config_setting_t *s,
 				  void *obj, const struct key *k)
 {
@@ -149,13 +131,11 @@ static int parse_key(struct loader *l, const config_setting_t *s, void *obj,
 	return conf_get_psk(l, s, &c->psk);
 }
 
-static int parse_encrypt(struct loader *l, const config_setting_t *s, void *obj,
-			 const struct key *k)
+/* A boolean key: stored at its offset (AT). */
+static int parse_bool(struct loader *l, const config_setting_t *s, void *obj,
+		      const struct key *k)
 {
-	struct conf *c = obj;
-
-	(void)k;
-	return conf_get_bool(l, s, &c->encrypt);
+	return conf_get_bool(l, s, (bool *)((uint8_t *)obj + k->off));
 }
 
 static int parse_name(struct loader *l, const config_setting_t *s, void *obj,
@@ -834,7 +814,7 @@ const struct key conf_top_keys[] = {
 	 .parse = parse_key, AT(struct conf, psk)},
 	{KEY("encrypt", CONF_TOP, CONF_RELOAD, 0, NO_RANGE, "false",
 	     "encrypt the bonded packets too, not only authenticate them"),
-	 .parse = parse_encrypt, AT(struct conf, encrypt)},
+	 .parse = parse_bool, AT(struct conf, encrypt)},
 	{KEY("port", CONF_TOP, CONF_RESTART, 0, 1, UINT16_MAX, "7040",
 	     "UDP port of the tunnel"),
 	 INT_KEY(struct conf, port, 1)},
@@ -858,7 +838,7 @@ const struct key conf_top_keys[] = {
 	 INT_KEY(struct conf, reseq.t_lto_us, 1000)},
 	{KEY("early_release", CONF_TOP, CONF_RUNTIME, CONF_KEY_SIM, NO_RANGE,
 	     "true", "give a packet known lost up at once"),
-	 .parse = parse_early_release, AT(struct conf, reseq.early_release)},
+	 .parse = parse_bool, AT(struct conf, reseq.early_release)},
 	{KEY("repair_queue_ms", CONF_TOP, CONF_RUNTIME, 0, 0, 1000, "15",
 	     "a path's loss under at most this much queue is its line's "
 	     "errors: the peer sends the packets again, ms (0: never)"),
@@ -872,7 +852,13 @@ const struct key conf_top_keys[] = {
 	{KEY("rate_auto", CONF_TOP, CONF_RUNTIME, CONF_KEY_SIM, NO_RANGE, "true",
 	     "learn a fixed path's rate from its standing queue and pace it "
 	     "(needs a queue target; rate_mbit caps it)"),
-	 .parse = parse_rate_auto, AT(struct conf, sched.rate_auto)},
+	 .parse = parse_bool, AT(struct conf, sched.rate_auto)},
+	{KEY("mobile_aqm_ms", CONF_TOP, CONF_RUNTIME, CONF_KEY_SIM, 0, 1000,
+	     "60",
+	     "bulk packets that overflow to a mobile path whose standing "
+	     "queue stays over this many ms are dropped on CoDel's law, ms "
+	     "(0: never)"),
+	 INT_KEY(struct conf, sched.mobile_aqm_us, 1000)},
 	{KEY("reorder_capacity", CONF_TOP, CONF_RESTART, CONF_KEY_SIM, 16,
 	     1048576, "4096", "packets the reorder buffer holds, a power of 2"),
 	 .parse = parse_reorder_capacity, AT(struct conf, reseq.capacity)},

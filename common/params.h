@@ -41,6 +41,10 @@ struct ing_sched_params {
 				   * loss only, the paper's algorithm */
 	bool rate_auto; /* learn a fixed path's rate from its standing queue
 			 * and pace it (ingress/sched.h) */
+	uint32_t mobile_aqm_us; /* bulk overflow to a mobile path whose
+				 * standing queue over its floor exceeds
+				 * this is dropped on CoDel's law
+				 * (ingress/sched.h); 0: never */
 };
 
 /* ingress/classify.h: a traffic class's match (its meaning there) */

@@ -139,6 +139,25 @@ static void accept_native(struct gw_ing *ing, uint32_t id)
 	}
 }
 
+/* The original of a packet not sent (its reason counted): dropped. */
+static void drop(struct gw_ing *ing, uint32_t id)
+{
+	if (nfqueue_verdict(&ing->q, id, NFQ_DROP, false, 0, NULL, 0) < 0) {
+		ing->st.verdict_errors++;
+	}
+}
+
+/* What bond() could not send of the original id: ret -ENOBUFS (the
+ * overflow's AQM) drops it, any other lets it go natively. */
+static void unbonded(struct gw_ing *ing, uint32_t id, int ret)
+{
+	if (ret == -ENOBUFS) {
+		drop(ing, id);
+	} else {
+		accept_native(ing, id);
+	}
+}
+
 /* A copy of m sent again: on the path the scheduler picks for it
  * (WIRE_F_RESENT, the original's gseq; repair: the lowest-delay path),
  * under a packet number of its own, sealed and sent at once like any
@@ -433,9 +452,10 @@ static void copies(struct gw *gw, struct gw_sess *s, const struct wire_hdr *h,
  * traffic class ci (CLS_MAX: the default) on the path the scheduler picks
  * (a class in mode flow: its flow's path, ing_sched_pick_sticky), or on
  * path on when it is up (>= 0: the fragments of one packet go together, a
- * pinned class, ing_sched_pick_flow_on).  The path, or -1 with
- * the reason counted when it cannot be bonded now (the caller lets the
- * original go natively). */
+ * pinned class, ing_sched_pick_flow_on).  The path; -ENOBUFS when the
+ * overflow's AQM drops it (counted by the scheduler, aqm_drops: the
+ * caller drops the original); or -1 with the reason counted when it
+ * cannot be bonded now (the caller lets the original go natively). */
 static int bond(struct gw *gw, struct gw_sess *s, uint32_t id,
 		const uint8_t *data, size_t len, int on, unsigned ci)
 {
@@ -460,6 +480,9 @@ static int bond(struct gw *gw, struct gw_sess *s, uint32_t id,
 	} else {
 		path = ing_sched_pick_flow_on(&s->sched, &h, hash,
 					      (uint32_t)len, ing->now_us, on);
+	}
+	if (path == -ENOBUFS) {
+		return path;
 	}
 	if (path < 0) {
 		s->ist.no_path++;
@@ -557,9 +580,7 @@ static void frag_needed(struct gw *gw, const struct nfqueue_pkt *pk,
 						  : MTU_ICMP4_MAX];
 	int n, fd = v6 ? gw->icmp6_fd : gw->icmp_fd;
 
-	if (nfqueue_verdict(&ing->q, pk->id, NFQ_DROP, false, 0, NULL, 0) < 0) {
-		ing->st.verdict_errors++;
-	}
+	drop(ing, pk->id);
 	if (fd < 0) {
 		n = -EBADF;
 	} else if (v6) {
@@ -609,7 +630,9 @@ static void fragment(struct gw *gw, struct gw_sess *s,
 		path = bond(gw, s, pk->id, frag[i], len[i], path, ci);
 		if (path < 0) {
 			if (!i) {
-				accept_native(ing, pk->id);
+				/* the AQM drops the whole packet: the rest
+				 * follow the first fragment's path */
+				unbonded(ing, pk->id, path);
 				return;
 			}
 			/* cannot happen: the first one went a moment ago;
@@ -651,10 +674,7 @@ static bool classify(struct gw *gw, struct gw_sess *s,
 			*on = c->path;
 		} else if (!c->fallback) {
 			s->cls[k].drops++;
-			if (nfqueue_verdict(&gw->ing.q, pk->id, NFQ_DROP, false,
-					    0, NULL, 0) < 0) {
-				gw->ing.st.verdict_errors++;
-			}
+			drop(&gw->ing, pk->id);
 			return false;
 		}
 		return true;
@@ -682,7 +702,7 @@ static void on_packet(void *ctx, const struct nfqueue_pkt *pk)
 	struct gw_sess *s;
 	unsigned ci;
 	uint32_t dst;
-	int on;
+	int on, ret;
 	bool v6;
 
 	/* The clock per packet, not per drain: the scheduler's pace and
@@ -730,8 +750,9 @@ static void on_packet(void *ctx, const struct nfqueue_pkt *pk)
 		}
 	}
 	room_for(gw, 1, ci);
-	if (bond(gw, s, pk->id, pk->data, pk->len, on, ci) < 0) {
-		accept_native(ing, pk->id);
+	ret = bond(gw, s, pk->id, pk->data, pk->len, on, ci);
+	if (ret < 0) {
+		unbonded(ing, pk->id, ret);
 	} else if (pk->len > inner_max(gw, v6)) {
 		ing->st.outer_frag++;
 	}

@@ -145,14 +145,14 @@ int gw_apply_conf(struct gw *gw, const struct conf *c, char *err, size_t len)
 	}
 	gw_info(gw,
 		"applied: k=%g t_dwd_ms=%u t_report_ms=%u w_fixed=%g "
-		"w_mobile_max=%g queue_target_ms=%u rate_auto=%d t_lto_ms=%u "
-		"early_release=%d "
+		"w_mobile_max=%g queue_target_ms=%u rate_auto=%d mobile_aqm_ms=%u "
+		"t_lto_ms=%u early_release=%d "
 		"probe_interval_ms=%u dead_after_ms=%u idle_probe_ms=%u "
 		"log_level=%s, %u sessions",
 		c->sched.k, c->sched.t_dwd_ms, c->sched.t_report_ms,
 		c->sched.w_fixed, c->sched.w_mobile_max,
 		c->sched.queue_target_us / 1000, c->sched.rate_auto,
-		c->reseq.t_lto_us / 1000,
+		c->sched.mobile_aqm_us / 1000, c->reseq.t_lto_us / 1000,
 		c->reseq.early_release, c->probe_interval_ms, c->dead_after_ms,
 		c->idle_probe_ms, conf_log_level_name(c->log_level), gw->nsess);
 	return 0;

@@ -197,6 +197,7 @@ static void table_session(FILE *f, const struct facts *s, size_t first,
 		"w_mobile_max",
 		"queue_target_ms",
 		"rate_auto",
+		"mobile_aqm_ms",
 		"t_lto_ms",
 		"t_lto_eff_us",
 		"t_lto_floor_us",
@@ -211,7 +212,7 @@ static void table_session(FILE *f, const struct facts *s, size_t first,
 	static const char *const ing[] = {
 		"bonded", "no_path", "no_session", "reports",  "awi",
 		"iwi",	  "dwd",     "dwd_held",   "qwi",      "sparse",
-		"paced",  "overflow", "repaired", NULL,
+		"paced",  "overflow", "aqm_drops", "repaired", NULL,
 	};
 	static const char *const egr[] = {
 		"released",

@@ -181,6 +181,10 @@ static void walk_session(struct gw_sess *se, struct walker *w)
 	      "1: a fixed path's rate is learned from its standing queue and "
 	      "paced (pace_kbps)",
 	      s->p.rate_auto);
+	gauge(w, "mobile_aqm_ms",
+	      "bulk packets that overflow to a mobile path whose standing "
+	      "queue stays over this are dropped (aqm_drops; 0: never), ms",
+	      s->p.mobile_aqm_us / 1000);
 	gauge(w, "t_lto_ms",
 	      "longest wait for a hole in the sequence (the adaptive "
 	      "timeout's maximum), ms",
@@ -350,6 +354,10 @@ static void walk_ingress(struct gw_sess *se, struct walker *w)
 		"bulk packets sent on a mobile path because the paced fixed "
 		"paths were at their rate",
 		ss->overflow);
+	counter(w, "aqm_drops",
+		"bulk packets dropped rather than overflowed to a mobile path "
+		"whose standing queue stood over mobile_aqm_ms (CoDel's law)",
+		ss->aqm_drops);
 	counter(w, "mobile_full",
 		"increases withheld because a mobile path queues over "
 		"queue_target_ms",

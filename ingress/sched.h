@@ -173,6 +173,16 @@ enum {
 	ING_TRAIN_SPAN_US = 40000,
 	ING_TRAIN_MIN_PKTS = 32,
 	ING_TRAIN_MAX_PKTS = 64,
+	/* The overflow's AQM (sched.c, aqm_drop): from the report that
+	 * shows a mobile path's standing queue over mobile_aqm_us, the bulk
+	 * packets that overflow to it are dropped on CoDel's control law
+	 * (RFC 8289: one, then one every ING_AQM_INTERVAL_US / sqrt(count)
+	 * while the reports show it over), and a dropping state taken up
+	 * again within ING_AQM_REENTER intervals of the last drop starts
+	 * from the drops the last one added (count - lastcount, as
+	 * Linux's codel does). */
+	ING_AQM_INTERVAL_US = 100000,
+	ING_AQM_REENTER = 16,
 };
 
 /* the fastest rate a train measures, bytes/s (10 Gbit/s) */
@@ -295,6 +305,14 @@ struct ing_sched_path {
 	/* the last measurement taken, and the peer's rx count then (a
 	 * report of an interval without DATA is none: track_floor) */
 	uint32_t floor_last_us, floor_rx;
+	/* the overflow's AQM (a mobile path; sched.c, aqm_drop): the last
+	 * report showed its queue over mobile_aqm_us (aqm_over); dropping,
+	 * the next drop due at aqm_next_us, aqm_count drops since it began
+	 * (aqm_last: at its previous beginning) */
+	bool aqm_over;
+	bool aqm_dropping;
+	uint64_t aqm_next_us;
+	uint32_t aqm_count, aqm_last;
 };
 
 struct ing_sched_stats {
@@ -317,6 +335,9 @@ struct ing_sched_stats {
 			    * rate */
 	uint64_t overflow; /* bulk packets sent on a mobile path because the
 			    * paced fixed paths were at their rate */
+	uint64_t aqm_drops; /* bulk packets that would have overflowed to a
+			     * mobile path whose queue stood over its
+			     * bound: dropped (sched.c, aqm_drop) */
 	uint64_t rate_learned; /* reports that set a fixed path's pace to
 				* what its queueing line delivered */
 	uint64_t rate_probed;  /* reports that raised a learned pace */

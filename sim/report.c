@@ -152,10 +152,10 @@ void sim_print_summary(FILE *f, const struct sim_cfg *c,
 		down += r->link[i].down_drops;
 	}
 	fprintf(f,
-		" random %llu down %llu no_path %llu egress_late %llu "
+		" random %llu down %llu no_path %llu aqm %llu egress_late %llu "
 		"egress_dup %llu\n",
-		ull(random), ull(down), ull(r->no_path), ull(r->late),
-		ull(r->dup));
+		ull(random), ull(down), ull(r->no_path), ull(r->aqm_drops),
+		ull(r->late), ull(r->dup));
 	fprintf(f,
 		"holes_given_up         timeout %llu early %llu overflow "
 		"%llu path_down %llu flush %llu\n",

@@ -529,7 +529,11 @@ static void emit(struct run *r)
 	 * daemon's per-flow pick: fgap chains it, the egress orders it */
 	path = ing_sched_pick_flow(&r->sched, &h, 1, r->c->pkt_size, r->now);
 	if (path < 0) {
-		r->res->no_path++;
+		if (path == -ENOBUFS) {
+			r->res->aqm_drops++;
+		} else {
+			r->res->no_path++;
+		}
 		r->iv.lost++;
 		return;
 	}

@@ -102,6 +102,7 @@ struct sim_cfg {
 struct sim_result {
 	uint64_t sent;	   /* packets the source emitted */
 	uint64_t no_path;  /* refused by the scheduler (-ENETDOWN) */
+	uint64_t aqm_drops; /* dropped by the overflow's AQM (-ENOBUFS) */
 	uint64_t released; /* released in order at the egress */
 	uint64_t released_late; /* released out of order: late, within t_lto
 				 * of its hole being given up (reseq late) */

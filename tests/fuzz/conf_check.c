@@ -334,6 +334,7 @@ bool fuzz_conf_equal(const struct conf *a, const struct conf *b)
 	      SAME(sched.t_dwd_ms) && SAME(sched.t_report_ms) &&
 	      SAME(sched.w_fixed) && SAME(sched.w_mobile_max) &&
 	      SAME(sched.queue_target_us) && SAME(sched.rate_auto) &&
+	      SAME(sched.mobile_aqm_us) &&
 	      SAME(reseq.t_lto_us) &&
 	      SAME(reseq.early_release) && SAME(reseq.capacity) &&
 	      SAME(npeers) && SAME_MEM(peers) &&

@@ -46,6 +46,7 @@ static const struct rkey rkeys[] = {
 	{"queue_target_ms", INT, 0, 1000, 1000},
 	{"dwd_hold_ms", INT, 0, 1000, 1000}, /* its former name */
 	{"rate_auto", BOOL, 0, 0, 0},
+	{"mobile_aqm_ms", INT, 0, 1000, 1000},
 	{"early_release", BOOL, 0, 0, 0},
 	{"log_level", LEVEL, 0, 0, 0},
 	{"probe_interval_ms", INT, 20, 1000, 1},
@@ -78,6 +79,8 @@ static double get(const struct conf *c, const struct rkey *k)
 		return c->sched.queue_target_us;
 	} else if (!strcmp(n, "rate_auto")) {
 		return c->sched.rate_auto;
+	} else if (!strcmp(n, "mobile_aqm_ms")) {
+		return c->sched.mobile_aqm_us;
 	} else if (!strcmp(n, "early_release")) {
 		return c->reseq.early_release;
 	} else if (!strcmp(n, "log_level")) {
@@ -115,6 +118,8 @@ static void copy_field(struct conf *dst, const struct conf *src,
 		dst->sched.queue_target_us = src->sched.queue_target_us;
 	} else if (!strcmp(n, "rate_auto")) {
 		dst->sched.rate_auto = src->sched.rate_auto;
+	} else if (!strcmp(n, "mobile_aqm_ms")) {
+		dst->sched.mobile_aqm_us = src->sched.mobile_aqm_us;
 	} else if (!strcmp(n, "early_release")) {
 		dst->reseq.early_release = src->reseq.early_release;
 	} else if (!strcmp(n, "log_level")) {

@@ -1567,6 +1567,101 @@ static void test_pace_overflow_turns(void **state)
 	free(s);
 }
 
+/* bulk packets of flow 9 picked at t_us until one is dropped (-ENOBUFS),
+ * at most n: how many went before it (n: none dropped).  Each that went
+ * took the next gseq: a drop consumes none.  (Of a paced fixed path 0 and
+ * a mobile path 1.) */
+static int until_drop(struct ing_sched *s, int n, uint64_t t_us)
+{
+	struct wire_hdr h;
+	int i, r;
+
+	for (i = 0; i < n; i++) {
+		uint32_t g = s->gseq;
+
+		r = ing_sched_pick_flow(s, &h, 9, 1424, t_us);
+		if (r == -ENOBUFS) {
+			assert_int_equal(s->gseq, g);
+			return i;
+		}
+		/* the pace's (a bucket refilled since), else overflow */
+		assert_in_range(r, 0, 1);
+		assert_int_equal(h.gseq, g);
+	}
+	return n;
+}
+
+/* The overflow's AQM (mobile_aqm_ms, sched.c, aqm_drop): from the report
+ * that shows the mobile path's standing queue over the target (20 ms
+ * here), the bulk that overflows to it is dropped on CoDel's law: one at
+ * once, then one every ING_AQM_INTERVAL_US / sqrt(count); none once a
+ * report shows the queue under again, none of a sparse flow, none with
+ * mobile_aqm_ms 0, none of a copy sent again; and count starts from the
+ * drops the last dropping state added when the queue comes back soon. */
+static void test_pace_aqm(void **state)
+{
+	struct ing_sched_params p = params();
+	uint32_t seq = 1;
+	uint64_t t = 1000000, next;
+	struct ing_sched *s = paced_sched(&seq, &t);
+	struct wire_hdr h;
+
+	(void)state;
+	p.queue_target_us = 5000;
+	p.rate_auto = true;
+	p.mobile_aqm_us = 20000;
+	assert_int_equal(ing_sched_set_params(s, &p), 0);
+	/* under the target: nothing dropped */
+	for (int i = 0; i < 4; i++) {
+		learn_report_qm(s, seq++, 0, 0, 15000);
+	}
+	assert_int_equal(until_drop(s, 100, t += 1000), 100);
+	/* 40 ms: one drop at once, then the rest go */
+	learn_report_qm(s, seq++, 0, 0, 40000);
+	t += 1000;
+	/* (what the bucket took since goes first) */
+	assert_in_range(until_drop(s, 100, t), 0, full64());
+	assert_int_equal(until_drop(s, 100, t), 100);
+	assert_int_equal(s->st.aqm_drops, 1);
+	/* a sparse flow's packet is never dropped: the lowest-delay path */
+	ing_sched_set_delay(s, 0, 10000);
+	ing_sched_set_delay(s, 1, 30000);
+	assert_int_equal(ing_sched_pick_flow(s, &h, 77, 100, t + 200000), 0);
+	/* the law: the next drops an interval / sqrt(count) apart */
+	next = t + ING_AQM_INTERVAL_US;
+	for (uint32_t count = 2; count <= 5; count++) {
+		assert_int_equal(until_drop(s, 50, next - 1), 50);
+		assert_int_equal(until_drop(s, 50, next), 0);
+		next += (uint64_t)(ING_AQM_INTERVAL_US / sqrt((double)count));
+	}
+	assert_int_equal(s->st.aqm_drops, 5);
+	/* under its target again: no drop, whenever */
+	learn_report_qm(s, seq++, 0, 0, 15000);
+	assert_int_equal(until_drop(s, 100, next + 1000000), 100);
+	/* over again within 16 intervals: dropping at once with count
+	 * 5 - 1 = 4, so the next drop comes interval / 2 after */
+	learn_report_qm(s, seq++, 0, 0, 40000);
+	t = next + 1000000;
+	assert_int_equal(until_drop(s, 10, t), 0);
+	assert_int_equal(until_drop(s, 10, t + ING_AQM_INTERVAL_US / 2 - 1), 10);
+	assert_int_equal(until_drop(s, 10, t + ING_AQM_INTERVAL_US / 2), 0);
+	assert_int_equal(s->st.aqm_drops, 7);
+	/* 0: the overflow goes, over the target or not */
+	p.mobile_aqm_us = 0;
+	assert_int_equal(ing_sched_set_params(s, &p), 0);
+	assert_int_equal(until_drop(s, 100, t + 10 * ING_AQM_INTERVAL_US), 100);
+	/* a copy sent again is never dropped either */
+	p.mobile_aqm_us = 20000;
+	assert_int_equal(ing_sched_set_params(s, &p), 0);
+	for (int i = 0; i < 100; i++) {
+		assert_true(ing_sched_pick_resend(s, &h, 1424,
+						  t + 20 * ING_AQM_INTERVAL_US) >= 0);
+	}
+	assert_int_equal(s->st.aqm_drops, 7);
+	assert_int_equal(until_drop(s, 100, t + 20 * ING_AQM_INTERVAL_US), 0);
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1592,6 +1687,7 @@ int main(void)
 		cmocka_unit_test(test_pace_lossy),
 		cmocka_unit_test(test_pace_cut_forgiven),
 		cmocka_unit_test(test_pace_overflow_turns),
+		cmocka_unit_test(test_pace_aqm),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

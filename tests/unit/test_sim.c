@@ -559,7 +559,7 @@ static void test_profile_flows_const_file(void **state)
 
 static uint64_t drops(const struct sim_cfg *c, const struct sim_result *r)
 {
-	uint64_t n = r->no_path + r->late + r->dup + r->stranded;
+	uint64_t n = r->no_path + r->aqm_drops + r->late + r->dup + r->stranded;
 	unsigned i;
 
 	for (i = 0; i < c->npaths; i++) {
