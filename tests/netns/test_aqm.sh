@@ -55,25 +55,8 @@ else
 fi
 check "mobile_aqm_ms 60 by default" 'a == 60' "a=$(st conc mobile_aqm_ms)"
 
-# udp NAME MBIT SECONDS: a UDP flow srv -> cli, its receiver's report in
-# NAME.rx.json and its sender's in NAME.tx.json
-udp() {
-	local name=$1 rate=$2 dur=$3 rx
-	rm -f "$TB_DIR/$name.ready"
-	tb_bg cli "$TB_DIR/$name.log" "$TB_TRAFFIC" recv --port 5001 \
-		--duration $((dur + 3)) --linger-ms 500 \
-		--json "$TB_DIR/$name.rx.json" --ready-file "$TB_DIR/$name.ready"
-	rx=$TB_LAST_PID
-	tb_wait_file "$TB_DIR/$name.ready" 250 || bad "$name: receiver not ready"
-	tb_exec srv "$TB_TRAFFIC" send --dst "$TB_CLI_IP" --port 5001 \
-		--size 1400 --rate "$rate" --duration "$dur" \
-		--json "$TB_DIR/$name.tx.json" >/dev/null 2>&1 ||
-		bad "$name: the $rate Mbit/s flow did not run"
-	tb_wait "$rx" 10 || true
-}
-
 # the DSL's pace, from the train
-udp warm 20 2
+UDP_DURATION=2 udp srv cli "$TB_CLI_IP" warm --size 1400 --rate 20
 refresh conc
 check "the DSL is paced" 'p > 0' "p=$(st conc path.dsl.pace_kbps)"
 
@@ -86,7 +69,7 @@ tb_bg srv "$TB_DIR/ping.log" "$TB_TRAFFIC" ping --dst "$TB_CLI_IP" \
 	--count 300 --interval-ms 20 --timeout-ms 1000 \
 	--json "$TB_DIR/ping.json"
 ping=$TB_LAST_PID
-udp over 150 6
+UDP_DURATION=6 udp srv cli "$TB_CLI_IP" over --size 1400 --rate 150
 tb_wait "$ping" 10 || true
 refresh conc
 drops=$(st conc ing.aqm_drops)
@@ -108,7 +91,7 @@ check "no ping lost: a sparse flow is never dropped" 's == 300 && r == s' \
 
 # off at run time: no more drops
 if "$L3BONDCTL" -s "$(ctl_socket conc)" set mobile_aqm_ms 0 >/dev/null; then
-	udp off 150 3
+	UDP_DURATION=3 udp srv cli "$TB_CLI_IP" off --size 1400 --rate 150
 	refresh conc
 	check "mobile_aqm_ms = 0: no drop" 'a == 0 && d == d0 && o > 0' \
 		"a=$(st conc mobile_aqm_ms)" "d=$(st conc ing.aqm_drops)" \
