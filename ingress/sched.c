@@ -418,16 +418,20 @@ static bool aqm_drop(struct ing_sched *s, struct ing_sched_path *p,
 		/* taken up again soon after the last dropping state: near
 		 * the drop rate that ended it */
 		delta = p->aqm_count - p->aqm_last;
-		p->aqm_count = delta > 1 && now_us - p->aqm_next_us <
-				ING_AQM_REENTER * ING_AQM_INTERVAL_US
+		/* (signed: before the drop the last state had next counts
+		 * as soon) */
+		p->aqm_count = delta > 1 && (int64_t)(now_us - p->aqm_next_us) <
+				(int64_t)ING_AQM_REENTER * ING_AQM_INTERVAL_US
 				       ? delta
 				       : 1;
 		p->aqm_last = p->aqm_count;
 		p->aqm_dropping = true;
-		p->aqm_next_us = now_us;
 	}
-	p->aqm_next_us += (uint64_t)(ING_AQM_INTERVAL_US /
-				     sqrt((double)p->aqm_count));
+	/* from now, not from when the drop was due (RFC 8289's
+	 * drop_next): the overflow may have paused meanwhile, and CoDel's
+	 * catching up would drop a burst of it at once */
+	p->aqm_next_us = now_us + (uint64_t)(ING_AQM_INTERVAL_US /
+					     sqrt((double)p->aqm_count));
 	s->st.aqm_drops++;
 	return true;
 }

@@ -1596,8 +1596,9 @@ static int until_drop(struct ing_sched *s, int n, uint64_t t_us)
  * here), the bulk that overflows to it is dropped on CoDel's law: one at
  * once, then one every ING_AQM_INTERVAL_US / sqrt(count); none once a
  * report shows the queue under again, none of a sparse flow, none with
- * mobile_aqm_ms 0, none of a copy sent again; and count starts from the
- * drops the last dropping state added when the queue comes back soon. */
+ * mobile_aqm_ms 0, none of a copy sent again; count starts from the
+ * drops the last dropping state added when the queue comes back soon;
+ * and after a pause of the overflow no burst of drops catches up. */
 static void test_pace_aqm(void **state)
 {
 	struct ing_sched_params p = params();
@@ -1659,6 +1660,23 @@ static void test_pace_aqm(void **state)
 	}
 	assert_int_equal(s->st.aqm_drops, 7);
 	assert_int_equal(until_drop(s, 100, t + 20 * ING_AQM_INTERVAL_US), 0);
+	/* under, then over again before the next drop was due (count 6,
+	 * 4 at the last start): dropping again at once with count 2, the
+	 * next drop interval / sqrt(2) later (the time compared signed) */
+	learn_report_qm(s, seq++, 0, 0, 15000);
+	learn_report_qm(s, seq++, 0, 0, 40000);
+	t += 20 * ING_AQM_INTERVAL_US + 1;
+	next = t + (uint64_t)(ING_AQM_INTERVAL_US / sqrt(2.0));
+	assert_int_equal(until_drop(s, 10, t), 0);
+	assert_int_equal(until_drop(s, 10, next - 1), 10);
+	assert_int_equal(until_drop(s, 10, next), 0);
+	assert_int_equal(s->st.aqm_drops, 10);
+	/* the overflow paused for 2 s, the queue still over: one drop, then
+	 * the next interval / sqrt(count) on, not a burst catching up */
+	t = next + 2000000;
+	assert_in_range(until_drop(s, 100, t), 0, full64()); /* (the bucket) */
+	assert_int_equal(until_drop(s, 100, t), 100);
+	assert_int_equal(s->st.aqm_drops, 11);
 	free(s);
 }
 
