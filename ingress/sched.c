@@ -388,8 +388,8 @@ static bool refill(struct ing_sched *s, uint64_t now_us)
  * The mobile path is not paced: a loss-based sender (cubic) fills its
  * buffer with the overflow until its lag passes the egress's reorder
  * timeout, and the egress then releases the fixed path's packets past
- * the mobile path's holes (13 000-130 000 packets given up late and
- * 100-4 000 retransmits, most spurious, in a 30-s download at 100-200 ms
+ * the mobile path's holes (12 700-129 000 packets given up late and
+ * 37-4 064 retransmits, most spurious, in a 30-s download at 100-200 ms
  * link buffers).  A drop here tells the sender before that, as a queue
  * of its own would, and costs no sequence number: the peer sees no hole.
  * The first drop comes with the first report over the target, not after
