@@ -441,8 +441,10 @@ static bool aqm_drop(struct ing_sched *s, struct ing_sched_path *p,
  * after the last overflow's: not the one that carried least since start,
  * which gave every overflow to a second LTE back from an hour down, its
  * buffer overflowing, until its count caught up), else (no mobile path,
- * or w_mobile_max 0) the first paced path up, which queues it.  -ENOBUFS:
- * the overflow's AQM drops it (aqm, at now_us: aqm_drop). */
+ * or w_mobile_max 0) the first paced path up, which queues it.  With the
+ * overflow's AQM (aqm, at now_us) a mobile path whose queue is over its
+ * bound is passed over for one that is not; when all are, -ENOBUFS: the
+ * AQM drops it (aqm_drop). */
 static int paced(struct ing_sched *s, uint32_t len, bool aqm, uint64_t now_us)
 {
 	len += WIRE_OVERHEAD;
@@ -462,11 +464,19 @@ static int paced(struct ing_sched *s, uint32_t len, bool aqm, uint64_t now_us)
 			}
 		}
 	}
-	for (unsigned k = 1; k <= s->n && mob < 0; k++) {
+	for (unsigned k = 1; k <= s->n; k++) {
 		unsigned i = (s->ovf_last + k) % s->n;
+		const struct ing_sched_path *p = &s->path[i];
 
-		if (s->path[i].up && s->path[i].cls == PATH_MOBILE) {
+		if (!p->up || p->cls != PATH_MOBILE) {
+			continue;
+		}
+		if (mob < 0) {
+			mob = (int)i; /* all over the bound: the first in turn */
+		}
+		if (!aqm || !s->p.mobile_aqm_us || !p->aqm_over) {
 			mob = (int)i;
+			break;
 		}
 	}
 	if (mob >= 0 && s->p.w_mobile_max > 0) {

@@ -1680,6 +1680,66 @@ static void test_pace_aqm(void **state)
 	free(s);
 }
 
+/* Two mobile paths: the overflow passes over the one whose queue is
+ * over mobile_aqm_ms for the other, and is dropped only when both are
+ * (by each path's law, in turn); with the AQM off, in turn whatever. */
+static void test_pace_aqm_two_mobile(void **state)
+{
+	enum path_class cls[3] = {PATH_FIXED, PATH_MOBILE, PATH_MOBILE};
+	struct ing_sched_params p = params();
+	struct ing_sched *s = calloc(1, sizeof(*s));
+	unsigned on[3] = {0, 0, 0}, dropped = 0;
+	uint64_t t = 1000000;
+	struct wire_hdr h;
+	int r;
+
+	(void)state;
+	assert_non_null(s);
+	p.queue_target_us = 5000;
+	p.mobile_aqm_us = 20000;
+	assert_int_equal(ing_sched_init(s, &p, 3, cls), 0);
+	ing_sched_set_rate(s, 0, 64000);
+	/* (the peer's reports set it: class_qdelay) */
+	s->path[1].aqm_over = true;
+	for (int i = 0; i < 1000; i++) {
+		on[ing_sched_pick_flow(s, &h, 9, 1424, t)]++;
+	}
+	assert_int_equal(on[1], 0);
+	assert_true(on[2] > 900);
+	assert_int_equal(s->st.aqm_drops, 0);
+	/* both over: each path's law on its own, one drop at once from
+	 * each; the rest in turn until a next drop is due */
+	s->path[2].aqm_over = true;
+	on[0] = on[1] = on[2] = 0;
+	for (int i = 0; i < 100; i++) {
+		r = ing_sched_pick_flow(s, &h, 9, 1424, t);
+		if (r == -ENOBUFS) {
+			dropped++;
+		} else {
+			assert_in_range(r, 0, 2);
+			on[r]++;
+		}
+	}
+	assert_int_equal(dropped, 2);
+	assert_int_equal(s->st.aqm_drops, 2);
+	assert_int_equal(on[0], 0);
+	assert_int_equal(on[1], 49);
+	assert_int_equal(on[2], 49);
+	assert_int_equal(s->path[1].aqm_count, 1);
+	assert_int_equal(s->path[2].aqm_count, 1);
+	/* the AQM off: in turn, over or not */
+	p.mobile_aqm_us = 0;
+	assert_int_equal(ing_sched_set_params(s, &p), 0);
+	s->path[2].aqm_over = false;
+	on[0] = on[1] = on[2] = 0;
+	for (int i = 0; i < 100; i++) {
+		on[ing_sched_pick_flow(s, &h, 9, 1424, t)]++;
+	}
+	assert_int_equal(on[1], 50);
+	assert_int_equal(on[2], 50);
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1706,6 +1766,7 @@ int main(void)
 		cmocka_unit_test(test_pace_cut_forgiven),
 		cmocka_unit_test(test_pace_overflow_turns),
 		cmocka_unit_test(test_pace_aqm),
+		cmocka_unit_test(test_pace_aqm_two_mobile),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
