@@ -325,6 +325,15 @@ static ssize_t out_write(void *cookie, const char *buf, size_t n)
 	return (ssize_t)n;
 }
 
+/* Reading is over: out starts empty. */
+static void reply_begin(struct ctl_conn *cn)
+{
+	cn->replying = true;
+	cn->olen = 0;
+	cn->off = 0;
+	cn->err = 0;
+}
+
 /* A one-line reply made here (errors about the connection and the
  * request's own failures), in place of anything out held. */
 static void __attribute__((format(printf, 2, 3)))
@@ -333,9 +342,7 @@ set_reply(struct ctl_conn *cn, const char *fmt, ...)
 	va_list ap;
 	int n;
 
-	cn->replying = true;
-	cn->olen = 0;
-	cn->off = 0;
+	reply_begin(cn);
 	va_start(ap, fmt);
 	n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
@@ -402,10 +409,7 @@ static void conn_reply(struct ctl_conn *cn)
 	FILE *f;
 
 	cn->line[cn->llen] = '\0';
-	cn->replying = true;
-	cn->olen = 0;
-	cn->off = 0;
-	cn->err = 0;
+	reply_begin(cn);
 	f = fopencookie(cn, "w", io);
 	if (!f) {
 		set_reply(cn, "error: %s\n", strerror(errno));
@@ -605,11 +609,9 @@ static void on_accept(struct ev_loop *loop, ev_io *w, int revents)
 				break;
 			}
 		}
+		/* (olen and replying: cleared by conn_close) */
 		cn->fd = fd;
 		cn->llen = 0;
-		cn->off = 0;
-		cn->olen = 0;
-		cn->replying = false;
 		ctl->nconn++;
 		ev_io_init(&cn->io, conn_on_read, fd, EV_READ);
 		ev_io_start(loop, &cn->io);
